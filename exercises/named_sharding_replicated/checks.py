@@ -1,0 +1,50 @@
+"""Checks for named_sharding_replicated, built from the grader's check library."""
+import numpy as np
+
+from grader.checks import (Case, FixedCases, LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
+                           ResultFromPlacement, ReturnsArray, SpecMatches, ValueProperty, WithinLimits)
+from grader.strategies import float32_vectors
+
+# Structure is observed on this input: distinct values, a length no value test uses.
+PROBE = np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5], dtype=np.float32)
+
+TARGET = NamedShardingTarget(
+    axis_names=("data",), spec=(), devices=(None, 1),
+    also_accept={(None,): "PartitionSpec(None) leaves a vector unsplit too, so it is accepted; "
+                          "PartitionSpec() says 'replicated' for arrays of every rank, scalars included."})
+
+CHECKS = [
+    LoadsFunction(id="load.function", title="The file loads and defines replicated_sharding_value(x)"),
+    ReturnsArray(id="type.float32_scalar", title="Returns a float32 JAX array of shape ()", shape=(), dtype="float32",
+                 hint="Return the JAX array itself: float(...), .item() or np.float32(...) turn it into something "
+                      "else, and keepdims=True or reshaping keeps a dimension."),
+    ValueProperty(id="value.random_vectors", title="Sums random vectors correctly (Hypothesis)",
+                  strategy=float32_vectors(bound=1e30),
+                  hint="The sum of the placed array is the plain sum of x: replication does not multiply it "
+                       "by the number of devices, and every element counts."),
+    FixedCases(id="value.special_inputs", title="Sums empty, long and non-finite vectors correctly",
+               cases=(Case(label="the empty vector", code="[]"),
+                      Case(label="a vector of 100,000 mixed elements",
+                           code="np.random.default_rng(7).uniform(-1e3, 1e3, 100_000)"),
+                      Case(label="[nan]", code="[nan]", answer=float("nan")),
+                      Case(label="[inf, -inf]", code="[inf, -inf]", answer=float("nan")),
+                      Case(label="[inf, 1.0]", code="[inf, 1.0]", answer=float("inf")),
+                      Case(label="a float32 overflow", code="[3e38, 3e38]", answer=float("inf"))),
+               hint="Sum the whole array with jnp.sum in float32: no slicing, no loops that skip elements, "
+                    "no special-casing of empty or non-finite inputs."),
+    PlacedOnNamedSharding(id="structure.placed", title="Places x with jax.device_put on a NamedSharding",
+                          target=TARGET,
+                          hint="Placement is what this exercise practises: jax.device_put(x, NamedSharding(mesh, "
+                               "PartitionSpec())). jnp.sum(x) alone gives the right number but places nothing."),
+    MeshMatches(id="structure.mesh", title="The mesh is jax.devices()[:1] with axis 'data'", target=TARGET,
+                hint="Replication covers the devices in the mesh, not every device on the machine: build "
+                     "Mesh(np.array(jax.devices()[:1]), ('data',))."),
+    SpecMatches(id="structure.spec", title="The spec is PartitionSpec() (replicated)", target=TARGET,
+                hint="An empty PartitionSpec() splits no dimension: every device of the mesh holds all of x."),
+    ResultFromPlacement(id="structure.sum_of_placed", title="The sum is computed from the placed array",
+                        target=TARGET,
+                        hint="Sum the array jax.device_put returned, not the original x, and place x before "
+                             "summing rather than placing the sum."),
+    WithinLimits(id="limits.resources", title="Runs within the time and memory limits",
+                 hint="Each call should take milliseconds: avoid Python loops over elements and unbounded loops."),
+]

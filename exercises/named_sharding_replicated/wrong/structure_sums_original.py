@@ -1,0 +1,13 @@
+# expect: structure
+"""Places x, then sums the original x: the placed copy is never used."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+def replicated_sharding_value(x):
+    mesh = Mesh(np.array(jax.devices()[:1]), ('data',))
+    placed = jax.device_put(x, NamedSharding(mesh, PartitionSpec()))
+    del placed
+    return jnp.sum(x)

@@ -1,0 +1,28 @@
+"""jaxgrade: grade what a JAX submission did, not only what it returned.
+
+The public API: ``grade`` one submission against an ``Exercise`` (found with
+``find_exercise``) into a ``Report``, and ``render`` it. Names are imported on first use,
+so the sandboxed child, which imports this package too, starts without them.
+"""
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "grade": "grader.engine",
+    "Exercise": "grader.exercise", "ExerciseError": "grader.exercise", "find_exercise": "grader.exercise",
+    "all_exercises": "grader.exercise", "load_exercise": "grader.exercise",
+    "Report": "grader.report", "CheckResult": "grader.report",
+    "Limits": "grader.sandbox",
+    "render": "grader.render",
+}
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'grader' has no attribute {name!r}")

@@ -1,0 +1,28 @@
+"""``limits``: the submission stayed within its time and memory, and its process lived."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from grader.checks.base import Check, Context
+from grader.outcome import Category, Outcome
+
+WHAT = {"time": "Your submission ran past its time limit", "memory": "Your submission ran past its memory limit",
+        "crash": "Your submission's process died", "protocol": "Your submission's process broke the grading channel"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class WithinLimits(Check):
+    """Judged last, from every incident the session recorded while the other checks ran."""
+    category: ClassVar[Category] = "limits"
+
+    def judge(self, context: Context) -> Outcome:
+        incidents = context.session.incidents
+        limits = context.session.limits
+        if not incidents:
+            return Outcome.passed(f"Stayed within {limits.call_s:g} s per call and {limits.memory_mib} MiB.")
+        first = incidents[0]  # later ones are often consequences of it
+        more = f" ({len(incidents) - 1} more incident(s) after it.)" if len(incidents) > 1 else ""
+        return Outcome.failed(f"{WHAT.get(first.kind, first.kind)}: {first.message}.{more}",
+                              expected=f"each call within {limits.call_s:g} s and {limits.memory_mib} MiB",
+                              observed=first.message)

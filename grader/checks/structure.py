@@ -1,0 +1,287 @@
+"""``structure``: what the function really did with its argument, not just what it returned.
+
+Three independent observations, all taken in the child by mechanisms in place before the
+submission was imported: the program JAX traces for it, the placements JAX performed while
+it really ran, and the sharding of the array it returned. The parent combines them into one
+``Evidence``; if they contradict each other (code that behaves differently when traced),
+every structure check fails and says so. Code that cannot be traced is judged from the real
+call alone.
+"""
+from __future__ import annotations
+
+from abc import abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from grader.checks.base import Check, Context
+from grader.checks.returns import probe_call
+from grader.outcome import Category, Outcome
+from grader.program import Program
+
+Spec = tuple[Any, ...]
+
+
+def spec_key(spec: Any) -> Spec:
+    """A hashable form of a PartitionSpec as the child describes it (lists for tuples)."""
+    return tuple(tuple(p) if isinstance(p, list) else p for p in spec)
+
+
+def spec_text(spec: Spec) -> str:
+    return f"PartitionSpec({', '.join(repr(p) for p in spec)})"
+
+
+def sharding_text(sharding: dict[str, Any], names: list[str]) -> str:
+    kind = sharding.get("type")
+    if kind == "NamedSharding":
+        devices = ", ".join(names[i] if i < len(names) else f"#{i}" for i in sharding.get("mesh_devices", []))
+        return (f"NamedSharding(mesh over [{devices}] with axes {tuple(sharding.get('axis_names', []))}, "
+                f"{spec_text(spec_key(sharding.get('spec', [])))})")
+    if kind == "default":
+        return "the default device"
+    devices = ", ".join(names[i] if i < len(names) else f"#{i}" for i in sharding.get("devices", []))
+    return f"{kind}({devices})"
+
+
+@dataclass(frozen=True, kw_only=True)
+class NamedShardingTarget:
+    """The placement a task asks for. ``devices`` is a (start, stop) slice of jax.devices();
+    ``also_accept`` maps other specs that lay the data out the same way to an advisory note."""
+    axis_names: tuple[str, ...]
+    spec: Spec = ()
+    devices: tuple[int | None, int | None] = (None, None)
+    mesh_shape: tuple[int, ...] | None = None
+    also_accept: dict[Spec, str] = field(default_factory=dict)
+
+    def device_ids(self, available: int) -> list[int]:
+        return list(range(available))[slice(*self.devices)]
+
+    def devices_text(self) -> str:
+        start, stop = ("" if v is None else str(v) for v in self.devices)
+        return "jax.devices()" if self.devices == (None, None) else f"jax.devices()[{start}:{stop}]"
+
+    def text(self) -> str:
+        return (f"jax.device_put(x, NamedSharding(Mesh({self.devices_text()}, {self.axis_names!r}), "
+                f"{spec_text(self.spec)}))")
+
+
+@dataclass(frozen=True)
+class Placement:
+    sharding: dict[str, Any]
+    of_argument: bool
+    input_shape: tuple[int, ...] | None
+    feeds_result: bool | None  # None: not known (nothing to tell it by)
+    source: str  # "trace" | "call"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    placements: tuple[Placement, ...]
+    unobservable: str | None
+    result_sharding: dict[str, Any] | None
+    traced: bool
+    trace_error: str | None
+    disagreement: str | None
+    device_names: list[str]
+
+    def chosen(self) -> Placement | None:
+        """The placement of the argument to judge: one the result is computed from if any."""
+        ours = [p for p in self.placements if p.of_argument]
+        for p in ours:
+            if p.feeds_result:
+                return p
+        return ours[0] if ours else None
+
+
+def _devices_of(sharding: dict[str, Any]) -> list[int] | None:
+    return sharding.get("mesh_devices") if sharding.get("type") == "NamedSharding" else sharding.get("devices")
+
+
+def _same_mesh(a: dict[str, Any], b: dict[str, Any] | None) -> bool:
+    """Could an array placed on ``a`` have produced a result that lives on ``b``?"""
+    if not b or _devices_of(a) is None or sorted(_devices_of(a) or []) != sorted(_devices_of(b) or []):
+        return False
+    both_named = a.get("type") == b.get("type") == "NamedSharding"
+    return not both_named or a.get("axis_names") == b.get("axis_names")
+
+
+def _canonical(sharding: dict[str, Any]) -> str:
+    return repr(sorted((k, repr(v)) for k, v in sharding.items() if k != "memory_kind"))
+
+
+def gather(context: Context) -> Evidence:
+    returned = probe_call(context)
+    names = list(context.session.environment.get("devices", []))
+    shape = tuple(context.probe.shape)
+    result_sharding = (returned.value or {}).get("sharding") if returned.ok else None
+
+    called = []
+    for p in returned.placements:
+        input_shape = tuple(p["input_shape"]) if p.get("input_shape") is not None else None
+        of_argument = bool(p.get("of_argument")) if p.get("phase") == "eager" else input_shape == shape
+        called.append(Placement(p.get("sharding", {}), of_argument, input_shape, None, "call"))
+
+    trace = context.session.trace(context.probe) if returned.ok else {"ok": False, "error": returned.describe()}
+    traced = []
+    if trace.get("ok"):
+        program = Program.from_data(trace["program"])
+        from_argument = program.derived_from(program.inputs[:1])
+        for source, placed, sharding in program.placements():
+            input_shape = program.shapes.get(source) if source is not None else None
+            feeds = any(o in program.derived_from([placed]) for o in program.outputs if o is not None) \
+                if placed is not None else False
+            traced.append(Placement(sharding, source in from_argument and input_shape == shape,
+                                    input_shape, feeds, "trace"))
+
+    disagreement = None
+    if trace.get("ok"):
+        seen_traced = {_canonical(p.sharding) for p in traced if p.of_argument}
+        seen_called = {_canonical(p.sharding) for p in called if p.of_argument}
+        feeding = [p for p in traced if p.of_argument and p.feeds_result]
+        if seen_called and seen_called != seen_traced:
+            disagreement = ("Your function placed x differently when traced than when called: traced "
+                            f"{_list([p for p in traced if p.of_argument], names)}; called "
+                            f"{_list([p for p in called if p.of_argument], names)}.")
+        elif feeding and returned.value and returned.value.get("kind") == "jax_array" \
+                and not _same_mesh(feeding[0].sharding, result_sharding):
+            disagreement = ("When traced, your function computed its result from x placed on "
+                            f"{sharding_text(feeding[0].sharding, names)}, but the array it really returned "
+                            f"lives on {sharding_text(result_sharding or {}, names)}.")
+        placements = traced
+    else:
+        placements = [Placement(p.sharding, p.of_argument, p.input_shape,
+                                _same_mesh(p.sharding, result_sharding), "call") for p in called]
+    unobservable = None if returned.ok else f"your function {returned.describe()}"
+    return Evidence(tuple(placements), unobservable, result_sharding, bool(trace.get("ok")),
+                    None if trace.get("ok") else str(trace.get("error")), disagreement, names)
+
+
+def _list(placements: list[Placement], names: list[str]) -> str:
+    return ", ".join(sharding_text(p.sharding, names) for p in placements) or "nowhere"
+
+
+def evidence(context: Context) -> Evidence:
+    return context.memo("structure", lambda: gather(context))
+
+
+@dataclass(frozen=True, kw_only=True)
+class StructureCheck(Check):
+    """Shared by the placement checks: they all judge the same chosen placement."""
+    target: NamedShardingTarget
+    category: ClassVar[Category] = "structure"
+
+    def judge(self, context: Context) -> Outcome:
+        found = evidence(context)
+        if found.unobservable:
+            return Outcome.failed(f"What your function does could not be observed: {found.unobservable}.",
+                                  expected=self.target.text(), observed=found.unobservable)
+        if found.disagreement:
+            return Outcome.failed(found.disagreement + " Grading needs the same behaviour both ways.",
+                                  expected="the same placements when traced and when called",
+                                  observed=found.disagreement)
+        chosen = found.chosen()
+        if chosen is None:
+            return self.nothing_placed(found)
+        return self.judge_placement(chosen, found, context)
+
+    def nothing_placed(self, found: Evidence) -> Outcome:
+        others = [p for p in found.placements if not p.of_argument]
+        if others:
+            shapes = ", ".join(f"a value of shape {p.input_shape}" for p in others)
+            observed = f"your function applied jax.device_put to {shapes}, not to x itself"
+            advice = "Place the argument x itself first, then compute on the placed array."
+        else:
+            observed = "no jax.device_put of x happened"
+            advice = f"Place x with {self.target.text()} before computing."
+        return Outcome.failed(f"{observed[0].upper()}{observed[1:]}. {advice}",
+                              expected=self.target.text(), observed=observed)
+
+    @abstractmethod
+    def judge_placement(self, chosen: Placement, found: Evidence, context: Context) -> Outcome:
+        """Judge the placement of x that the evidence singles out."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlacedOnNamedSharding(StructureCheck):
+    """x itself is placed with jax.device_put on a NamedSharding."""
+
+    def judge_placement(self, chosen: Placement, found: Evidence, context: Context) -> Outcome:
+        where = sharding_text(chosen.sharding, found.device_names)
+        how = "traced program" if chosen.source == "trace" else "real call (the function could not be traced)"
+        if chosen.sharding.get("type") == "NamedSharding":
+            return Outcome.passed(f"x is placed with jax.device_put on {where} (seen in the {how}).")
+        return Outcome.failed(f"You placed x on {where}, which is not a NamedSharding over a mesh. "
+                              f"Use {self.target.text()}.", expected=self.target.text(), observed=where)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeshMatches(PlacedOnNamedSharding):
+    """The mesh holds exactly the asked-for devices, with the asked-for axis names."""
+
+    def judge_placement(self, chosen: Placement, found: Evidence, context: Context) -> Outcome:
+        if chosen.sharding.get("type") != "NamedSharding":
+            return super().judge_placement(chosen, found, context)
+        names = found.device_names
+        want = self.target.device_ids(len(names))
+        got = list(chosen.sharding.get("mesh_devices", []))
+        axes = tuple(chosen.sharding.get("axis_names", []))
+        shape = tuple(chosen.sharding.get("mesh_shape", []))
+        problems = []
+        if sorted(got) != sorted(want):
+            problems.append(f"your mesh holds {_count(got, names)}; the task asks for "
+                            f"{self.target.devices_text()} ({_count(want, names)})")
+        if self.target.mesh_shape is not None and shape != self.target.mesh_shape:
+            problems.append(f"your mesh has shape {shape}; the task asks for {self.target.mesh_shape}")
+        if axes != self.target.axis_names:
+            problems.append(f"your mesh's axis names are {axes}; the task asks for {self.target.axis_names}")
+        if problems:
+            text = "; ".join(problems)
+            return Outcome.failed(text[0].upper() + text[1:] + ".",
+                                  expected=f"Mesh({self.target.devices_text()}, {self.target.axis_names!r})",
+                                  observed=f"a mesh over {_count(got, names)} with axes {axes}")
+        return Outcome.passed(f"The mesh holds {_count(got, names)} with axis names {axes}.")
+
+
+def _count(ids: list[int], names: list[str]) -> str:
+    labels = [names[i] if i < len(names) else f"#{i}" for i in ids]
+    if len(labels) > 4:
+        labels = [labels[0], "…", labels[-1]]
+    noun = "device" if len(ids) == 1 else "devices"
+    return f"{len(ids)} {noun}: {' '.join(labels)}" if len(ids) > 1 else f"1 {noun}: {labels[0] if labels else '?'}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpecMatches(PlacedOnNamedSharding):
+    """The PartitionSpec is the asked-for one (or one the target accepts with a note)."""
+
+    def judge_placement(self, chosen: Placement, found: Evidence, context: Context) -> Outcome:
+        if chosen.sharding.get("type") != "NamedSharding":
+            return super().judge_placement(chosen, found, context)
+        got = spec_key(chosen.sharding.get("spec", []))
+        if got == self.target.spec:
+            return Outcome.passed(f"x is placed with {spec_text(got)}.")
+        if got in self.target.also_accept:
+            return Outcome.passed(f"x is placed with {spec_text(got)}.", advisory=self.target.also_accept[got])
+        split = [p for p in got if p is not None]
+        effect = f": it splits x along {', '.join(map(repr, split))}" if split else ""
+        return Outcome.failed(f"x is placed with {spec_text(got)}{effect}; the task asks for "
+                              f"{spec_text(self.target.spec)}.", expected=spec_text(self.target.spec),
+                              observed=spec_text(got))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResultFromPlacement(StructureCheck):
+    """The returned value is computed from the placed array, not from the original x."""
+
+    def judge_placement(self, chosen: Placement, found: Evidence, context: Context) -> Outcome:
+        if chosen.feeds_result:
+            how = "the traced program's dataflow" if chosen.source == "trace" else \
+                "the sharding of the array it returned"
+            return Outcome.passed(f"The result is computed from the placed array (seen in {how}).")
+        if chosen.source == "trace":
+            observed = "the result is computed from the original x; the placed copy is never used"
+        else:
+            observed = (f"the returned value lives on {sharding_text(found.result_sharding or {}, found.device_names)}"
+                        if found.result_sharding else "the returned value is not a JAX array on the placed mesh")
+        return Outcome.failed(f"{observed[0].upper()}{observed[1:]}. Compute the sum from the array that "
+                              "jax.device_put returned.", expected="the sum of the placed array",
+                              observed=observed)

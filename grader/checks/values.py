@@ -1,0 +1,176 @@
+"""``value``: the numbers the function returns, against exact answers.
+
+Property checks draw inputs with Hypothesis in the grader's process and run each one in
+the child; only a submission that fails is shrunk (each shrinking step is another call in
+the child), so correct submissions pay for generation once and nothing more.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, ClassVar
+
+import numpy as np
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+from hypothesis import strategies as st
+
+from grader.checks.base import Check, Context
+from grader.outcome import Category, Outcome
+from grader.session import Returned
+from grader.strategies import exact_sum, float32_sum_tolerance
+
+Oracle = Callable[[np.ndarray], float]
+_DRAWN: dict[tuple[int, int, int], list[np.ndarray]] = {}
+
+
+def format_number(value: float) -> str:
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return repr(value)
+
+
+def format_array(x: np.ndarray, limit: int = 12) -> str:
+    def one(v: np.float32) -> str:
+        return {"nan": "jnp.nan", "inf": "jnp.inf", "-inf": "-jnp.inf"}.get(str(v), str(v))
+    items = [one(v) for v in x.ravel()[:limit]]
+    if x.size > limit:
+        return f"<float32 array of {x.size} elements starting [{', '.join(items)}, ...]>"
+    return f"jnp.array([{', '.join(items)}], dtype=jnp.float32)"
+
+
+def reproduce_call(context: Context, expression: str) -> str:
+    return (f"JAX_NUM_CPU_DEVICES={context.devices} python -c \"import numpy as np, jax.numpy as jnp; "
+            f"from {context.module} import {context.function} as f; print(repr(f({expression})))\"")
+
+
+def compare(returned: Returned, expected: float, tolerance: float) -> str | None:
+    """None when the returned number is acceptable, else what is wrong with it."""
+    if returned.incident or not returned.ok:
+        return f"your function {returned.describe()}"
+    got = returned.number()
+    if got is None:
+        return f"your function {returned.describe()}, which is not one number"
+    if math.isnan(expected):
+        good = math.isnan(got)
+    elif math.isinf(expected):
+        good = got == expected
+    else:
+        good = math.isfinite(got) and abs(got - expected) <= tolerance
+    if good:
+        return None
+    bound = f" (a correct float32 sum lies within {tolerance:.3g} of it)" if math.isfinite(expected) and tolerance else ""
+    return f"your function returned {format_number(got)}; the exact answer is {format_number(expected)}{bound}"
+
+
+def _quiet_settings(examples: int, phases: tuple[Phase, ...]) -> settings:
+    return settings(max_examples=examples, database=None, deadline=None, phases=phases,
+                    suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet,
+                    report_multiple_bugs=False, print_blob=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ValueProperty(Check):
+    """For every input the strategy draws, the function returns ``expected(x)`` within
+    ``tolerance(x)``. Deterministic: the seed fixes every input, and no example database."""
+    strategy: st.SearchStrategy[np.ndarray]
+    expected: Oracle = exact_sum
+    tolerance: Oracle = float32_sum_tolerance
+    examples: int = 100
+    category: ClassVar[Category] = "value"
+
+    def draw(self, run_seed: int) -> list[np.ndarray]:
+        """The inputs for ``run_seed``, drawn once per process and reused for every submission."""
+        key = (id(self.strategy), run_seed, self.examples)
+        if key not in _DRAWN:
+            drawn: list[np.ndarray] = []
+
+            @seed(run_seed)
+            @_quiet_settings(self.examples, (Phase.generate,))
+            @given(self.strategy)
+            def record(x: np.ndarray) -> None:
+                drawn.append(x)
+
+            record()
+            _DRAWN[key] = drawn
+        return _DRAWN[key]
+
+    def problem(self, context: Context, x: np.ndarray) -> tuple[str | None, Returned]:
+        returned = context.session.call(x)
+        return compare(returned, self.expected(x), self.tolerance(x)), returned
+
+    def judge(self, context: Context) -> Outcome:
+        inputs = self.draw(context.seed)
+        for x in inputs:
+            problem, returned = self.problem(context, x)
+            if problem is not None:
+                if not returned.incident:
+                    x, problem = self.shrink(context, x, problem)
+                return Outcome.failed(
+                    f"On x = {format_array(x)}, {problem}. (Hypothesis seed {context.seed}.)",
+                    expected=format_number(self.expected(x)), observed=returned.describe(),
+                    counterexample=f"x = {format_array(x, limit=64)}",
+                    reproduce=reproduce_call(context, format_array(x, limit=64)))
+        return Outcome.passed(f"Correct on all {len(inputs)} generated inputs (Hypothesis seed {context.seed}).")
+
+    def shrink(self, context: Context, first: np.ndarray, first_problem: str) -> tuple[np.ndarray, str]:
+        """Let Hypothesis find a smaller failing input; keep the first one if it cannot."""
+        smallest: list[tuple[np.ndarray, str]] = [(first, first_problem)]
+
+        @seed(context.seed)
+        @_quiet_settings(self.examples, (Phase.generate, Phase.shrink))
+        @given(self.strategy)
+        def holds(x: np.ndarray) -> None:
+            problem, returned = self.problem(context, x)
+            if returned.incident:
+                return  # a crash or time-out while shrinking says nothing about this input's value
+            if problem is not None:
+                smallest.append((x, problem))  # Hypothesis replays the smallest one last
+                raise AssertionError(problem)
+
+        try:
+            holds()
+        except Exception:  # Hypothesis re-raises the shrunk failure: that is the success path
+            pass
+        return smallest[-1]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Case:
+    """One fixed input, written as the Python expression that builds it (so the report can
+    show exactly how to reproduce it), with its exact answer when that is not ``expected(x)``."""
+    label: str
+    code: str
+    answer: float | None = None
+
+    def build(self) -> np.ndarray:
+        return np.asarray(eval(self.code, {"np": np, "inf": math.inf, "nan": math.nan}), np.float32)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FixedCases(Check):
+    """Every listed case returns its exact answer (non-finite answers must match exactly)."""
+    cases: tuple[Case, ...] = ()
+    expected: Oracle = exact_sum
+    tolerance: Oracle = float32_sum_tolerance
+    category: ClassVar[Category] = "value"
+
+    def judge(self, context: Context) -> Outcome:
+        failures = []
+        for case in self.cases:
+            x = case.build()
+            answer = self.expected(x) if case.answer is None else case.answer
+            returned = context.session.call(x)
+            problem = compare(returned, answer, self.tolerance(x) if math.isfinite(answer) else 0.0)
+            if problem is not None:
+                failures.append((case, answer, returned, problem))
+        if not failures:
+            return Outcome.passed(f"Correct on all {len(self.cases)} special inputs: "
+                                  f"{', '.join(c.label for c in self.cases)}.")
+        case, answer, returned, problem = failures[0]
+        others = f" ({len(failures) - 1} more special input(s) failed too.)" if len(failures) > 1 else ""
+        code = f"np.asarray({case.code}, dtype=np.float32)"
+        return Outcome.failed(f"On {case.label} (x = {case.code}), {problem}.{others}",
+                              expected=format_number(answer), observed=returned.describe(),
+                              counterexample=f"x = {code}", reproduce=reproduce_call(context, f"jnp.asarray({code})"))

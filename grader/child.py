@@ -1,0 +1,232 @@
+"""The sandboxed side of grading: runs inside a child process, never in the grader's.
+
+It imports JAX for the exercise's device count, puts its observers in place *before* the
+submission is imported, then answers the parent's requests over a private channel:
+``load`` (import the file, find the function), ``call`` (run it on one input and describe
+what came back and which placements happened), ``trace`` (the program JAX records for it),
+``exit``. It describes raw facts only; every judgement is made by the parent.
+This module imports nothing from the grader but the channel, so it starts fast.
+"""
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+import traceback
+import types
+from typing import Any, Callable
+
+from grader.protocol import ChannelClosed, decode_array, encode_array, read_message, write_message
+
+MAX_RETURNED_ELEMENTS = 1 << 20
+
+
+def _error_text(error: BaseException, filename: str) -> str:
+    """The exception with only the frames from the student's own file."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
+    lines = [f"  {filename}, line {f.lineno}, in {f.name}: {(f.line or '').strip()}" for f in frames[-5:]]
+    head = "".join(traceback.format_exception_only(type(error), error)).strip()
+    return "\n".join([head, *lines]) if lines else head
+
+
+class Child:
+    def __init__(self, inbox: int, outbox: int) -> None:
+        self.inbox, self.outbox = inbox, outbox
+        import jax
+        import numpy as np
+        from jax._src import dispatch
+        from jax._src.array import ArrayImpl
+        from jax.sharding import NamedSharding, SingleDeviceSharding
+
+        self.jax, self.np = jax, np
+        self.ArrayImpl, self.NamedSharding, self.SingleDeviceSharding = ArrayImpl, NamedSharding, SingleDeviceSharding
+        self.function: Callable[..., Any] | None = None
+        self.filename = "<submission>"
+        self.placements: list[dict[str, Any]] | None = None
+        self.argument: Any = None
+        self._install_observers(dispatch)
+
+    # -- observing placements while the student's code runs -------------------------------
+    def _install_observers(self, dispatch: types.ModuleType) -> None:
+        """Wrap JAX's two device_put paths. Both are looked up at call time, so aliases such
+        as ``from jax import device_put`` are seen too."""
+        eager, primitive_bind = dispatch._batched_device_put_impl, dispatch.device_put_p.bind
+
+        def observed_eager(*xs: Any, devices: Any, **kwargs: Any) -> Any:
+            self._record("eager", xs, devices)
+            return eager(*xs, devices=devices, **kwargs)
+
+        def observed_bind(*xs: Any, **params: Any) -> Any:
+            if any(isinstance(x, self.jax.core.Tracer) for x in xs):
+                self._record("traced", xs, params.get("devices", ()))
+            return primitive_bind(*xs, **params)
+
+        dispatch._batched_device_put_impl = observed_eager
+        dispatch.device_put_p.bind = observed_bind
+
+    def _record(self, phase: str, xs: tuple[Any, ...], devices: Any) -> None:
+        if self.placements is None:
+            return
+        for x, target in zip(xs, devices):
+            shape = getattr(x, "shape", None)
+            self.placements.append({
+                "phase": phase,
+                "sharding": self.describe_sharding(target),
+                "of_argument": (x is self.argument) if phase == "eager" else None,
+                "input_shape": list(shape) if isinstance(shape, tuple) else None,
+            })
+
+    # -- describing values ---------------------------------------------------------------
+    def describe_sharding(self, target: Any) -> dict[str, Any]:
+        if target is None:
+            return {"type": "default"}
+        if isinstance(target, self.jax.Device):
+            return {"type": "Device", "devices": [target.id]}
+        if isinstance(target, self.NamedSharding):
+            mesh = target.mesh
+            try:
+                devices = [int(d.id) for d in mesh.devices.flat]
+            except ValueError:  # an AbstractMesh (inside some transformations) names no devices
+                devices = None
+            return {
+                "type": "NamedSharding",
+                "mesh_devices": devices,
+                "mesh_shape": [int(n) for n in dict(mesh.shape).values()],
+                "axis_names": [str(a) for a in mesh.axis_names],
+                "spec": [list(p) if isinstance(p, tuple) else p for p in target.spec],
+                "memory_kind": target.memory_kind,
+            }
+        device_set = getattr(target, "device_set", None)
+        devices = sorted(int(d.id) for d in device_set) if device_set else []
+        return {"type": type(target).__name__, "devices": devices}
+
+    def describe_value(self, value: Any) -> dict[str, Any]:
+        np = self.np
+        kind = type(value)
+        described: dict[str, Any] = {"type": f"{kind.__module__}.{kind.__qualname__}"}
+        if kind is self.ArrayImpl:
+            described["kind"] = "jax_array"
+            described["sharding"] = self.describe_sharding(value.sharding)
+            array = np.asarray(value)
+        elif kind is np.ndarray or isinstance(value, np.generic):
+            described["kind"] = "numpy"
+            array = np.asarray(value)
+        elif kind in (float, int, bool):
+            described["kind"] = "python"
+            array = np.asarray(value)
+        else:
+            described["kind"] = "other"
+            try:
+                described["repr"] = repr(value)[:200]
+            except BaseException as error:  # a hostile __repr__ must not take the child down
+                described["repr"] = f"<unprintable: {type(error).__name__}>"
+            return described
+        described["dtype"], described["shape"] = str(array.dtype), list(array.shape)
+        if array.dtype.kind in "biufc" and array.size <= MAX_RETURNED_ELEMENTS:
+            described["array"] = encode_array(array)
+        return described
+
+    # -- requests ----------------------------------------------------------------------------
+    def load(self, path: str, display_name: str, function: str) -> dict[str, Any]:
+        self.filename = display_name
+        try:
+            with open(path, "rb") as handle:
+                source = handle.read()
+            code = compile(source, display_name, "exec", dont_inherit=True)
+        except SyntaxError as error:
+            return {"ok": False, "stage": "syntax", "error": f"{type(error).__name__}: {error.msg}",
+                    "line": error.lineno, "text": (error.text or "").rstrip()}
+        except (OSError, ValueError) as error:
+            return {"ok": False, "stage": "read", "error": f"{type(error).__name__}: {error}"}
+        stem = os.path.splitext(os.path.basename(display_name))[0]
+        name = stem if stem.isidentifier() else "submission"
+        module = types.ModuleType(name)
+        module.__file__ = path
+        sys.modules[name] = module
+        try:
+            exec(code, module.__dict__)
+        except BaseException as error:
+            return {"ok": False, "stage": "import", "error": _error_text(error, display_name),
+                    "exception": type(error).__name__}
+        candidate = module.__dict__.get(function)
+        if candidate is None:
+            defined = sorted(k for k, v in module.__dict__.items()
+                             if callable(v) and getattr(v, "__module__", None) == name)
+            return {"ok": False, "stage": "function", "defined": defined}
+        if not callable(candidate):
+            return {"ok": False, "stage": "not_callable", "type": type(candidate).__name__}
+        try:
+            signature = inspect.signature(candidate)
+        except (TypeError, ValueError):
+            signature = None
+        try:
+            accepts_one = signature is None or signature.bind(object()) is not None
+        except TypeError:
+            accepts_one = False
+        self.function = candidate
+        return {"ok": True, "signature": f"{function}{signature}" if signature else function,
+                "accepts_one": accepts_one}
+
+    def call(self, array: dict[str, Any]) -> dict[str, Any]:
+        argument = self.jax.numpy.asarray(decode_array(array))
+        self.argument, self.placements = argument, []
+        try:
+            result = self.function(argument)
+            if isinstance(result, self.ArrayImpl):
+                result.block_until_ready()
+        except BaseException as error:
+            return {"ok": False, "exception": type(error).__name__,
+                    "error": _error_text(error, self.filename), "placements": self.placements}
+        finally:
+            placements, self.placements, self.argument = self.placements, None, None
+        return {"ok": True, "value": self.describe_value(result), "placements": placements}
+
+    def trace(self, array: dict[str, Any]) -> dict[str, Any]:
+        from grader.jaxpr_graph import program_of
+        argument = self.jax.numpy.asarray(decode_array(array))
+        try:
+            closed = self.jax.make_jaxpr(self.function)(argument)
+        except BaseException as error:
+            return {"ok": False, "exception": type(error).__name__, "error": _error_text(error, self.filename)}
+        return {"ok": True, "program": program_of(closed, self.describe_sharding)}
+
+    def serve(self) -> None:
+        jax = self.jax
+        write_message(self.outbox, {"op": "ready", "jax": jax.__version__,
+                                    "devices": [str(d) for d in jax.devices()]})
+        while True:
+            try:
+                request = read_message(self.inbox)
+            except ChannelClosed:
+                return
+            op = request.get("op")
+            if op == "exit":
+                return
+            try:
+                if op == "load":
+                    reply = self.load(request["path"], request["display_name"], request["function"])
+                elif op == "call":
+                    reply = self.call(request["input"])
+                elif op == "trace":
+                    reply = self.trace(request["input"])
+                else:
+                    reply = {"ok": False, "error": f"unknown request {op!r}"}
+            except Exception as error:  # the grader's own failure: say so instead of dying
+                reply = {"ok": False, "internal": True, "error": f"grader error: {type(error).__name__}: {error}"}
+            write_message(self.outbox, reply)
+
+
+def main() -> None:
+    inbox, outbox = int(sys.argv[1]), int(sys.argv[2])
+    try:
+        child = Child(inbox, outbox)
+    except BaseException as error:
+        write_message(outbox, {"op": "failed", "error": f"{type(error).__name__}: {error}"})
+        raise SystemExit(70)
+    child.serve()
+    sys.stdout.flush()
+    os._exit(0)  # threads the submission left behind must not keep the process alive
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""The ``jaxgrade`` command: a thin layer over the library.
+
+Exit codes: 0 full marks; 1 graded without full marks (load errors and limits included);
+2 usage errors (no such file, unknown exercise, bad flag), with one line on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from grader import __version__
+from grader.exercise import ExerciseError, all_exercises, exercise_for_source, find_exercise
+
+
+class UsageError(Exception):
+    """Something the user typed cannot work; the message says what to do instead."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse prints usage and exits 2; we want one line
+        raise UsageError(f"{message} (see jaxgrade {self.prog.split()[-1]} --help)")
+
+
+def _check(args: argparse.Namespace) -> int:
+    from grader.engine import grade
+    from grader.render import render, wants_colour
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise UsageError(f"no such file: {args.file} (give the path to your solution .py file)")
+    if args.exercise:
+        exercise = find_exercise(args.exercise)
+    else:
+        try:
+            source = path.read_text(errors="replace")
+        except OSError as error:
+            raise UsageError(f"cannot read {args.file}: {error.strerror}") from None
+        exercise = exercise_for_source(source)
+        if exercise is None:
+            known = ", ".join(f"{e.slug} ({e.function})" for e in all_exercises())
+            raise UsageError(f"cannot tell which exercise {args.file} is for: it defines none of the exercises' "
+                             f"functions. Pass -e SLUG; known exercises: {known}")
+    report = grade(exercise, path, seed=args.seed, display_path=args.file)
+    stream = open(args.output, "w") if args.output else sys.stdout
+    try:
+        stream.write(render(report, args.format, colour=wants_colour(stream) and args.format == "text"))
+    finally:
+        if args.output:
+            stream.close()
+    return 0 if report.status == "passed" else 1
+
+
+def _start(args: argparse.Namespace) -> int:
+    exercise = find_exercise(args.exercise)
+    target = Path(args.output or f"{exercise.slug}.py")
+    if target.exists() and not args.force:
+        raise UsageError(f"{target} already exists; choose another name with -o or pass --force to overwrite it")
+    target.write_text(exercise.starter.read_text().replace("THIS_FILE.py", target.name))
+    print(f"Wrote {target}: the task is in its docstring. When you are done, run: jaxgrade check {target}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="jaxgrade", description="Grade JAX exercises: values and structure.")
+    parser.add_argument("--version", action="version", version=f"jaxgrade {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    check = commands.add_parser("check", help="grade one solution file")
+    check.add_argument("file", help="your solution, a .py file")
+    check.add_argument("-e", "--exercise", help="exercise slug (default: found from the function your file defines)")
+    check.add_argument("--format", choices=["text", "json"], default="text")
+    check.add_argument("-o", "--output", help="write the report to this file instead of stdout")
+    check.add_argument("--seed", type=int, default=0, help="seed for the generated inputs (default 0)")
+    check.set_defaults(run=_check)
+
+    start = commands.add_parser("start", help="write an exercise's starter file")
+    start.add_argument("exercise", help="exercise slug")
+    start.add_argument("-o", "--output", help="file to write (default: SLUG.py)")
+    start.add_argument("--force", action="store_true", help="overwrite an existing file")
+    start.set_defaults(run=_start)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return args.run(args)
+    except (UsageError, ExerciseError) as error:
+        print(f"jaxgrade: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("jaxgrade: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,80 @@
+"""Grade one submission of one exercise: run its checks against a sandboxed child."""
+from __future__ import annotations
+
+import hashlib
+import shlex
+import time
+from pathlib import Path
+
+from grader import __version__
+from grader.checks.base import Check, Context
+from grader.exercise import Exercise
+from grader.outcome import Outcome
+from grader.report import CheckResult, Report
+from grader.sandbox import Limits
+from grader.session import Session
+
+
+def _result(check: Check, points: float, outcome: Outcome) -> CheckResult:
+    return CheckResult(id=check.id, title=check.title, category=check.category, status=outcome.status,
+                       score=round(points * outcome.fraction, 6), max_score=points, message=outcome.message,
+                       hint=check.hint if outcome.status == "failed" else None,
+                       counterexample=outcome.counterexample, expected=outcome.expected, observed=outcome.observed,
+                       reproduce=outcome.reproduce, advisory=outcome.advisory)
+
+
+def _judge(check: Check, context: Context) -> Outcome:
+    try:
+        return check.judge(context)
+    except Exception as error:  # a bug in the grader or the exercise, never the student's fault
+        return Outcome("error", f"The grader failed on this check ({type(error).__name__}: {error}). "
+                                "This is not your fault: report it to your instructor.")
+
+
+def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits | None = None,
+          display_path: str | None = None) -> Report:
+    """Grade ``submission`` against ``exercise``. Never raises for anything the submission does."""
+    started = time.monotonic()
+    submission = Path(submission)
+    shown = display_path or str(submission)
+    try:
+        sha256 = hashlib.sha256(submission.read_bytes()).hexdigest()
+    except OSError:
+        sha256 = None
+    session = Session(submission, exercise.function, exercise.devices, limits or exercise.limits)
+    session.start()  # JAX imports in the child while the checks (and Hypothesis) load here
+    module = submission.stem if submission.stem.isidentifier() else "submission"
+    context = Context(session, exercise.probe, seed, exercise.function, module, exercise.devices)
+    results: dict[str, CheckResult] = {}
+    checks = exercise.checks
+    try:
+        loaded = None
+        for check in checks:
+            if check.category == "limits":
+                continue
+            if check.category != "load" and loaded is not None and not loaded.ok:
+                outcome = Outcome.skipped("Skipped: your file could not be loaded (see the load check).")
+            else:
+                outcome = _judge(check, context)
+            if check.category == "load":
+                loaded = session.load()
+            results[check.id] = _result(check, exercise.points[check.id], outcome)
+        for check in checks:
+            if check.category == "limits":
+                if loaded is not None and not loaded.ok and not session.incidents:
+                    outcome = Outcome.skipped("Skipped: your file could not be loaded (see the load check).")
+                else:
+                    outcome = _judge(check, context)
+                results[check.id] = _result(check, exercise.points[check.id], outcome)
+    finally:
+        output = session.close()
+    ordered = tuple(results[c.id] for c in checks)
+    graded_at_all = any(r.status in ("passed", "failed") for r in ordered)
+    score, max_score = sum(r.score for r in ordered), sum(r.max_score for r in ordered)
+    status = "error" if not graded_at_all else ("passed" if abs(score - max_score) < 1e-9 else "failed")
+    environment = {"jaxgrade": __version__, "jax": session.environment.get("jax"),
+                   "devices": exercise.devices, "seed": seed}
+    command = f"jaxgrade check {shlex.quote(shown)} -e {exercise.slug} --seed {seed}"
+    return Report(exercise=exercise.slug, title=exercise.title, status=status, checks=ordered,
+                  submission={"path": shown, "sha256": sha256}, environment=environment,
+                  duration_s=time.monotonic() - started, command=command, output=output)

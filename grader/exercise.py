@@ -1,0 +1,156 @@
+"""The exercise format: one folder per exercise under ``exercises/``.
+
+    exercise.toml   metadata: slug, title, version, function, signature, devices, limits, points
+    statement.md    the task for students (why it matters, the task, the pitfalls)
+    starter.py      what ``jaxgrade start`` writes; the task is its docstring
+    reference.py    a correct solution (must get full marks)
+    checks.py       CHECKS (a list built from grader.checks) and PROBE (the input structure is
+                    observed on)
+    wrong/*.py      known-wrong variants; the first line says ``# expect: CATEGORY``
+    right/*.py      other correct solutions that must also get full marks
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from grader.checks.base import Check
+from grader.outcome import CATEGORIES
+from grader.sandbox import Limits
+
+PACKAGE = Path(__file__).resolve().parent
+EXPECT = re.compile(r"^#\s*expect:\s*(\w+)", re.MULTILINE)
+
+
+class ExerciseError(Exception):
+    """An exercise folder is missing a part or declares something inconsistent."""
+
+
+def exercises_root() -> Path:
+    """Installed copies live inside the package; a source checkout keeps them at the top."""
+    if "JAXGRADE_EXERCISES" in os.environ:
+        return Path(os.environ["JAXGRADE_EXERCISES"])
+    installed = PACKAGE / "exercises"
+    return installed if installed.is_dir() else PACKAGE.parent / "exercises"
+
+
+@dataclass(frozen=True)
+class Variant:
+    path: Path
+    expect: str | None  # the category a wrong variant must fail; None for right ones
+
+
+@dataclass(frozen=True)
+class Exercise:
+    directory: Path
+    slug: str
+    title: str
+    version: str
+    function: str
+    signature: str
+    devices: int
+    limits: Limits
+    points: dict[str, float] = field(hash=False)
+
+    @property
+    def statement(self) -> str:
+        return (self.directory / "statement.md").read_text()
+
+    @property
+    def starter(self) -> Path:
+        return self.directory / "starter.py"
+
+    @property
+    def reference(self) -> Path:
+        return self.directory / "reference.py"
+
+    @cached_property
+    def _checks_module(self) -> Any:
+        path = self.directory / "checks.py"
+        spec = importlib.util.spec_from_file_location(f"jaxgrade_exercise_{self.slug}", path)
+        if spec is None or spec.loader is None:
+            raise ExerciseError(f"{path} cannot be imported")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    @property
+    def checks(self) -> list[Check]:
+        checks = list(self._checks_module.CHECKS)
+        ids = [c.id for c in checks]
+        if len(set(ids)) != len(ids):
+            raise ExerciseError(f"{self.slug}: check ids repeat: {ids}")
+        if set(ids) != set(self.points):
+            raise ExerciseError(f"{self.slug}: exercise.toml [points] names {sorted(self.points)}, "
+                                f"checks.py defines {sorted(ids)}; make them the same")
+        return checks
+
+    @property
+    def probe(self) -> np.ndarray:
+        return np.asarray(self._checks_module.PROBE)
+
+    @property
+    def max_score(self) -> float:
+        return float(sum(self.points.values()))
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """Changes whenever any file of the exercise changes (so results keyed by it go stale)."""
+        digest = hashlib.sha256()
+        for path in sorted(p for p in self.directory.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            digest.update(str(path.relative_to(self.directory)).encode() + b"\0" + path.read_bytes())
+        return digest.hexdigest()[:16]
+
+    def variants(self, kind: str) -> list[Variant]:
+        """``wrong`` or ``right`` variants, in name order."""
+        found = []
+        for path in sorted((self.directory / kind).glob("*.py")):
+            match = EXPECT.search(path.read_text())
+            if kind == "wrong" and (match is None or match.group(1) not in CATEGORIES):
+                raise ExerciseError(f"{path}: the first line must be '# expect: CATEGORY' with one of {CATEGORIES}")
+            found.append(Variant(path, match.group(1) if kind == "wrong" and match else None))
+        return found
+
+
+def load_exercise(directory: Path) -> Exercise:
+    meta_path = directory / "exercise.toml"
+    try:
+        meta = tomllib.loads(meta_path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ExerciseError(f"{meta_path}: {error}") from None
+    try:
+        limits = Limits(**{k: v for k, v in meta.get("limits", {}).items()})
+        return Exercise(directory=directory, slug=meta["slug"], title=meta["title"], version=str(meta["version"]),
+                        function=meta["function"], signature=meta["signature"], devices=int(meta.get("devices", 8)),
+                        limits=limits, points={k: float(v) for k, v in meta["points"].items()})
+    except (KeyError, TypeError) as error:
+        raise ExerciseError(f"{meta_path}: missing or wrong field {error}") from None
+
+
+def all_exercises() -> list[Exercise]:
+    root = exercises_root()
+    return [load_exercise(d) for d in sorted(root.iterdir()) if (d / "exercise.toml").is_file()]
+
+
+def find_exercise(slug: str) -> Exercise:
+    directory = exercises_root() / slug
+    if not (directory / "exercise.toml").is_file():
+        known = ", ".join(e.slug for e in all_exercises()) or "none"
+        raise ExerciseError(f"unknown exercise {slug!r}; known exercises: {known}")
+    return load_exercise(directory)
+
+
+def exercise_for_source(source: str) -> Exercise | None:
+    """The exercise whose function the file defines (read as text: never executed here)."""
+    defined = set(re.findall(r"^\s*def\s+(\w+)\s*\(", source, re.MULTILINE))
+    matches = [e for e in all_exercises() if e.function in defined]
+    return matches[0] if len(matches) == 1 else None
