@@ -89,7 +89,7 @@ class Child:
     """One live child process. Use as a context manager; ``request`` sends one message and
     waits at most ``timeout`` seconds for the answer."""
 
-    def __init__(self, devices: int, limits: Limits) -> None:
+    def __init__(self, devices: int, limits: Limits, compile_cache: str | None = None) -> None:
         self.limits = limits
         self.workdir = tempfile.mkdtemp(prefix="jaxgrade-")
         to_child_r, self._to_child = os.pipe()
@@ -99,6 +99,11 @@ class Child:
         env.update(HOME=self.workdir, TMPDIR=self.workdir, PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1",
                    PYTHONUNBUFFERED="1", JAX_PLATFORMS="cpu", JAX_NUM_CPU_DEVICES=str(devices),
                    JAX_ENABLE_X64="0", TF_CPP_MIN_LOG_LEVEL="2")
+        if compile_cache:
+            env.update(JAX_COMPILATION_CACHE_DIR=compile_cache, JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
+                       JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="-1",
+                       # without this the key holds the directory's path and a moved cache never hits
+                       JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES="none")
         self.process = subprocess.Popen(
             [sys.executable, "-I", "-c", BOOT, str(to_child_r), str(from_child_w)],
             pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL, stdout=output_w,
