@@ -4,9 +4,11 @@ from __future__ import annotations
 import hashlib
 import shlex
 import time
+from importlib.metadata import version
 from pathlib import Path
 
 from grader import __version__
+from grader.cache import compile_cache_dir, warmed_marker
 from grader.checks.base import Check, Context
 from grader.exercise import Exercise
 from grader.outcome import Outcome
@@ -31,17 +33,35 @@ def _judge(check: Check, context: Context) -> Outcome:
                                 "This is not your fault: report it to your instructor.")
 
 
+def warm_compile_cache(exercise: Exercise) -> str | None:
+    """The compilation cache directory, filled from the exercise's reference solution the
+    first time this exercise (at this version of its files) is graded here."""
+    directory = compile_cache_dir(version("jax"))
+    marker = warmed_marker(exercise.slug, exercise.fingerprint)
+    if directory is None or marker is None:
+        return None
+    if not marker.exists():
+        grade(exercise, exercise.reference, compile_cache=str(directory))
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    return str(directory)
+
+
 def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits | None = None,
-          display_path: str | None = None) -> Report:
-    """Grade ``submission`` against ``exercise``. Never raises for anything the submission does."""
+          display_path: str | None = None, compile_cache: str | None | bool = True) -> Report:
+    """Grade ``submission`` against ``exercise``. Never raises for anything the submission does.
+
+    ``compile_cache``: True uses (and first fills) the shared cache; a path uses that
+    directory as it is; False or None compiles everything afresh."""
     started = time.monotonic()
+    cache = warm_compile_cache(exercise) if compile_cache is True else (compile_cache or None)
     submission = Path(submission)
     shown = display_path or str(submission)
     try:
         sha256 = hashlib.sha256(submission.read_bytes()).hexdigest()
     except OSError:
         sha256 = None
-    session = Session(submission, exercise.function, exercise.devices, limits or exercise.limits)
+    session = Session(submission, exercise.function, exercise.devices, limits or exercise.limits, cache)
     session.start()  # JAX imports in the child while the checks (and Hypothesis) load here
     module = submission.stem if submission.stem.isidentifier() else "submission"
     context = Context(session, exercise.probe, seed, exercise.function, module, exercise.devices)

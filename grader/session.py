@@ -83,8 +83,10 @@ class Loaded:
 
 
 class Session:
-    def __init__(self, submission: Path, function: str, devices: int, limits: Limits) -> None:
+    def __init__(self, submission: Path, function: str, devices: int, limits: Limits,
+                 compile_cache: str | None = None) -> None:
         self.submission, self.function = submission, function
+        self.compile_cache = compile_cache
         self.devices, self.limits = devices, limits
         self.incidents: list[Incident] = []
         self.environment: dict[str, Any] = {}
@@ -98,7 +100,7 @@ class Session:
     def start(self) -> Child:
         """Launch the child (if none is running) without waiting for it to be ready."""
         if self._child is None:
-            self._child = Child(self.devices, self.limits)
+            self._child = Child(self.devices, self.limits, self.compile_cache)
         return self._child
 
     def _ready_child(self) -> Child:

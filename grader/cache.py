@@ -1,0 +1,41 @@
+"""The persistent XLA compilation cache children share.
+
+Every array length a submission sees costs a JAX compilation (~30 ms each). The cache is
+filled by grading the exercise's reference solution once (trusted code), so a submission
+that computes the same programs as the reference finds them compiled. Keys depend on the
+program, the JAX version and the device count, not on the directory, so the cache can move.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from grader import __version__
+
+
+def cache_root() -> Path | None:
+    """``$JAXGRADE_CACHE`` (``off`` disables it), else ``~/.cache/jaxgrade``."""
+    configured = os.environ.get("JAXGRADE_CACHE")
+    if configured == "off":
+        return None
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "jaxgrade"
+
+
+def compile_cache_dir(jax_version: str) -> Path | None:
+    root = cache_root()
+    if root is None:
+        return None
+    directory = root / f"xla-jax{jax_version}"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None  # an unwritable home only costs speed
+    return directory
+
+
+def warmed_marker(slug: str, fingerprint: str) -> Path | None:
+    root = cache_root()
+    return None if root is None else root / "warmed" / f"{slug}-{fingerprint}-{__version__}"
