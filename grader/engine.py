@@ -17,12 +17,12 @@ from grader.sandbox import Limits
 from grader.session import Session
 
 
-def _result(check: Check, points: float, outcome: Outcome) -> CheckResult:
+def _result(check: Check, points: float, outcome: Outcome, visibility: str = "visible") -> CheckResult:
     return CheckResult(id=check.id, title=check.title, category=check.category, status=outcome.status,
                        score=round(points * outcome.fraction, 6), max_score=points, message=outcome.message,
                        hint=check.hint if outcome.status == "failed" else None,
                        counterexample=outcome.counterexample, expected=outcome.expected, observed=outcome.observed,
-                       reproduce=outcome.reproduce, advisory=outcome.advisory)
+                       reproduce=outcome.reproduce, advisory=outcome.advisory, visibility=visibility)
 
 
 def _judge(check: Check, context: Context) -> Outcome:
@@ -78,14 +78,16 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
                 outcome = _judge(check, context)
             if check.category == "load":
                 loaded = session.load()
-            results[check.id] = _result(check, exercise.points[check.id], outcome)
+            results[check.id] = _result(check, exercise.points[check.id], outcome,
+                                            exercise.visibility_of(check.id))
         for check in checks:
             if check.category == "limits":
                 if loaded is not None and not loaded.ok and not session.incidents:
                     outcome = Outcome.skipped("Skipped: your file could not be loaded (see the load check).")
                 else:
                     outcome = _judge(check, context)
-                results[check.id] = _result(check, exercise.points[check.id], outcome)
+                results[check.id] = _result(check, exercise.points[check.id], outcome,
+                                            exercise.visibility_of(check.id))
     finally:
         output = session.close()
     ordered = tuple(results[c.id] for c in checks)

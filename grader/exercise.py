@@ -8,6 +8,10 @@
                     observed on)
     wrong/*.py      known-wrong variants; the first line says ``# expect: CATEGORY``
     right/*.py      other correct solutions that must also get full marks
+
+Optional tables in exercise.toml: ``[visibility]`` maps a check id to visible, after_due_date,
+after_published or hidden (default visible); ``[release]`` holds ``due`` (a date-time with a UTC
+offset) and ``published`` (see grader/visibility.py).
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ import numpy as np
 from grader.checks.base import Check
 from grader.outcome import CATEGORIES
 from grader.sandbox import Limits
+from grader.visibility import VISIBILITIES, Release, parse_release
 
 PACKAGE = Path(__file__).resolve().parent
 EXPECT = re.compile(r"^#\s*expect:\s*(\w+)", re.MULTILINE)
@@ -60,6 +65,8 @@ class Exercise:
     devices: int
     limits: Limits
     points: dict[str, float] = field(hash=False)
+    visibility: dict[str, str] = field(default_factory=dict, hash=False)  # check id -> visibility
+    release: Release = Release()
 
     @property
     def statement(self) -> str:
@@ -98,6 +105,9 @@ class Exercise:
     def probe(self) -> np.ndarray:
         return np.asarray(self._checks_module.PROBE)
 
+    def visibility_of(self, check_id: str) -> str:
+        return self.visibility.get(check_id, "visible")
+
     @property
     def max_score(self) -> float:
         return float(sum(self.points.values()))
@@ -131,9 +141,23 @@ def load_exercise(directory: Path) -> Exercise:
         limits = Limits(**{k: v for k, v in meta.get("limits", {}).items()})
         return Exercise(directory=directory, slug=meta["slug"], title=meta["title"], version=str(meta["version"]),
                         function=meta["function"], signature=meta["signature"], devices=int(meta.get("devices", 8)),
-                        limits=limits, points={k: float(v) for k, v in meta["points"].items()})
+                        limits=limits, points={k: float(v) for k, v in meta["points"].items()},
+                        visibility=_visibility(meta, meta_path),
+                        release=parse_release(meta.get("release", {}), str(meta_path)))
     except (KeyError, TypeError) as error:
         raise ExerciseError(f"{meta_path}: missing or wrong field {error}") from None
+    except ValueError as error:
+        raise ExerciseError(str(error)) from None
+
+
+def _visibility(meta: dict[str, Any], meta_path: Path) -> dict[str, str]:
+    table = meta.get("visibility", {})
+    for check_id, value in table.items():
+        if check_id not in meta["points"]:
+            raise ValueError(f"{meta_path}: [visibility] names {check_id!r}, which is not a check in [points]")
+        if value not in VISIBILITIES:
+            raise ValueError(f"{meta_path}: [visibility] {check_id!r} = {value!r}; use one of {', '.join(VISIBILITIES)}")
+    return dict(table)
 
 
 def all_exercises() -> list[Exercise]:

@@ -24,6 +24,9 @@ class CheckResult:
     observed: str | None = None
     reproduce: str | None = None
     advisory: str | None = None
+    # visible | after_due_date | after_published | hidden (grader/visibility.py); not in the
+    # jaxgrade.report/1 JSON, whose shape is fixed.
+    visibility: str = "visible"
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "category": self.category, "status": self.status,

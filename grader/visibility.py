@@ -1,0 +1,122 @@
+"""Who may see which check, and when.
+
+Every check has a visibility (from the exercise's ``[visibility]`` table, default ``visible``):
+
+    visible          shown to students in every report
+    after_due_date   shown once the exercise's due date has passed
+    after_published  shown once the instructor has published the grades
+    hidden           never shown to students; it still counts in the instructor's score
+
+A report is rendered for an *audience*: ``student`` (``jaxgrade check``, GitHub, the student
+side of Gradescope) or ``instructor`` (batch reports, gradebooks). For students the release
+*stage* of the exercise (``open`` → ``due`` → ``published``) decides which of the delayed
+checks are shown yet. :func:`view` is the one place that decides what a student may see:
+templates receive its result, never the full report, so an instructor's own template cannot
+leak a hidden check by accident.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from grader.report import Report
+
+Visibility = Literal["visible", "after_due_date", "after_published", "hidden"]
+Audience = Literal["student", "instructor"]
+Stage = Literal["open", "due", "published"]
+
+VISIBILITIES: tuple[str, ...] = get_args(Visibility)
+AUDIENCES: tuple[str, ...] = get_args(Audience)
+STAGES: tuple[str, ...] = get_args(Stage)
+
+# The first stage at which a student sees a check of each visibility (None: never).
+_SHOWN_FROM: dict[str, str | None] = {"visible": "open", "after_due_date": "due",
+                                      "after_published": "published", "hidden": None}
+
+
+@dataclass(frozen=True)
+class Release:
+    """An exercise's ``[release]`` table: ``due`` (a TOML date-time with a UTC offset) and
+    ``published`` (true once the instructor has released the grades)."""
+    due: dt.datetime | None = None
+    published: bool = False
+
+    def stage(self, now: dt.datetime | None = None) -> Stage:
+        if self.published:
+            return "published"
+        if self.due is not None and (now or dt.datetime.now(dt.timezone.utc)) >= self.due:
+            return "due"
+        return "open"
+
+
+def parse_release(table: dict[str, Any], where: str) -> Release:
+    """Read a ``[release]`` table; ``where`` names the file in error messages."""
+    unknown = set(table) - {"due", "published"}
+    if unknown:
+        raise ValueError(f"{where}: [release] knows 'due' and 'published', not {sorted(unknown)}")
+    due = table.get("due")
+    if due is not None and (not isinstance(due, dt.datetime) or due.tzinfo is None):
+        raise ValueError(f"{where}: [release] due must be a date-time with a UTC offset, "
+                         f"e.g. due = 2026-12-01T23:59:00Z")
+    published = table.get("published", False)
+    if not isinstance(published, bool):
+        raise ValueError(f"{where}: [release] published must be true or false")
+    return Release(due=due, published=published)
+
+
+def shown_to(visibility: str, audience: str, stage: str = "open") -> bool:
+    """Whether a check of this visibility appears, with its details, in a report for this audience."""
+    if audience not in AUDIENCES:
+        raise ValueError(f"unknown audience {audience!r}; choose one of {', '.join(AUDIENCES)}")
+    if stage not in STAGES:
+        raise ValueError(f"unknown release stage {stage!r}; choose one of {', '.join(STAGES)}")
+    if audience == "instructor":
+        return True
+    first = _SHOWN_FROM[visibility]
+    return first is not None and STAGES.index(stage) >= STAGES.index(first)
+
+
+def view(report: Report, audience: str = "student", stage: str = "open") -> dict[str, Any]:
+    """What a renderer may lay out for ``audience``: the report's data with the checks that
+    audience may not see yet removed and summarised as ``withheld`` (a count and their points).
+
+    For students the score, status and verdict are computed over the shown checks only: a
+    student never learns from a report whether a withheld check passed. ``status`` is
+    ``pending`` when every shown check passed but some are withheld, so no report says
+    "all checks passed" while a hidden check may fail. The captured output of the student's
+    program is dropped too when checks are withheld, because hidden inputs could be printed."""
+    data = report.as_data()
+    checks = [c for c in data["checks"] if shown_to(c["visibility"], audience, stage)]
+    withheld = [c for c in data["checks"] if not shown_to(c["visibility"], audience, stage)]
+    data["audience"], data["stage"] = audience, stage
+    data["checks"] = checks
+    data["withheld"] = {"count": len(withheld), "max_score": round(sum(c["max_score"] for c in withheld), 6)}
+    data["visibility_counts"] = {v: sum(c["visibility"] == v for c in report.as_data()["checks"])
+                                 for v in VISIBILITIES}
+    if audience == "student" and withheld:
+        data["score"] = round(sum(c["score"] for c in checks), 6)
+        data["max_score"] = round(sum(c["max_score"] for c in checks), 6)
+        data["output_withheld"] = bool(data["output"].get("total_bytes"))
+        data["output"] = {}
+        if any(c["status"] in ("failed", "error") for c in checks):
+            data["status"] = "failed"
+        elif checks and not any(c["status"] in ("passed", "failed") for c in checks):
+            data["status"] = "error"
+        else:
+            data["status"] = "pending"
+    else:
+        data["output_withheld"] = False
+    data["verdict"] = verdict(data["status"], len(withheld))
+    return data
+
+
+def verdict(status: str, withheld: int) -> str:
+    """The one-line conclusion every student-facing format uses."""
+    pending = f"{withheld} hidden check{'s' if withheld != 1 else ''} pending"
+    if status == "pending":
+        return f"all visible checks passed · {pending}"
+    words = {"passed": "all checks passed", "failed": "some checks failed", "error": "could not be graded"}[status]
+    if withheld and status == "failed":
+        words = "some visible checks failed"
+    return f"{words} · {pending}" if withheld else words
