@@ -147,7 +147,12 @@ class Session:
         if self._loaded is not None and (self._child is not None or not self._loaded.ok):
             return self._loaded
         try:
-            reply = self._request({"op": "load", "path": str(self._copy_in()), "display_name": self.submission.name,
+            copy = self._copy_in()
+        except OSError as error:
+            self._loaded = Loaded(False, "read", {"error": f"{error.strerror or error}: {self.submission.name}"})
+            return self._loaded
+        try:
+            reply = self._request({"op": "load", "path": str(copy), "display_name": self.submission.name,
                                    "function": self.function}, "while importing your file")
         except ChildFailure as failure:
             self._loaded = Loaded(False, "incident", incident=self._incident(failure))

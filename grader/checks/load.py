@@ -44,4 +44,7 @@ class LoadsFunction(Check):
             return Outcome.failed(f"{detail.get('signature')} cannot be called with one argument. "
                                   f"The task calls {name}(x) with the array only; define {name}(x).",
                                   expected=f"{name}(x)", observed=str(detail.get("signature")))
+        if loaded.stage == "read":
+            return Outcome.failed(f"Your file could not be read ({detail.get('error')}). Check the path and that "
+                                  "the file is a readable Python source file.")
         return Outcome.failed(f"Your file could not be loaded: {detail.get('error', loaded.stage)}.")

@@ -97,11 +97,13 @@ def _devices_of(sharding: dict[str, Any]) -> list[int] | None:
 
 
 def _same_mesh(a: dict[str, Any], b: dict[str, Any] | None) -> bool:
-    """Could an array placed on ``a`` have produced a result that lives on ``b``?"""
+    """Could an array placed on ``a`` have produced a result that lives on ``b``? A sum over a
+    mesh stays a NamedSharding over that mesh; a sum over one device stays on that device."""
     if not b or _devices_of(a) is None or sorted(_devices_of(a) or []) != sorted(_devices_of(b) or []):
         return False
-    both_named = a.get("type") == b.get("type") == "NamedSharding"
-    return not both_named or a.get("axis_names") == b.get("axis_names")
+    if a.get("type") == "NamedSharding" or b.get("type") == "NamedSharding":
+        return a.get("type") == b.get("type") and a.get("axis_names") == b.get("axis_names")
+    return True
 
 
 def _canonical(sharding: dict[str, Any]) -> str:

@@ -1,0 +1,118 @@
+"""grader.engine.grade on the seed exercise: the reference, other right solutions and every
+known-wrong variant, through the public API, with real child processes and real JAX."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import SEED_EXERCISE
+from grader import grade
+from grader.exercise import EXPECT
+from grader.render import render
+
+WRONG = sorted((SEED_EXERCISE / "wrong").glob("*.py"))
+RIGHT = sorted((SEED_EXERCISE / "right").glob("*.py"))
+
+
+def declared(path: Path) -> str:
+    return EXPECT.search(path.read_text()).group(1)
+
+
+def test_reference_gets_full_marks(seed_exercise):
+    report = grade(seed_exercise, seed_exercise.reference)
+    assert report.status == "passed", [c for c in report.checks if c.status != "passed"]
+    assert report.score == report.max_score == 10.0
+    assert {c.category for c in report.checks} == {"load", "type", "value", "structure", "limits"}
+
+
+@pytest.mark.parametrize("path", RIGHT, ids=lambda p: p.stem)
+def test_other_correct_solutions_get_full_marks(seed_exercise, path):
+    report = grade(seed_exercise, path)
+    assert report.status == "passed", [(c.id, c.message) for c in report.checks if c.status != "passed"]
+
+
+def test_spec_none_is_accepted_with_an_advisory(seed_exercise):
+    report = grade(seed_exercise, SEED_EXERCISE / "right" / "spec_none.py")
+    spec = next(c for c in report.checks if c.id == "structure.spec")
+    assert spec.status == "passed" and "PartitionSpec(None)" in spec.advisory
+
+
+@pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)
+def test_wrong_variant_fails_its_declared_category(seed_exercise, path):
+    report = grade(seed_exercise, path)
+    category = declared(path)
+    failed = [c for c in report.checks if c.category == category and c.status == "failed"]
+    assert failed, f"{path.name} should fail a {category} check: {[(c.id, c.status) for c in report.checks]}"
+    assert report.score < report.max_score and report.status == "failed"
+    for check in failed:
+        assert check.message and check.score == 0.0
+
+
+def test_a_file_that_cannot_load_skips_every_other_check(seed_exercise):
+    report = grade(seed_exercise, SEED_EXERCISE / "wrong" / "load_syntax_error.py")
+    assert [c.status for c in report.checks] == ["failed"] + ["skipped"] * (len(report.checks) - 1)
+    assert all(c.score == 0 for c in report.checks)
+    assert "line 9" in report.checks[0].message
+
+
+def test_no_placement_gets_the_right_number_and_fails_structure(seed_exercise):
+    """The case value-only graders cannot see: `return jnp.sum(x)`."""
+    report = grade(seed_exercise, SEED_EXERCISE / "wrong" / "structure_no_placement.py")
+    by_category = {c.id: c.status for c in report.checks}
+    assert by_category["value.random_vectors"] == by_category["value.special_inputs"] == "passed"
+    assert by_category["structure.placed"] == "failed"
+    placed = next(c for c in report.checks if c.id == "structure.placed")
+    assert "no jax.device_put of x" in placed.message.lower()
+
+
+def test_mesh_over_all_devices_names_the_devices(seed_exercise):
+    report = grade(seed_exercise, SEED_EXERCISE / "wrong" / "structure_all_devices.py")
+    mesh = next(c for c in report.checks if c.id == "structure.mesh")
+    assert mesh.status == "failed"
+    assert "8 devices: cpu:0 … cpu:7" in mesh.message and "jax.devices()[:1]" in mesh.message
+
+
+def test_value_failure_shows_a_shrunk_counterexample_and_the_seed(seed_exercise):
+    report = grade(seed_exercise, SEED_EXERCISE / "wrong" / "value_skips_first.py", seed=3)
+    check = next(c for c in report.checks if c.id == "value.random_vectors")
+    assert check.status == "failed"
+    # Hypothesis shrinks to one element: the smallest input where dropping x[0] matters.
+    assert check.counterexample.startswith("x = jnp.array([") and check.counterexample.count(",") == 1
+    assert "seed 3" in check.message and check.reproduce
+
+
+def test_time_limit_is_reported_in_limits(seed_exercise):
+    from grader import Limits
+    report = grade(seed_exercise, SEED_EXERCISE / "wrong" / "limits_infinite_loop.py",
+                   limits=Limits(call_s=1.0, total_s=20))
+    limits = next(c for c in report.checks if c.category == "limits")
+    assert limits.status == "failed" and "time limit" in limits.message and "1 s" in limits.message
+    assert report.duration_s < 15
+
+
+def test_same_seed_same_json(seed_exercise):
+    path = SEED_EXERCISE / "wrong" / "value_mean.py"
+    first, second = (json.loads(render(grade(seed_exercise, path, seed=5), "json")) for _ in range(2))
+    first.pop("duration_s"), second.pop("duration_s")
+    assert first == second
+
+
+def test_json_has_the_documented_shape(seed_exercise):
+    data = json.loads(render(grade(seed_exercise, SEED_EXERCISE / "wrong" / "structure_sharded_spec.py"), "json"))
+    assert set(data) == {"schema", "exercise", "score", "max_score", "status", "checks", "submission",
+                         "environment", "duration_s"}
+    assert data["schema"] == "jaxgrade.report/1" and data["status"] == "failed"
+    assert set(data["submission"]) == {"path", "sha256"} and len(data["submission"]["sha256"]) == 64
+    assert {"jaxgrade", "jax", "devices", "seed"} <= set(data["environment"])
+    assert data["environment"]["devices"] == 8 and data["environment"]["jax"] == "0.10.2"
+    for check in data["checks"]:
+        assert set(check) == {"id", "title", "category", "status", "score", "max_score", "message", "hint",
+                              "counterexample"}
+    assert data["score"] == sum(c["score"] for c in data["checks"])
+
+
+def test_missing_file_is_a_load_failure_not_a_crash(seed_exercise, tmp_path):
+    report = grade(seed_exercise, tmp_path / "nowhere.py")
+    assert report.checks[0].status == "failed" and report.submission["sha256"] is None
