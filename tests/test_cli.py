@@ -1,0 +1,92 @@
+"""The jaxgrade command, run as a real subprocess the way students and CI run it."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, SEED_EXERCISE
+
+JAXGRADE = [sys.executable, "-m", "grader"]
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run([*JAXGRADE, *args], capture_output=True, text=True, cwd=cwd or REPO, env=env, timeout=120)
+
+
+def test_check_reference_exits_0_and_reports_full_marks():
+    result = run("check", str(SEED_EXERCISE / "reference.py"))
+    assert result.returncode == 0, result.stderr
+    assert "Score: 10/10" in result.stdout and "all checks passed" in result.stdout
+    assert "\033[" not in result.stdout  # no colour when not on a terminal
+
+
+def test_check_wrong_exits_1_with_expected_observed_hint_and_reproduce(tmp_path):
+    submission = tmp_path / "my_solution.py"
+    submission.write_text((SEED_EXERCISE / "wrong" / "structure_all_devices.py").read_text())
+    result = run("check", "my_solution.py", cwd=tmp_path)
+    assert result.returncode == 1
+    out = result.stdout
+    assert "FAIL  The mesh is jax.devices()[:1] with axis 'data'" in out
+    assert "expected:" in out and "observed:" in out and "hint:" in out
+    assert "jaxgrade check my_solution.py -e named_sharding_replicated --seed 0" in out
+    assert "Score: 9/10" in out
+
+
+def test_json_format_to_file(tmp_path):
+    target = tmp_path / "report.json"
+    result = run("check", str(SEED_EXERCISE / "wrong" / "value_mean.py"), "-e", "named_sharding_replicated",
+                 "--format", "json", "-o", str(target))
+    assert result.returncode == 1 and result.stdout == ""
+    data = json.loads(target.read_text())
+    assert data["exercise"] == "named_sharding_replicated" and data["status"] == "failed"
+
+
+@pytest.mark.parametrize("args, message", [
+    (("check", "does_not_exist.py"), "no such file: does_not_exist.py"),
+    (("check", "Makefile", "-e", "no_such_exercise"), "unknown exercise 'no_such_exercise'"),
+    (("check", "Makefile"), "cannot tell which exercise"),
+    (("check", "Makefile", "--format", "pdf"), "invalid choice: 'pdf'"),
+    (("check",), "the following arguments are required: file"),
+    (("frobnicate",), "invalid choice: 'frobnicate'"),
+    (("start", "no_such_exercise"), "unknown exercise 'no_such_exercise'; known exercises:"),
+])
+def test_usage_errors_exit_2_with_one_line(args, message):
+    result = run(*args)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("jaxgrade: ") and message in lines[0]
+
+
+def test_exercise_found_from_the_function_defined(tmp_path):
+    submission = tmp_path / "attempt.py"
+    submission.write_text((SEED_EXERCISE / "wrong" / "load_syntax_error.py").read_text())
+    result = run("check", str(submission))  # no -e: found even though the file does not parse
+    assert result.returncode == 1
+    assert "Python cannot parse your file" in result.stdout and "SKIP" in result.stdout
+
+
+def test_start_writes_the_starter_and_refuses_to_overwrite(tmp_path):
+    result = run("start", "named_sharding_replicated", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    written = tmp_path / "named_sharding_replicated.py"
+    text = written.read_text()
+    assert text.startswith('"""NamedSharding (replicated).') and "jax.devices()[:1]" in text
+    assert "jaxgrade check named_sharding_replicated.py" in text
+    again = run("start", "named_sharding_replicated", cwd=tmp_path)
+    assert again.returncode == 2 and "already exists" in again.stderr
+    # The untouched starter loads but is not a solution: it fails, with exit code 1.
+    checked = run("check", "named_sharding_replicated.py", cwd=tmp_path)
+    assert checked.returncode == 1 and "NotImplementedError" in checked.stdout
+
+
+def test_console_script_is_installed():
+    script = Path(sys.executable).parent / "jaxgrade"
+    result = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stdout.startswith("jaxgrade ")
