@@ -17,12 +17,14 @@ from grader.sandbox import Limits
 from grader.session import Session
 
 
-def _result(check: Check, points: float, outcome: Outcome, visibility: str = "visible") -> CheckResult:
+def _result(check: Check, points: float, outcome: Outcome, visibility: str = "visible",
+            duration_s: float = 0.0) -> CheckResult:
     return CheckResult(id=check.id, title=check.title, category=check.category, status=outcome.status,
                        score=round(points * outcome.fraction, 6), max_score=points, message=outcome.message,
                        hint=check.hint if outcome.status == "failed" else None,
                        counterexample=outcome.counterexample, expected=outcome.expected, observed=outcome.observed,
-                       reproduce=outcome.reproduce, advisory=outcome.advisory, visibility=visibility)
+                       reproduce=outcome.reproduce, advisory=outcome.advisory, visibility=visibility,
+                       duration_s=round(duration_s, 6))
 
 
 def _judge(check: Check, context: Context) -> Outcome:
@@ -72,6 +74,7 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
         for check in checks:
             if check.category == "limits":
                 continue
+            check_started = time.monotonic()
             if check.category != "load" and loaded is not None and not loaded.ok:
                 outcome = Outcome.skipped("Skipped: your file could not be loaded (see the load check).")
             else:
@@ -79,15 +82,16 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
             if check.category == "load":
                 loaded = session.load()
             results[check.id] = _result(check, exercise.points[check.id], outcome,
-                                            exercise.visibility_of(check.id))
+                                        exercise.visibility_of(check.id), time.monotonic() - check_started)
         for check in checks:
             if check.category == "limits":
+                check_started = time.monotonic()
                 if loaded is not None and not loaded.ok and not session.incidents:
                     outcome = Outcome.skipped("Skipped: your file could not be loaded (see the load check).")
                 else:
                     outcome = _judge(check, context)
                 results[check.id] = _result(check, exercise.points[check.id], outcome,
-                                            exercise.visibility_of(check.id))
+                                            exercise.visibility_of(check.id), time.monotonic() - check_started)
     finally:
         output = session.close()
     ordered = tuple(results[c.id] for c in checks)

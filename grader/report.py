@@ -27,6 +27,7 @@ class CheckResult:
     # visible | after_due_date | after_published | hidden (grader/visibility.py); not in the
     # jaxgrade.report/1 JSON, whose shape is fixed.
     visibility: str = "visible"
+    duration_s: float = 0.0  # time spent judging this check (JUnit's testcase time)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "category": self.category, "status": self.status,
