@@ -19,13 +19,17 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from grader.protocol import HEADER, MAX_MESSAGE_BYTES
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
 BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.child import main; main()"
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
+# Starts the child another way than exec (grader.pool forks it): gets the exec command line, its
+# environment, working directory and (inbox read end, outbox write end, output write end); returns
+# an object with the pid/poll/wait/returncode of subprocess.Popen. The child joins a new process group.
+Launcher = Callable[[list[str], dict[str, str], str, tuple[int, int, int]], Any]
 
 
 @dataclass(frozen=True)
@@ -89,7 +93,8 @@ class Child:
     """One live child process. Use as a context manager; ``request`` sends one message and
     waits at most ``timeout`` seconds for the answer."""
 
-    def __init__(self, devices: int, limits: Limits, compile_cache: str | None = None) -> None:
+    def __init__(self, devices: int, limits: Limits, compile_cache: str | None = None,
+                 launcher: Launcher | None = None) -> None:
         self.limits = limits
         self.workdir = tempfile.mkdtemp(prefix="jaxgrade-")
         to_child_r, self._to_child = os.pipe()
@@ -104,10 +109,13 @@ class Child:
                        JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="-1",
                        # without this the key holds the directory's path and a moved cache never hits
                        JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES="none")
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", "-c", BOOT, str(to_child_r), str(from_child_w)],
-            pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL, stdout=output_w,
-            stderr=output_w, cwd=self.workdir, env=env, start_new_session=True)
+        argv = [sys.executable, "-I", "-c", BOOT, str(to_child_r), str(from_child_w)]
+        if launcher is not None:  # e.g. grader.pool: fork it, ready-imported, from a warm process
+            self.process = launcher(argv, env, self.workdir, (to_child_r, from_child_w, output_w))
+        else:
+            self.process = subprocess.Popen(
+                argv, pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL, stdout=output_w,
+                stderr=output_w, cwd=self.workdir, env=env, start_new_session=True)
         for fd in (to_child_r, from_child_w, output_w):
             os.close(fd)
         self._limit_resources()

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from grader.protocol import decode_array, encode_array
-from grader.sandbox import Child, ChildFailure, Limits
+from grader.sandbox import Child, ChildFailure, Launcher, Limits
 
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:
 # the report already says what went wrong, and each time-out costs the full call limit.
@@ -84,7 +84,8 @@ class Loaded:
 
 class Session:
     def __init__(self, submission: Path, function: str, devices: int, limits: Limits,
-                 compile_cache: str | None = None) -> None:
+                 compile_cache: str | None = None, launcher: Launcher | None = None) -> None:
+        self.launcher = launcher  # how children start: exec'd (None) or forked warm (grader.pool)
         self.submission, self.function = submission, function
         self.compile_cache = compile_cache
         self.devices, self.limits = devices, limits
@@ -100,7 +101,7 @@ class Session:
     def start(self) -> Child:
         """Launch the child (if none is running) without waiting for it to be ready."""
         if self._child is None:
-            self._child = Child(self.devices, self.limits, self.compile_cache)
+            self._child = Child(self.devices, self.limits, self.compile_cache, self.launcher)
         return self._child
 
     def _ready_child(self) -> Child:

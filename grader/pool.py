@@ -1,0 +1,351 @@
+"""Warm workers: fork each submission's child from a process that has already imported JAX.
+
+A fresh ``python -c "import jax"`` costs about 0.6 s of CPU before a submission does
+anything; forking a process that has imported JAX (and has *never started the XLA
+backend*) costs a few milliseconds, and the forked child starts its own backend in about
+20 ms. Forking after the backend started deadlocks children inside XLA, so that process,
+the *zygote*, is a separate, single-threaded process that only imports modules and forks:
+
+- it is launched exactly like an ordinary child (``python -I``, the same environment
+  allowlist, JAX variables and working-directory conventions), so JAX reads the same
+  configuration at import as an exec'd child would;
+- it refuses to serve if importing started a backend;
+- each forked child gets the pipes the grading process made for it, a new process group,
+  the child's own environment, working directory and stdout/stderr capture, every other
+  descriptor closed, and is killed if the zygote dies; then it runs ``grader.child.main()``,
+  the same entry point the exec'd child runs. The judging stays in the grading process.
+
+Use :class:`Pool` as the ``launcher`` of :class:`grader.sandbox.Child` (through
+``grader.engine.grade(..., launcher=pool.launch)``). It is thread-safe: several grading
+threads share one zygote per distinct child environment.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
+ZYGOTE_BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.pool import zygote_main; zygote_main()"
+# What a child imports before the student's module does; importing them never starts a backend.
+PRELOAD = ("numpy", "jax", "jax.numpy", "jax.sharding", "jax._src.dispatch", "jax._src.array",
+           "grader.protocol", "grader.child", "grader.jaxpr_graph")
+# Variables that differ between children of one zygote; every other variable must match it.
+PER_CHILD = frozenset({"HOME", "TMPDIR"})
+MAX_MESSAGE = 1 << 16
+PR_SET_PDEATHSIG = 1
+
+
+class PoolError(OSError):
+    """The warm process could not start or fork; grading cannot continue through it."""
+
+
+class ForkedProcess:
+    """The part of ``subprocess.Popen`` that :class:`grader.sandbox.Child` uses, for a child
+    forked by the zygote (which reaps it and reports how it ended)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+        self._ended = threading.Event()
+
+    def _end(self, returncode: int) -> None:
+        if self.returncode is None:
+            self.returncode = returncode
+        self._ended.set()
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if not self._ended.wait(timeout):
+            raise subprocess.TimeoutExpired(f"forked child {self.pid}", timeout or 0.0)
+        assert self.returncode is not None
+        return self.returncode
+
+
+class Zygote:
+    """The grading side of one warm process; ``fork`` starts a child in it."""
+
+    def __init__(self, env: dict[str, str], startup_s: float = 60.0) -> None:
+        self.env = {k: v for k, v in env.items() if k not in PER_CHILD}
+        self.home = tempfile.mkdtemp(prefix="jaxgrade-zygote-")
+        self._socket, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-c", ZYGOTE_BOOT, str(theirs.fileno())], pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.home,
+            env={**self.env, "HOME": self.home, "TMPDIR": self.home}, start_new_session=True)
+        theirs.close()
+        self._send_lock = threading.Lock()
+        self._state = threading.Condition()
+        self._next_id = 0
+        self._forked: dict[int, int | str] = {}  # request id -> pid, or why the fork failed
+        self._children: dict[int, ForkedProcess] = {}
+        self.alive = True
+        self._socket.settimeout(startup_s)
+        try:
+            greeting = json.loads(self._socket.recv(MAX_MESSAGE) or b"{}")
+        except (OSError, ValueError) as error:
+            self.close()
+            raise PoolError(f"the warm grading process did not start: {error}") from None
+        if greeting.get("op") != "ready":
+            self.close()
+            raise PoolError(f"the warm grading process did not start: {greeting.get('error', 'it exited')}")
+        self._socket.settimeout(None)
+        self._reader = threading.Thread(target=self._read, name="jaxgrade-zygote-reader", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        """Route the zygote's replies: fork results to the waiting thread, exits to their process."""
+        while True:
+            try:
+                data = self._socket.recv(MAX_MESSAGE)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            message = json.loads(data)
+            with self._state:
+                if message["op"] == "forked":
+                    pid = message.get("pid")
+                    if isinstance(pid, int):
+                        self._children[pid] = ForkedProcess(pid)
+                    self._forked[message["id"]] = pid if isinstance(pid, int) else str(message.get("error"))
+                    self._state.notify_all()
+                elif message["op"] == "exited" and message["pid"] in self._children:
+                    self._children.pop(message["pid"])._end(message["code"])
+        with self._state:  # the zygote is gone, and with it (PDEATHSIG) every child it forked
+            self.alive = False
+            for child in self._children.values():
+                child._end(-signal.SIGKILL)
+            self._children.clear()
+            self._state.notify_all()
+
+    def fork(self, argv: list[str], env: dict[str, str], workdir: str, fds: tuple[int, int, int],
+             timeout: float = 30.0) -> ForkedProcess:
+        """A new child that runs the ``python -c CODE ARGS`` of ``argv`` (the command line
+        the child would have been exec'd with) on ``fds``: inbox, outbox, output."""
+        if len(argv) < 4 or argv[2] != "-c":
+            raise PoolError(f"a warm process can only run 'python -I -c CODE ...' children, not {argv[:3]}")
+        request = {"code": argv[3], "args": argv[4:], "numbers": list(fds[:2]), "env": env, "workdir": workdir}
+        with self._state:
+            if not self.alive:
+                raise PoolError("the warm grading process has exited")
+            self._next_id += 1
+            request["id"] = ident = self._next_id
+        try:
+            with self._send_lock:
+                socket.send_fds(self._socket, [json.dumps(request).encode()], list(fds))
+        except OSError as error:
+            raise PoolError(f"cannot reach the warm grading process: {error}") from None
+        with self._state:
+            if not self._state.wait_for(lambda: ident in self._forked or not self.alive, timeout):
+                raise PoolError("the warm grading process did not fork in time")
+            if ident not in self._forked:
+                raise PoolError("the warm grading process exited")
+            pid = self._forked.pop(ident)
+            if isinstance(pid, str):
+                raise PoolError(f"the warm grading process could not fork: {pid}")
+            return self._children[pid]
+
+    def close(self) -> None:
+        """Stop the zygote; it kills every child it forked that is still running."""
+        self.alive = False
+        try:
+            self._socket.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        self._socket.close()
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+class Pool:
+    """Launches children by forking warm zygotes: pass ``pool.launch`` as a child launcher.
+
+    One zygote per distinct child environment (an exercise's device count and compilation
+    cache are part of it); a zygote that died is replaced on the next launch."""
+
+    def __init__(self) -> None:
+        self._zygotes: dict[tuple[tuple[str, str], ...], Zygote] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def launch(self, argv: list[str], env: dict[str, str], workdir: str, fds: tuple[int, int, int]) -> ForkedProcess:
+        """A :data:`grader.sandbox.Launcher`: the child ``argv`` describes, forked warm."""
+        key = tuple(sorted((k, v) for k, v in env.items() if k not in PER_CHILD))
+        with self._lock:
+            if self._closed:
+                raise PoolError("the pool of warm grading processes is closed")
+            zygote = self._zygotes.get(key)
+            if zygote is None or not zygote.alive:
+                if zygote is not None:
+                    zygote.close()
+                zygote = self._zygotes[key] = Zygote(env)
+        return zygote.fork(argv, env, workdir, fds)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            zygotes, self._zygotes = list(self._zygotes.values()), {}
+        for zygote in zygotes:
+            zygote.close()
+
+    def __enter__(self) -> "Pool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# -- inside the zygote -------------------------------------------------------------------------
+def zygote_main() -> None:
+    """Import what children need, then fork one child per request until the grader goes away."""
+    import importlib
+
+    channel = socket.socket(fileno=int(sys.argv[1]))
+    try:
+        for name in PRELOAD:
+            importlib.import_module(name)
+        from jax._src import xla_bridge
+        if xla_bridge.backends_are_initialized():  # forking now would deadlock the children
+            raise RuntimeError("importing the child's modules started the XLA backend")
+    except BaseException as error:
+        channel.send(json.dumps({"op": "failed", "error": f"{type(error).__name__}: {error}"}).encode())
+        raise SystemExit(70)
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    channel.send(json.dumps({"op": "ready", "pid": os.getpid()}).encode())
+    children: set[int] = set()
+
+    def reap() -> None:
+        while children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            children.discard(pid)
+            channel.send(json.dumps({"op": "exited", "pid": pid, "code": os.waitstatus_to_exitcode(status)}).encode())
+
+    while True:
+        readable, _, _ = select.select([channel, wake_r], [], [])
+        if wake_r in readable:
+            while True:
+                try:
+                    if not os.read(wake_r, 512):
+                        break
+                except BlockingIOError:
+                    break
+            reap()
+        if channel not in readable:
+            continue
+        try:
+            data, fds, _, _ = socket.recv_fds(channel, MAX_MESSAGE, 3)
+        except OSError:
+            data, fds = b"", []
+        if not data:
+            break
+        request = json.loads(data)
+        if len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
+            channel.send(json.dumps({"op": "forked", "id": request["id"], "error": "expected 3 descriptors"}).encode())
+            continue
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            pid = os.fork()
+        except OSError as error:
+            pid = -1
+            channel.send(json.dumps({"op": "forked", "id": request["id"], "error": str(error)}).encode())
+        if pid == 0:
+            _become_child(request, fds, libc)  # never returns
+        for fd in fds:
+            os.close(fd)
+        if pid > 0:
+            try:  # set here too, so the group exists before the grader can signal it
+                os.setpgid(pid, pid)
+            except OSError:
+                pass
+            children.add(pid)
+            channel.send(json.dumps({"op": "forked", "id": request["id"], "pid": pid}).encode())
+    for pid in children:  # the grader went away: nothing may outlive it
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    os._exit(0)
+
+
+def _become_child(request: dict[str, Any], fds: list[int], libc: Any) -> None:
+    """In the forked process: become what ``grader.sandbox.Child`` would have exec'd, then run
+    the same ``-c`` code with the same arguments (its modules are already imported)."""
+    code = 70
+    try:
+        zygote = os.getppid()
+        try:
+            os.setpgid(0, 0)
+        except OSError:
+            pass
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != zygote:  # the zygote died before the line above took effect
+            os._exit(code)
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        # The channel keeps the descriptor numbers the grader put on the command line.
+        high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 1024) for fd in fds]
+        inbox, outbox = request["numbers"]
+        os.dup2(high[0], inbox)
+        os.dup2(high[1], outbox)
+        os.dup2(high[2], 1)
+        os.dup2(high[2], 2)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        keep = {0, 1, 2, inbox, outbox}
+        for fd in [int(name) for name in os.listdir("/proc/self/fd")]:
+            if fd not in keep:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        for fd in (inbox, outbox):
+            os.set_inheritable(fd, True)
+        os.chdir(request["workdir"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        tempfile.tempdir = None  # recomputed from the child's TMPDIR
+        sys.argv = ["-c", *request["args"]]
+        exec(compile(request["code"], "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
+        code = 0
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
