@@ -11,6 +11,8 @@ from pathlib import Path
 
 from grader import __version__
 from grader.exercise import ExerciseError, all_exercises, exercise_for_source, find_exercise
+from grader.render import FORMATS
+from grader.visibility import AUDIENCES
 
 
 class UsageError(Exception):
@@ -24,11 +26,14 @@ class _Parser(argparse.ArgumentParser):
 
 def _check(args: argparse.Namespace) -> int:
     from grader.engine import grade
-    from grader.render import render, wants_colour
+    from grader.render import deliver, wants_colour
+    from grader.visibility import view
 
     path = Path(args.file)
     if not path.is_file():
         raise UsageError(f"no such file: {args.file} (give the path to your solution .py file)")
+    if args.templates is not None and not args.templates.is_dir():
+        raise UsageError(f"no such templates folder: {args.templates} (give a folder holding your *.j2 overrides)")
     if args.exercise:
         exercise = find_exercise(args.exercise)
     else:
@@ -42,13 +47,16 @@ def _check(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot tell which exercise {args.file} is for: it defines none of the exercises' "
                              f"functions. Pass -e SLUG; known exercises: {known}")
     report = grade(exercise, path, seed=args.seed, display_path=args.file)
+    stage = exercise.release.stage()
     stream = open(args.output, "w") if args.output else sys.stdout
     try:
-        stream.write(render(report, args.format, colour=wants_colour(stream) and args.format == "text"))
+        deliver(report, args.format, stream, colour=wants_colour(stream) and args.format == "text",
+                templates=args.templates, audience=args.audience, stage=stage)
     finally:
         if args.output:
             stream.close()
-    return 0 if report.status == "passed" else 1
+    # Judged on what the audience may see: a student's exit code must not give away a hidden check.
+    return 0 if view(report, args.audience, stage)["status"] in ("passed", "pending") else 1
 
 
 def _start(args: argparse.Namespace) -> int:
@@ -69,7 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="grade one solution file")
     check.add_argument("file", help="your solution, a .py file")
     check.add_argument("-e", "--exercise", help="exercise slug (default: found from the function your file defines)")
-    check.add_argument("--format", choices=["text", "json"], default="text")
+    check.add_argument("--format", choices=FORMATS, default="text",
+                       help="text (default), json, md, html, gradescope, junit or github; see docs/formats.md")
+    check.add_argument("--audience", choices=AUDIENCES, default="student",
+                       help="student (default: hidden checks withheld) or instructor (everything)")
+    check.add_argument("--templates", type=Path, metavar="DIR", help="folder of *.j2 templates that replace the built-in ones")
     check.add_argument("-o", "--output", help="write the report to this file instead of stdout")
     check.add_argument("--seed", type=int, default=0, help="seed for the generated inputs (default 0)")
     check.set_defaults(run=_check)
@@ -79,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     start.add_argument("-o", "--output", help="file to write (default: SLUG.py)")
     start.add_argument("--force", action="store_true", help="overwrite an existing file")
     start.set_defaults(run=_start)
+
+    from grader import export  # jaxgrade export gradescope|student
+    export.add_commands(commands)
     return parser
 
 

@@ -1,16 +1,37 @@
-"""Turn a Report into text people read. Renderers lay out; they never decide a grade."""
+"""Turn a Report into what people and platforms read. Renderers lay out; they never decide a grade.
+
+Every format except ``json`` is a Jinja2 template in ``templates/`` (an instructor overrides one
+by putting a file of the same name in ``--templates DIR``), fed by :func:`grader.visibility.view`,
+which has already removed what the audience may not see. ``json`` is the jaxgrade.report/1
+record, the same for every audience; ``gradescope`` maps each check's visibility onto
+Gradescope's own, and Gradescope does the hiding. See docs/formats.md.
+"""
 from __future__ import annotations
 
 import json
 import os
+import re
+import secrets
 from pathlib import Path
+from typing import Any, Mapping, TextIO
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from grader.report import Report
+from grader.visibility import AUDIENCES, STAGES, view
 
 PACKAGE = Path(__file__).resolve().parent
-COLOURS = {"passed": "32", "failed": "31", "error": "35", "skipped": "90", "bold": "1", "dim": "2"}
+FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "github")
+COLOURS = {"passed": "32", "failed": "31", "error": "35", "skipped": "90", "pending": "33", "bold": "1", "dim": "2"}
+TEMPLATES = {"text": "report.txt.j2", "md": "report.md.j2", "html": "report.html.j2", "junit": "report.junit.xml.j2"}
+
+# Characters XML 1.0 cannot hold at all (student output may contain any byte).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# Markdown punctuation that could format, link, mention or open HTML in student-influenced text.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&@#])")
+# Lines the GitHub runner would read as a workflow command (``::cmd::`` and the legacy ``##[cmd]``).
+_WORKFLOW_COMMAND = re.compile(r"^(\s*)(::|##\[)")
 
 
 def templates_root() -> Path:
@@ -18,29 +39,155 @@ def templates_root() -> Path:
     return installed if installed.is_dir() else PACKAGE.parent / "templates"
 
 
-def _environment(colour: bool, extra: Path | None) -> Environment:
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def _md(text: object) -> str:
+    """Markdown-escape text so it shows as written: no emphasis, links, HTML or @mentions."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", "  \n")
+
+
+def _code(text: object) -> str:
+    """An inline Markdown code span that holds any text (a fence longer than its longest backtick run)."""
+    text = " ".join(str(text).splitlines())
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _codeblock(text: object, info: str = "") -> str:
+    """A fenced Markdown code block that its content cannot close early."""
+    text = str(text).rstrip("\n")
+    fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
+
+
+def _indent_all(text: object, prefix: str = "    ") -> str:
+    return "\n".join(prefix + line if line else line for line in str(text).splitlines())
+
+
+def _xml_finalize(value: object) -> object:
+    """Every value printed into XML loses the characters XML 1.0 forbids."""
+    if isinstance(value, Markup) or not isinstance(value, str):
+        return value
+    return _NOT_XML.sub("\ufffd", value)
+
+
+def _environment(colour: bool, extra: Path | None, markup: str | None = None) -> Environment:
+    """``markup`` is ``html`` or ``xml`` for templates whose every value must be escaped."""
+    if extra is not None and not Path(extra).is_dir():
+        raise ValueError(f"templates folder {extra} does not exist; pass a folder holding your *.j2 overrides")
     search = [str(extra)] if extra else []
     env = Environment(loader=FileSystemLoader([*search, str(templates_root())]), undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                      autoescape=select_autoescape(enabled_extensions=()) if markup is None else True,
+                      finalize=_xml_finalize if markup == "xml" else None)
 
     def paint(text: str, style: str) -> str:
         return f"\033[{COLOURS[style]}m{text}\033[0m" if colour and style in COLOURS else text
 
-    def indent_all(text: str, prefix: str = "    ") -> str:
-        return "\n".join(prefix + line if line else line for line in str(text).splitlines())
-
-    env.filters.update(paint=paint, indent_all=indent_all, points=lambda v: f"{v:g}")
+    env.filters.update(paint=paint, indent_all=_indent_all, points=_points, md=_md, code=_code,
+                       codeblock=_codeblock, seconds=lambda v: f"{v:.3f}")
     return env
 
 
-def render(report: Report, format: str = "text", *, colour: bool = False, templates: Path | None = None) -> str:
-    """``format`` is ``text`` or ``json``."""
+def render(report: Report, format: str = "text", *, colour: bool = False, templates: Path | None = None,
+           audience: str = "student", stage: str = "open") -> str:
+    """Lay ``report`` out as ``format`` (one of :data:`FORMATS`) for ``audience`` (``student`` or
+    ``instructor``) at the exercise's release ``stage`` (``open``, ``due`` or ``published``).
+
+    ``templates`` is a folder whose ``*.j2`` files replace the built-in ones of the same name.
+    ``github`` returns what goes to stdout (annotations and the fenced text report); the
+    Markdown for the step summary comes from :func:`deliver`."""
+    if audience not in AUDIENCES:
+        raise ValueError(f"unknown audience {audience!r}; choose one of {', '.join(AUDIENCES)}")
+    if stage not in STAGES:
+        raise ValueError(f"unknown release stage {stage!r}; choose one of {', '.join(STAGES)}")
     if format == "json":
         return json.dumps(report.to_dict(), indent=2) + "\n"
-    if format == "text":
-        template = _environment(colour, templates).get_template("report.txt.j2")
-        return template.render(report=report.as_data())
-    raise ValueError(f"unknown format {format!r}; choose text or json")
+    if format == "gradescope":
+        return json.dumps(gradescope(report, templates=templates), indent=2) + "\n"
+    if format == "github":
+        return _github(report, templates, audience, stage)
+    if format in TEMPLATES:
+        markup = {"html": "html", "junit": "xml"}.get(format)
+        env = _environment(colour and format == "text", templates, markup)
+        return env.get_template(TEMPLATES[format]).render(report=view(report, audience, stage))
+    raise ValueError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
+
+
+def gradescope(report: Report, *, templates: Path | None = None) -> dict[str, Any]:
+    """The results.json Gradescope reads (field list in docs/formats.md).
+
+    Every check becomes a test whose visibility is the check's own, so Gradescope shows it when
+    the check's release comes; each test's output is the instructor's full detail, which
+    Gradescope hides with the test. The top-level ``output`` is shown to students at once, so
+    it is the student view at stage ``open``. ``score`` is the instructor's (hidden checks count)."""
+    env = _environment(False, templates)
+    detail = env.get_template("check.md.j2")
+    summary = env.get_template("gradescope_output.md.j2")
+    instructor = view(report, "instructor")
+    tests = []
+    for number, check in enumerate(instructor["checks"], start=1):
+        tests.append({
+            "score": check["score"], "max_score": check["max_score"],
+            "status": "passed" if check["status"] == "passed" else "failed",
+            "name": check["title"], "name_format": "text", "number": str(number),
+            "output": detail.render(c=check).strip(), "output_format": "md",
+            "tags": [check["category"]], "visibility": check["visibility"],
+            "extra_data": {"id": check["id"], "status": check["status"]},
+        })
+    return {"score": report.score, "execution_time": round(report.duration_s, 3),
+            "output": summary.render(report=view(report, "student", "open")).strip(), "output_format": "md",
+            "test_output_format": "md", "test_name_format": "text", "visibility": "visible",
+            "stdout_visibility": "hidden",
+            "extra_data": {"exercise": report.exercise, "status": report.status,
+                           "submission": dict(report.submission), "environment": dict(report.environment)},
+            "tests": tests}
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def neutralise_workflow_commands(text: str) -> str:
+    """Prefix every line the runner would take for a workflow command, so it is shown, not run."""
+    return "\n".join(_WORKFLOW_COMMAND.sub(r"\1» \2", line) for line in text.split("\n"))
+
+
+def _github(report: Report, templates: Path | None, audience: str, stage: str) -> str:
+    """Annotations for the failed checks the audience may see, then the text report inside a
+    stop-commands fence with a fresh random token (and workflow-command lines neutralised too)."""
+    data = view(report, audience, stage)
+    where = f"file={_escape_property(str(report.submission.get('path') or ''))},"
+    lines = []
+    level = "notice" if data["status"] in ("passed", "pending") else "error"
+    lines.append(f"::{level} title={_escape_property('jaxgrade: ' + report.title)}::"
+                 + _escape_data(f"Score {_points(data['score'])}/{_points(data['max_score'])} · {data['verdict']}"))
+    for check in data["checks"]:
+        if check["status"] in ("failed", "error"):
+            message = check["message"] + (f"\nHint: {check['hint']}" if check["hint"] else "")
+            lines.append(f"::error {where}title={_escape_property(check['title'])}::{_escape_data(message)}")
+    token = secrets.token_hex(16)
+    text = render(report, "text", templates=templates, audience=audience, stage=stage)
+    lines += [f"::stop-commands::{token}", neutralise_workflow_commands(text.rstrip("\n")), f"::{token}::"]
+    return "\n".join(lines) + "\n"
+
+
+def deliver(report: Report, format: str, stream: TextIO, *, colour: bool = False, templates: Path | None = None,
+            audience: str = "student", stage: str = "open", environ: Mapping[str, str] = os.environ) -> None:
+    """Write the report to ``stream``; for ``github`` also append the Markdown report to the
+    file named by ``$GITHUB_STEP_SUMMARY`` when it is set (as it is inside GitHub Actions)."""
+    stream.write(render(report, format, colour=colour, templates=templates, audience=audience, stage=stage))
+    summary = environ.get("GITHUB_STEP_SUMMARY")
+    if format == "github" and summary:
+        with open(summary, "a", encoding="utf-8") as handle:
+            handle.write(render(report, "md", templates=templates, audience=audience, stage=stage))
 
 
 def wants_colour(stream: object) -> bool:

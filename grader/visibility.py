@@ -30,6 +30,8 @@ VISIBILITIES: tuple[str, ...] = get_args(Visibility)
 AUDIENCES: tuple[str, ...] = get_args(Audience)
 STAGES: tuple[str, ...] = get_args(Stage)
 
+NO_OUTPUT: dict[str, Any] = {"head": "", "tail": "", "total_bytes": 0, "dropped_bytes": 0}
+
 # The first stage at which a student sees a check of each visibility (None: never).
 _SHOWN_FROM: dict[str, str | None] = {"visible": "open", "after_due_date": "due",
                                       "after_published": "published", "hidden": None}
@@ -87,18 +89,17 @@ def view(report: Report, audience: str = "student", stage: str = "open") -> dict
     "all checks passed" while a hidden check may fail. The captured output of the student's
     program is dropped too when checks are withheld, because hidden inputs could be printed."""
     data = report.as_data()
+    data["output"] = {**NO_OUTPUT, **data["output"]}
     checks = [c for c in data["checks"] if shown_to(c["visibility"], audience, stage)]
     withheld = [c for c in data["checks"] if not shown_to(c["visibility"], audience, stage)]
     data["audience"], data["stage"] = audience, stage
     data["checks"] = checks
     data["withheld"] = {"count": len(withheld), "max_score": round(sum(c["max_score"] for c in withheld), 6)}
-    data["visibility_counts"] = {v: sum(c["visibility"] == v for c in report.as_data()["checks"])
-                                 for v in VISIBILITIES}
     if audience == "student" and withheld:
         data["score"] = round(sum(c["score"] for c in checks), 6)
         data["max_score"] = round(sum(c["max_score"] for c in checks), 6)
         data["output_withheld"] = bool(data["output"].get("total_bytes"))
-        data["output"] = {}
+        data["output"] = dict(NO_OUTPUT)
         if any(c["status"] in ("failed", "error") for c in checks):
             data["status"] = "failed"
         elif checks and not any(c["status"] in ("passed", "failed") for c in checks):
