@@ -94,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     from grader import export  # jaxgrade export gradescope|student
     export.add_commands(commands)
+
+    from grader import batch  # jaxgrade grade: a whole class
+    batch.add_grade_command(commands)
     return parser
 
 

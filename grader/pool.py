@@ -41,7 +41,8 @@ ZYGOTE_BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.
 PRELOAD = ("numpy", "jax", "jax.numpy", "jax.sharding", "jax._src.dispatch", "jax._src.array",
            "grader.protocol", "grader.child", "grader.jaxpr_graph")
 # Variables that differ between children of one zygote; every other variable must match it.
-PER_CHILD = frozenset({"HOME", "TMPDIR"})
+# JAXGRADE_SANDBOX is grader.sandbox.MARKER, which names one child (for cleanup).
+PER_CHILD = frozenset({"HOME", "TMPDIR", "JAXGRADE_SANDBOX"})
 MAX_MESSAGE = 1 << 16
 PR_SET_PDEATHSIG = 1
 
@@ -84,7 +85,8 @@ class Zygote:
         self.process = subprocess.Popen(
             [sys.executable, "-I", "-c", ZYGOTE_BOOT, str(theirs.fileno())], pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.home,
-            env={**self.env, "HOME": self.home, "TMPDIR": self.home}, start_new_session=True)
+            env={**self.env, "HOME": self.home, "TMPDIR": self.home, "JAXGRADE_SANDBOX": f"{os.getpid()}-zygote"},
+            start_new_session=True)
         theirs.close()
         self._send_lock = threading.Lock()
         self._state = threading.Condition()

@@ -1,0 +1,336 @@
+"""``jaxgrade grade``: grade a whole class, fast, resumably, with the verdicts of ``check``.
+
+    jaxgrade grade submissions/ -e SLUG -o out/ [-j N] [--seed N] [--regrade]
+
+Intake (:mod:`grader.intake`) → grading → results on disk:
+
+    out/gradebook.csv                       one row per student (grader.gradebook)
+    out/summary.html, out/summary.md        the class summary (grader.summary)
+    out/students/<student>/report.json      the jaxgrade.report/1 document
+    out/students/<student>/report.html|md   the report for reading
+    out/students/<student>/result.json      jaxgrade.result/1: the key it was graded under + the report
+
+Each submission is graded exactly as ``jaxgrade check`` grades it (``grader.engine.grade``:
+its own fresh child process, the same checks, limits and seed) but the children are forked
+from a warm process that imported JAX once (:mod:`grader.pool`), ``-j`` of them at a time,
+and Hypothesis draws the inputs once for the whole class.
+
+Nothing is lost: each student's files are written (atomically, ``result.json`` last) as soon
+as that student is graded, and the gradebook is rewritten after each one, so an interrupted
+or crashed run leaves every finished result and a consistent gradebook. A result is reused
+when its key matches: (submission sha256, exercise fingerprint, jaxgrade version, seed). So
+a rerun continues where the last one stopped, an unchanged submission is not regraded, a
+changed submission or a changed exercise is, and ``--regrade`` regrades everything.
+
+The per-student reports here are the *instructor's* view (every check, hidden ones too):
+this folder is the instructor's. What goes back to students is rendered for the student
+audience by ``jaxgrade export``.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+from grader import __version__
+from grader.exercise import Exercise
+from grader.gradebook import write_atomically, write_gradebook
+from grader.intake import Intake, Problem, Submission, find_submissions
+from grader.report import Report
+from grader.summary import summarize, write_summary
+
+RESULT_SCHEMA = "jaxgrade.result/1"
+REPORT_FORMATS = ("json", "html", "md")
+AUDIENCE = "instructor"
+
+
+@dataclass
+class BatchOutcome:
+    """What a run did. ``failed`` are submissions the grader itself could not finish (a grader
+    bug or a lost worker): they have no result, so the next run tries them again."""
+    out: Path
+    intake: Intake
+    graded: list[str] = field(default_factory=list)
+    reused: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    interrupted: bool = False
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def gradebook(self) -> Path:
+        return self.out / "gradebook.csv"
+
+    @property
+    def summary(self) -> Path:
+        return self.out / "summary.html"
+
+
+def result_key(exercise: Exercise, sha256: str, seed: int) -> dict[str, Any]:
+    """What a stored result is valid for: the same file, exercise version, grader and seed."""
+    return {"sha256": sha256, "exercise": exercise.slug, "exercise_version": exercise.fingerprint,
+            "jaxgrade": __version__, "seed": seed}
+
+
+def student_folder(student: str) -> str:
+    """A folder name for a student id that is safe on every file system and never collides:
+    ids that are not plain (or differ only by case elsewhere) get a short hash of the id."""
+    plain = re.sub(r"[^A-Za-z0-9._-]", "_", student).strip(".") or "_"
+    if plain == student and plain.lower() == plain:
+        return plain
+    return f"{plain[:80]}-{hashlib.sha256(student.encode()).hexdigest()[:8]}"
+
+
+def load_result(directory: Path) -> dict[str, Any] | None:
+    try:
+        record = json.loads((directory / "result.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) and record.get("schema") == RESULT_SCHEMA else None
+
+
+def _write_student(directory: Path, submission: Submission, report: Report, key: dict[str, Any]) -> dict[str, Any]:
+    """The student's reports, then ``result.json`` (the marker that the result is complete)."""
+    from grader.render import render
+    directory.mkdir(parents=True, exist_ok=True)
+    for format in REPORT_FORMATS:
+        write_atomically(directory / f"report.{format}", render(report, format, audience=AUDIENCE))
+    record = {"schema": RESULT_SCHEMA, "student": submission.student, "source": submission.source, "key": key,
+              "graded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "report": report.to_dict()}
+    write_atomically(directory / "result.json", json.dumps(record, indent=1) + "\n")
+    return record
+
+
+class Progress:
+    """Counts, rate and ETA: one redrawn line on a terminal, one plain line per result otherwise."""
+
+    def __init__(self, total: int, stream: TextIO | None = None, interactive: bool | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.interactive = self.stream.isatty() if interactive is None else interactive
+        self.total, self.done, self.started = total, 0, time.monotonic()
+        self.counts = {"passed": 0, "failed": 0, "error": 0}
+
+    def _eta(self) -> str:
+        elapsed = time.monotonic() - self.started
+        if not self.done:
+            return "--:--"
+        left = int(elapsed / self.done * (self.total - self.done))
+        return f"{left // 60}:{left % 60:02d}"
+
+    def update(self, student: str, status: str, score: str) -> None:
+        self.done += 1
+        self.counts[status] = self.counts.get(status, 0) + 1
+        rate = self.done / max(time.monotonic() - self.started, 1e-9)
+        if self.interactive:
+            width = 24
+            filled = int(width * self.done / max(self.total, 1))
+            bar = "#" * filled + "." * (width - filled)
+            self.stream.write(f"\r[{bar}] {self.done}/{self.total} · {self.counts['passed']} full marks · "
+                              f"{self.counts['failed']} not · {self.counts['error']} errors · {rate:.1f}/s · "
+                              f"ETA {self._eta()} ")
+        else:
+            self.stream.write(f"[{self.done}/{self.total}] {student}: {score} {status} (ETA {self._eta()})\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.interactive and self.done:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def prepare(exercise: Exercise, seed: int) -> str | None:
+    """Once per run, before any worker starts: the compilation cache filled from the reference,
+    and every property check's inputs drawn (so workers share one draw and never race for it)."""
+    from grader.engine import warm_compile_cache
+    cache = warm_compile_cache(exercise)
+    for check in exercise.checks:
+        draw = getattr(check, "draw", None)
+        if callable(draw):
+            draw(seed)
+    return cache
+
+
+class GraderFailure(Exception):
+    """The grader could not finish a submission for a reason of its own (its warm process
+    could not fork): no verdict is recorded, so the next run grades it again."""
+
+
+class _Worker:
+    """Grades one submission in a worker thread, as ``jaxgrade check`` would."""
+
+    def __init__(self, exercise: Exercise, seed: int, cache: str | None, launcher: Callable[..., Any]) -> None:
+        self.exercise, self.seed, self.cache, self._launcher = exercise, seed, cache, launcher
+        self._local = threading.local()
+
+    def _launch(self, *args: Any) -> Any:
+        try:
+            return self._launcher(*args)
+        except Exception as error:
+            self._local.failure = f"{type(error).__name__}: {error}"
+            raise
+
+    def __call__(self, submission: Submission) -> Report:
+        from grader.engine import grade
+        self._local.failure = None
+        report = grade(self.exercise, submission.path, seed=self.seed, display_path=submission.source,
+                       compile_cache=self.cache or False, launcher=self._launch)
+        if self._local.failure:  # a check ran into it: its "error" verdict is the grader's, not the student's
+            raise GraderFailure(self._local.failure)
+        return report
+
+
+def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None = None, seed: int = 0,
+                regrade: bool = False, progress: Progress | Callable[[int], Progress] | None = None,
+                launcher: Callable[..., Any] | None = None) -> BatchOutcome:
+    """Grade every submission in ``source`` into ``out``; see the module docstring.
+
+    ``jobs``: submissions graded at once (default: the number of CPUs). ``launcher``: how
+    children start (default: forked from a warm :class:`grader.pool.Pool`)."""
+    from grader.pool import Pool
+
+    out.mkdir(parents=True, exist_ok=True)
+    students_dir = out / "students"
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    unpacked = Path(tempfile.mkdtemp(prefix="jaxgrade-intake-"))
+    try:
+        intake = find_submissions(source, exercise.function, unpack_to=unpacked)
+        outcome = BatchOutcome(out=out, intake=intake)
+        check_ids = [c.id for c in exercise.checks]
+        todo: list[tuple[Submission, dict[str, Any]]] = []
+        for submission in intake.submissions:
+            key = result_key(exercise, submission.sha256, seed)
+            stored = None if regrade else load_result(students_dir / student_folder(submission.student))
+            if stored is not None and stored.get("key") == key and stored.get("student") == submission.student:
+                outcome.results[submission.student] = stored
+                outcome.reused.append(submission.student)
+            else:
+                todo.append((submission, key))
+
+        def save() -> None:
+            write_gradebook(out / "gradebook.csv", check_ids, outcome.results.values(), intake.problems)
+
+        save()
+        meter = progress(len(todo)) if callable(progress) else progress
+        pool: Pool | None = None
+        try:
+            if todo:
+                cache = prepare(exercise, seed)
+                if launcher is None:
+                    pool = Pool()
+                    launcher = pool.launch
+                work = _Worker(exercise, seed, cache, launcher)
+                with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="jaxgrade-grade") as workers:
+                    pending: dict[Future[Report], tuple[Submission, dict[str, Any]]] = {}
+                    queue = iter(todo)
+
+                    def submit_next() -> None:
+                        for submission, key in queue:
+                            pending[workers.submit(work, submission)] = (submission, key)
+                            return
+
+                    try:
+                        for _ in range(jobs * 2):  # a short queue: an interrupt leaves little started
+                            submit_next()
+                        while pending:
+                            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+                            for future in done:
+                                submission, key = pending.pop(future)
+                                submit_next()
+                                try:
+                                    report = future.result()
+                                except Exception as error:  # the grader's own failure: retried next run
+                                    outcome.failed[submission.student] = f"{type(error).__name__}: {error}"
+                                    if meter:
+                                        meter.update(submission.student, "error", "not graded")
+                                    continue
+                                record = _write_student(students_dir / student_folder(submission.student),
+                                                        submission, report, key)
+                                outcome.results[submission.student] = record
+                                outcome.graded.append(submission.student)
+                                save()
+                                if meter:
+                                    meter.update(submission.student, report.status,
+                                                 f"{report.score:g}/{report.max_score:g}")
+                    except KeyboardInterrupt:
+                        outcome.interrupted = True
+                        for future in pending:
+                            future.cancel()
+                        if pool is not None:
+                            pool.close()  # kills the running children: the workers return at once
+        finally:
+            if pool is not None:
+                pool.close()
+            if meter:
+                meter.close()
+            save()
+            write_summary(out, summary_data(exercise, seed, outcome))
+        return outcome
+    finally:
+        shutil.rmtree(unpacked, ignore_errors=True)
+
+
+def summary_data(exercise: Exercise, seed: int, outcome: BatchOutcome) -> dict[str, Any]:
+    checks = [{"id": c.id, "title": c.title, "category": c.category, "max_score": exercise.points[c.id]}
+              for c in exercise.checks]
+    problems = list(outcome.intake.problems) + [
+        Problem(student, student, "grader_error", f"the grader failed ({message}); grade again to retry")
+        for student, message in outcome.failed.items()]
+    info = {"slug": exercise.slug, "title": exercise.title, "version": exercise.fingerprint,
+            "max_score": exercise.max_score, "seed": seed, "jaxgrade": __version__}
+    return summarize(outcome.results.values(), problems, exercise=info, checks=checks)
+
+
+# -- the command ---------------------------------------------------------------------------------
+def _run(args: argparse.Namespace) -> int:
+    from grader.cli import UsageError
+    from grader.exercise import find_exercise
+    from grader.intake import IntakeError
+
+    exercise = find_exercise(args.exercise)
+    source, out = Path(args.source), Path(args.output)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out} exists and is not a folder; give -o a folder for the results")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("-j must be at least 1")
+    try:
+        outcome = grade_class(exercise, source, out, jobs=args.jobs, seed=args.seed, regrade=args.regrade,
+                              progress=lambda total: Progress(total))
+    except IntakeError as error:
+        raise UsageError(str(error)) from None
+    intake = outcome.intake
+    print(f"{len(outcome.graded)} graded, {len(outcome.reused)} unchanged since the last run (not regraded), "
+          f"{len(intake.problems)} entr{'y' if len(intake.problems) == 1 else 'ies'} not graded"
+          + (f", {len(outcome.failed)} failed in the grader (grade again to retry)" if outcome.failed else ""))
+    for problem in intake.problems:
+        print(f"  not graded: {problem.source}: {problem.reason}: {problem.message}")
+    print(f"Gradebook: {outcome.gradebook}")
+    print(f"Summary:   {outcome.summary}  (and {out / 'summary.md'})")
+    if outcome.interrupted:
+        print(f"jaxgrade: interrupted; every finished result is saved. Run the same command again to continue.",
+              file=sys.stderr)
+        return 130
+    return 1 if outcome.failed else 0
+
+
+def add_grade_command(commands: argparse._SubParsersAction) -> None:
+    """Register ``jaxgrade grade`` (called from grader.cli.build_parser)."""
+    grade = commands.add_parser("grade", help="grade a whole class: a folder or .zip of submissions")
+    grade.add_argument("source", help="a folder of .py files, a folder of per-student folders, or a .zip of either")
+    grade.add_argument("-e", "--exercise", required=True, help="exercise slug")
+    grade.add_argument("-o", "--output", required=True, help="folder for the gradebook, reports and summary")
+    grade.add_argument("-j", "--jobs", type=int, default=None,
+                       help="submissions graded at once (default: the number of CPUs)")
+    grade.add_argument("--seed", type=int, default=0, help="seed for the generated inputs (default 0)")
+    grade.add_argument("--regrade", action="store_true",
+                       help="grade every submission again, even those unchanged since the last run")
+    grade.set_defaults(run=_run)

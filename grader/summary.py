@@ -1,0 +1,155 @@
+"""The class summary: what an instructor reads after grading a whole class.
+
+:func:`summarize` turns the graded results and the intake's problems into plain data (score
+distribution, pass rate per check, the most common failure messages, the slowest
+submissions, those that errored or hit a limit, identical submissions, entries that were not
+graded); :func:`write_summary` lays it out as ``summary.html`` (self-contained: inline CSS
+and an inline SVG histogram, no scripts, nothing fetched) and ``summary.md``. Names and
+messages come from students, so the HTML template is autoescaped.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+import statistics
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from grader.gradebook import write_atomically
+from grader.intake import Problem
+
+TOP_FAILURES = 10
+TOP_SLOWEST = 5
+MAX_NAMES = 8
+
+_ARRAY = re.compile(r"jnp\.array\(\[[^\]]*\](?:, dtype=[\w.]+)?\)|<float32 array of [^>]*>|np\.asarray\([^)]*\)"
+                    r"|\[[-+0-9.,e\s]*\]")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?(?![\w])|\b(?:nan|-?inf)\b")
+
+
+def failure_pattern(message: str) -> str:
+    """The message with its particulars (inputs, numbers) masked, so that the same mistake made
+    on different inputs counts as one."""
+    text = _NUMBER.sub("N", _ARRAY.sub("x", message))
+    return text if len(text) <= 240 else text[:237] + "..."
+
+
+def _histogram(scores: Sequence[float], max_score: float) -> list[dict[str, Any]]:
+    """One bin per point when the maximum is small and whole, else ten equal bins."""
+    if max_score <= 0:
+        return []
+    if max_score <= 20 and float(max_score).is_integer():
+        edges = [float(i) for i in range(int(max_score) + 1)]
+        bins = [{"label": f"{e:g}", "low": e, "high": e, "count": 0} for e in edges]
+        for score in scores:
+            bins[min(int(math.floor(score + 1e-9)), len(bins) - 1)]["count"] += 1
+        return bins
+    width = max_score / 10
+    bins = [{"label": f"{i * width:g}–{(i + 1) * width:g}", "low": i * width, "high": (i + 1) * width, "count": 0}
+            for i in range(10)]
+    for score in scores:
+        bins[min(int(score / width), 9)]["count"] += 1
+    return bins
+
+
+def summarize(results: Iterable[dict[str, Any]], problems: Iterable[Problem], *, exercise: dict[str, Any],
+              checks: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Plain data for the summary templates. ``results``: ``jaxgrade.result/1`` records;
+    ``exercise``: slug, title, version, max_score, seed; ``checks``: id, title, category, max_score."""
+    results = sorted(results, key=lambda r: r["student"])
+    problems = list(problems)
+    reports = [r["report"] for r in results]
+    scores = [float(rep["score"]) for rep in reports]
+    max_score = float(exercise["max_score"])
+    statuses = Counter(rep["status"] for rep in reports)
+
+    per_check: dict[str, Counter[str]] = {c["id"]: Counter() for c in checks}
+    failures: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    trouble = []
+    for result, report in zip(results, reports):
+        for check in report["checks"]:
+            per_check.setdefault(check["id"], Counter())[check["status"]] += 1
+            if check["status"] in ("failed", "error"):
+                failures[(check["id"], failure_pattern(check["message"]))].append((result["student"], check["message"]))
+            if check["status"] == "failed" and check.get("category") == "limits":
+                trouble.append({"student": result["student"], "kind": "limit", "message": check["message"]})
+            elif check["status"] == "error":
+                trouble.append({"student": result["student"], "kind": "grader error", "message": check["message"]})
+        if report["status"] == "error" and not any(t["student"] == result["student"] for t in trouble):
+            trouble.append({"student": result["student"], "kind": "not gradable",
+                            "message": "no check could be graded"})
+
+    titles = {c["id"]: c for c in checks}
+    check_rows = []
+    for check in checks:
+        counts = per_check[check["id"]]
+        graded = sum(counts.values())
+        check_rows.append({"id": check["id"], "title": check["title"], "category": check.get("category", ""),
+                           "passed": counts["passed"], "failed": counts["failed"], "skipped": counts["skipped"],
+                           "error": counts["error"], "total": graded,
+                           "pass_rate": counts["passed"] / graded if graded else None})
+
+    common = sorted(failures.items(), key=lambda item: (-len(item[1]), item[0]))[:TOP_FAILURES]
+    failure_rows = [{"check": check_id, "title": titles.get(check_id, {}).get("title", check_id), "pattern": pattern,
+                     "count": len(hits), "example": hits[0][1], "students": [s for s, _ in hits[:MAX_NAMES]],
+                     "more": max(len(hits) - MAX_NAMES, 0)}
+                    for (check_id, pattern), hits in common]
+
+    slowest = sorted(results, key=lambda r: -float(r["report"].get("duration_s") or 0))[:TOP_SLOWEST]
+    by_sha: dict[str, list[str]] = defaultdict(list)
+    for result in results:
+        sha = result["report"]["submission"].get("sha256")
+        if sha:
+            by_sha[sha].append(result["student"])
+
+    ungraded_students = {p.student for p in problems if p.student} - {r["student"] for r in results}
+    return {
+        "exercise": exercise,
+        "generated_at": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "counts": {"students": len(results) + len(ungraded_students), "graded": len(results),
+                   "not_graded": len(ungraded_students), "full_marks": statuses["passed"],
+                   "failed": statuses["failed"], "error": statuses["error"]},
+        "scores": {"mean": statistics.fmean(scores) if scores else None,
+                   "median": statistics.median(scores) if scores else None,
+                   "min": min(scores) if scores else None, "max": max(scores) if scores else None,
+                   "max_score": max_score},
+        "histogram": _histogram(scores, max_score),
+        "checks": check_rows,
+        "failures": failure_rows,
+        "slowest": [{"student": r["student"], "duration_s": float(r["report"].get("duration_s") or 0),
+                     "score": r["report"]["score"], "status": r["report"]["status"]} for r in slowest],
+        "trouble": trouble,
+        "identical": [sorted(names) for names in by_sha.values() if len(names) > 1],
+        "problems": [{"source": p.source, "student": p.student, "reason": p.reason, "message": p.message}
+                     for p in problems],
+    }
+
+
+def _environment(templates: Path) -> Environment:
+    env = Environment(loader=FileSystemLoader(str(templates)), undefined=StrictUndefined, trim_blocks=True,
+                      lstrip_blocks=True, keep_trailing_newline=True,
+                      autoescape=select_autoescape(enabled_extensions=("html", "html.j2"), default=False))
+    env.filters["points"] = lambda v: "–" if v is None else f"{v:g}"
+    env.filters["percent"] = lambda v: "–" if v is None else f"{100 * v:.0f}%"
+    env.filters["md"] = lambda v: str(v).replace("|", "\\|").replace("\n", " ")
+    return env
+
+
+def render_summary(data: dict[str, Any], format: str, templates: Path | None = None) -> str:
+    """``format``: ``html`` or ``md``."""
+    from grader.render import templates_root
+    if format not in ("html", "md"):
+        raise ValueError(f"unknown summary format {format!r}; choose html or md")
+    return _environment(templates or templates_root()).get_template(f"summary.{format}.j2").render(s=data)
+
+
+def write_summary(directory: Path, data: dict[str, Any]) -> tuple[Path, Path]:
+    """Write ``summary.html`` and ``summary.md`` into ``directory``; returns their paths."""
+    html, md = directory / "summary.html", directory / "summary.md"
+    write_atomically(html, render_summary(data, "html"))
+    write_atomically(md, render_summary(data, "md"))
+    return html, md
