@@ -44,6 +44,7 @@ class Child:
         self.filename = "<submission>"
         self.placements: list[dict[str, Any]] | None = None
         self.argument: Any = None
+        self.placed_x: list[Any] = []  # arrays an eager placement of x produced during this call
         self._install_observers(dispatch)
 
     # -- observing placements while the student's code runs -------------------------------
@@ -54,7 +55,10 @@ class Child:
 
         def observed_eager(*xs: Any, devices: Any, **kwargs: Any) -> Any:
             self._record("eager", xs, devices)
-            return eager(*xs, devices=devices, **kwargs)
+            placed = eager(*xs, devices=devices, **kwargs)
+            if self.placements is not None:  # moving a placed x again still places x (as in a trace)
+                self.placed_x.extend(p for x, p in zip(xs, placed) if self._is_x(x))
+            return placed
 
         def observed_bind(*xs: Any, **params: Any) -> Any:
             if any(isinstance(x, self.jax.core.Tracer) for x in xs):
@@ -64,6 +68,9 @@ class Child:
         dispatch._batched_device_put_impl = observed_eager
         dispatch.device_put_p.bind = observed_bind
 
+    def _is_x(self, value: Any) -> bool:
+        return value is self.argument or any(value is p for p in self.placed_x)
+
     def _record(self, phase: str, xs: tuple[Any, ...], devices: Any) -> None:
         if self.placements is None:
             return
@@ -72,7 +79,7 @@ class Child:
             self.placements.append({
                 "phase": phase,
                 "sharding": self.describe_sharding(target),
-                "of_argument": (x is self.argument) if phase == "eager" else None,
+                "of_argument": self._is_x(x) if phase == "eager" else None,
                 "input_shape": list(shape) if isinstance(shape, tuple) else None,
             })
 
@@ -100,6 +107,14 @@ class Child:
         devices = sorted(int(d.id) for d in device_set) if device_set else []
         return {"type": type(target).__name__, "devices": devices}
 
+    def describe_shards(self, value: Any) -> list[dict[str, Any]]:
+        """Where each piece of a returned array lives: device id and [start, stop) per dimension."""
+        shards = []
+        for shard in value.addressable_shards[:64]:
+            index = [[*s.indices(n)[:2]] for s, n in zip(shard.index, value.shape)]
+            shards.append({"device": int(shard.device.id), "index": index})
+        return shards
+
     def describe_value(self, value: Any) -> dict[str, Any]:
         np = self.np
         kind = type(value)
@@ -107,6 +122,7 @@ class Child:
         if kind is self.ArrayImpl:
             described["kind"] = "jax_array"
             described["sharding"] = self.describe_sharding(value.sharding)
+            described["shards"] = self.describe_shards(value)
             array = np.asarray(value)
         elif kind is np.ndarray or isinstance(value, np.generic):
             described["kind"] = "numpy"
@@ -178,7 +194,7 @@ class Child:
             return {"ok": False, "exception": type(error).__name__,
                     "error": _error_text(error, self.filename), "placements": self.placements}
         finally:
-            placements, self.placements, self.argument = self.placements, None, None
+            placements, self.placements, self.argument, self.placed_x = self.placements, None, None, []
         return {"ok": True, "value": self.describe_value(result), "placements": placements}
 
     def trace(self, array: dict[str, Any]) -> dict[str, Any]:

@@ -95,6 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     from grader import export  # jaxgrade export gradescope|student
     export.add_commands(commands)
 
+    from grader import scaffold, validate  # authoring commands: validate, list, new
+    validate.add_commands(commands)
+    scaffold.add_commands(commands)
+
     from grader import batch  # jaxgrade grade: a whole class
     batch.add_grade_command(commands)
     return parser

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from jax._src import core
 from jax import Device
-from jax.sharding import Sharding
+from jax.sharding import AbstractMesh, Mesh, PartitionSpec, Sharding
 
 Describe = Callable[[Any], dict[str, Any]]
 
@@ -24,10 +24,27 @@ def _simple(value: Any, describe: Describe) -> Any:
         return value
     if isinstance(value, (Sharding, Device)):
         return describe(value)
+    if isinstance(value, PartitionSpec):  # shard_map's in_specs/out_specs, in describe()'s spec form
+        return [list(p) if isinstance(p, tuple) else (p if p is None or isinstance(p, str) else str(p))
+                for p in value]
+    if isinstance(value, (Mesh, AbstractMesh)):
+        return _mesh(value)
+    if type(value).__name__ in ("UnspecifiedValue", "AUTO"):  # jit in/out_shardings left to the compiler
+        return {"type": "unspecified"}
     if isinstance(value, (tuple, list)) and len(value) <= 64:
         items = [_simple(v, describe) for v in value]
         return items if all(i is not None or v is None for i, v in zip(items, value)) else None
     return None
+
+
+def _mesh(mesh: Mesh | AbstractMesh) -> dict[str, Any]:
+    """A mesh parameter (shard_map's) in the same terms as a NamedSharding's mesh."""
+    try:
+        devices = [int(d.id) for d in mesh.devices.flat]
+    except (AttributeError, ValueError):  # an AbstractMesh names no devices
+        devices = None
+    return {"type": "Mesh", "mesh_devices": devices, "mesh_shape": [int(n) for n in dict(mesh.shape).values()],
+            "axis_names": [str(a) for a in mesh.axis_names]}
 
 
 def _sub_programs(params: dict[str, Any]) -> list[core.Jaxpr | core.ClosedJaxpr]:

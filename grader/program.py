@@ -55,9 +55,49 @@ class Program:
 
     def placements(self) -> list[tuple[int | None, int | None, dict[str, Any]]]:
         """(input id, output id, target sharding) for every operand of every device_put."""
-        found = []
+        return [(p.source, p.placed, p.sharding) for p in self.all_placements() if p.via == "device_put"]
+
+    def all_placements(self) -> list["ProgramPlacement"]:
+        """Every value the program gives a sharding to, by each of the ways JAX offers
+        (see ``VIAS``). ``source`` is the value placed, ``placed`` the value that carries the
+        sharding; jit and shard_map are inlined, so for them the two are the same id."""
+        found: list[ProgramPlacement] = []
         for node in self.nodes:
-            if node.primitive == "device_put":
-                targets = node.params.get("devices") or [{"type": "default"}] * len(node.inputs)
-                found.extend(zip(node.inputs, node.outputs, targets))
+            name, params = node.primitive, node.params
+            if name == "device_put":
+                targets = params.get("devices") or [{"type": "default"}] * len(node.inputs)
+                found.extend(ProgramPlacement("device_put", i, o, t, node.within)
+                             for i, o, t in zip(node.inputs, node.outputs, targets))
+            elif name == "sharding_constraint" and isinstance(params.get("sharding"), dict):
+                found.append(ProgramPlacement("constraint", node.inputs[0], node.outputs[0], params["sharding"],
+                                              node.within))
+            elif name in ("jit", "pjit"):
+                for via, key, values in (("jit_in", "in_shardings", node.inputs),
+                                         ("jit_out", "out_shardings", node.outputs)):
+                    found.extend(ProgramPlacement(via, v, v, t, node.within)
+                                 for v, t in zip(values, params.get(key) or ())
+                                 if isinstance(t, dict) and t.get("type") != "unspecified")
+            elif name == "shard_map" and isinstance(params.get("mesh"), dict):
+                mesh = {k: v for k, v in params["mesh"].items() if k != "type"}
+                for via, key, values in (("shard_map_in", "in_specs", node.inputs),
+                                         ("shard_map_out", "out_specs", node.outputs)):
+                    found.extend(ProgramPlacement(via, v, v, {"type": "NamedSharding", **mesh, "spec": spec},
+                                                  node.within)
+                                 for v, spec in zip(values, params.get(key) or ()) if isinstance(spec, list))
         return found
+
+    def uses(self, primitive: str) -> list[Node]:
+        return [n for n in self.nodes if n.primitive == primitive]
+
+
+# The ways a program gives a value a sharding, as ``ProgramPlacement.via`` names them.
+VIAS = ("device_put", "jit_in", "jit_out", "constraint", "shard_map_in", "shard_map_out")
+
+
+@dataclass(frozen=True)
+class ProgramPlacement:
+    via: str
+    source: int | None
+    placed: int | None
+    sharding: dict[str, Any]
+    within: tuple[str, ...]

@@ -7,6 +7,7 @@ length costs a JAX compilation in the child; Hypothesis shrinks toward the first
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 from hypothesis import strategies as st
@@ -39,3 +40,47 @@ def float32_sum_tolerance(x: np.ndarray) -> float:
     n = x.size
     magnitude = math.fsum(np.abs(np.asarray(x, np.float64)).ravel().tolist())
     return n * (float(FLOAT32.eps) * magnitude + float(FLOAT32.tiny))
+
+
+# -- arrays of any rank, and the exact answers of element-wise and axis-wise work ---------------
+def float32_arrays(shapes: tuple[tuple[int, ...], ...], bound: float = 1e30) -> st.SearchStrategy[np.ndarray]:
+    """float32 arrays whose shape is drawn from ``shapes`` (matrices for row or block sharding:
+    choose shapes the mesh divides evenly, since JAX refuses to split 10 rows over 8 devices)."""
+    return hnp.arrays(np.float32, st.sampled_from(shapes), elements=float32_elements(bound))
+
+
+def exactly(x: np.ndarray) -> np.ndarray:
+    """x itself: the answer of a task that only moves data (placing changes no value)."""
+    return np.asarray(x, np.float32)
+
+
+def no_tolerance(x: np.ndarray) -> float:
+    """Moving or placing data must not change a single bit."""
+    return 0.0
+
+
+def exact_axis_sum(axis: int) -> "Callable[[np.ndarray], np.ndarray]":
+    """Sums along ``axis``, each correctly rounded (float64 fsum of the float32 elements)."""
+    def oracle(x: np.ndarray) -> np.ndarray:
+        moved = np.moveaxis(np.asarray(x, np.float64), axis, -1)
+        flat = moved.reshape(-1, moved.shape[-1]) if moved.size else np.zeros((int(np.prod(moved.shape[:-1])), 0))
+        return np.array([math.fsum(row.tolist()) for row in flat], np.float64).reshape(moved.shape[:-1])
+    return oracle
+
+
+def float32_axis_sum_tolerance(axis: int) -> "Callable[[np.ndarray], np.ndarray]":
+    """``float32_sum_tolerance`` for each of the sums along ``axis``."""
+    def tolerance(x: np.ndarray) -> np.ndarray:
+        n = x.shape[axis]
+        magnitude = np.sum(np.abs(np.asarray(x, np.float64)), axis=axis)
+        return n * (float(FLOAT32.eps) * magnitude + float(FLOAT32.tiny))
+    return tolerance
+
+
+def elementwise_tolerance(expected: "Callable[[np.ndarray], np.ndarray]",
+                          ulps: float = 1.0) -> "Callable[[np.ndarray], np.ndarray]":
+    """For one float32 rounding per element: ``ulps`` float32 epsilons of the exact answer,
+    plus the smallest normal number (XLA flushes subnormal results to zero)."""
+    def tolerance(x: np.ndarray) -> np.ndarray:
+        return ulps * float(FLOAT32.eps) * np.abs(expected(x)) + float(FLOAT32.tiny)
+    return tolerance

@@ -16,10 +16,12 @@ from hypothesis import strategies as st
 
 from grader.checks.base import Check, Context
 from grader.outcome import Category, Outcome
+from grader.protocol import decode_array
 from grader.session import Returned
 from grader.strategies import exact_sum, float32_sum_tolerance
 
-Oracle = Callable[[np.ndarray], float]
+# An oracle gives one number (a scalar answer or tolerance) or an array (element by element).
+Oracle = Callable[[np.ndarray], "float | np.ndarray"]
 _DRAWN: dict[tuple[int, int, int], list[np.ndarray]] = {}
 
 
@@ -36,8 +38,49 @@ def format_array(x: np.ndarray, limit: int = 12) -> str:
         return {"nan": "jnp.nan", "inf": "jnp.inf", "-inf": "-jnp.inf"}.get(str(v), str(v))
     items = [one(v) for v in x.ravel()[:limit]]
     if x.size > limit:
-        return f"<float32 array of {x.size} elements starting [{', '.join(items)}, ...]>"
-    return f"jnp.array([{', '.join(items)}], dtype=jnp.float32)"
+        return f"<float32 array of shape {x.shape} starting [{', '.join(items)}, ...]>"
+    flat = f"jnp.array([{', '.join(items)}], dtype=jnp.float32)"
+    return flat if x.ndim == 1 else f"{flat}.reshape{tuple(x.shape)}"
+
+
+def format_value(value: "float | np.ndarray") -> str:
+    """An expected answer as a report shows it: a number, or an array."""
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        return format_array(value.astype(np.float32), limit=64)
+    return format_number(float(value))
+
+
+def returned_array(returned: Returned) -> np.ndarray | None:
+    """The returned numbers as an array, when the child sent them."""
+    payload = (returned.value or {}).get("array")
+    try:
+        return None if payload is None else decode_array(payload)
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+def compare_arrays(returned: Returned, expected: np.ndarray, tolerance: "float | np.ndarray") -> str | None:
+    """Element by element: the same shape, NaN where the answer is NaN, the same infinities,
+    and every finite element within its tolerance."""
+    got = returned_array(returned)
+    if got is None or got.dtype.kind not in "biuf":
+        return f"your function {returned.describe()}, which is not an array of real numbers"
+    if got.shape != expected.shape:
+        return f"your function returned an array of shape {got.shape}; the answer has shape {expected.shape}"
+    got64, want = got.astype(np.float64), expected.astype(np.float64)
+    limit = np.broadcast_to(np.asarray(tolerance, np.float64), want.shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        good = np.where(np.isnan(want), np.isnan(got64),
+                        np.where(np.isinf(want), got64 == want,
+                                 np.isfinite(got64) & (np.abs(got64 - want) <= limit)))
+    if good.all():
+        return None
+    wrong = np.argwhere(~good)
+    first = tuple(int(i) for i in wrong[0])
+    where = first[0] if len(first) == 1 else first
+    bound = f" (within {limit[first]:.3g})" if np.isfinite(want[first]) and limit[first] else ""
+    return (f"{len(wrong)} of {want.size} elements are wrong; at index {where} your function returned "
+            f"{format_number(float(got64[first]))}, the exact answer is {format_number(float(want[first]))}{bound}")
 
 
 def reproduce_call(context: Context, expression: str) -> str:
@@ -45,10 +88,12 @@ def reproduce_call(context: Context, expression: str) -> str:
             f"from {context.module} import {context.function} as f; print(repr(f({expression})))\"")
 
 
-def compare(returned: Returned, expected: float, tolerance: float) -> str | None:
+def compare(returned: Returned, expected: "float | np.ndarray", tolerance: "float | np.ndarray") -> str | None:
     """None when the returned number is acceptable, else what is wrong with it."""
     if returned.incident or not returned.ok:
         return f"your function {returned.describe()}"
+    if isinstance(expected, np.ndarray) and expected.ndim > 0:
+        return compare_arrays(returned, expected, tolerance)
     got = returned.number()
     if got is None:
         return f"your function {returned.describe()}, which is not one number"
@@ -109,7 +154,7 @@ class ValueProperty(Check):
                     x, problem = self.shrink(context, x, problem)
                 return Outcome.failed(
                     f"On x = {format_array(x)}, {problem}. (Hypothesis seed {context.seed}.)",
-                    expected=format_number(self.expected(x)), observed=returned.describe(),
+                    expected=format_value(self.expected(x)), observed=returned.describe(),
                     counterexample=f"x = {format_array(x, limit=64)}",
                     reproduce=reproduce_call(context, format_array(x, limit=64)))
         return Outcome.passed(f"Correct on all {len(inputs)} generated inputs (Hypothesis seed {context.seed}).")
@@ -162,7 +207,8 @@ class FixedCases(Check):
             x = case.build()
             answer = self.expected(x) if case.answer is None else case.answer
             returned = context.session.call(x)
-            problem = compare(returned, answer, self.tolerance(x) if math.isfinite(answer) else 0.0)
+            finite = bool(np.all(np.isfinite(answer)))  # a non-finite scalar answer must match exactly
+            problem = compare(returned, answer, self.tolerance(x) if finite or np.ndim(answer) else 0.0)
             if problem is not None:
                 failures.append((case, answer, returned, problem))
         if not failures:
@@ -172,5 +218,5 @@ class FixedCases(Check):
         others = f" ({len(failures) - 1} more special input(s) failed too.)" if len(failures) > 1 else ""
         code = f"np.asarray({case.code}, dtype=np.float32)"
         return Outcome.failed(f"On {case.label} (x = {case.code}), {problem}.{others}",
-                              expected=format_number(answer), observed=returned.describe(),
+                              expected=format_value(answer), observed=returned.describe(),
                               counterexample=f"x = {code}", reproduce=reproduce_call(context, f"jnp.asarray({code})"))

@@ -1,0 +1,48 @@
+"""Checks for mesh_2d, built from the grader's check library."""
+import numpy as np
+
+from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
+                           ResultFromPlacement, ReturnsArray, ShardLayout, SpecMatches, ValueProperty, WithinLimits)
+from grader.strategies import elementwise_tolerance, float32_arrays
+
+# Structure is observed on this input: 8 x 12 (every spec the wrong variants use divides it),
+# a shape no value test uses.
+PROBE = (np.arange(96, dtype=np.float32).reshape(8, 12) - 40.0) * 0.25
+
+# Rows divide by 8 and columns by 8, so swapped or flattened specs run too (and fail structure only).
+# No empty matrix: in jax 0.10.2 reading back an empty 2-D-sharded result of jnp.square on a
+# jax.make_mesh (Explicit) mesh raises inside JAX, which would fail correct solutions.
+SHAPES = ((8, 8), (16, 8), (8, 16), (24, 8))
+
+TARGET = NamedShardingTarget(axis_names=("data", "model"), spec=("data", "model"), mesh_shape=(2, 4),
+                             operand="x_exact")
+
+
+def square(x: np.ndarray) -> np.ndarray:
+    return np.asarray(x, np.float64) ** 2
+
+
+CHECKS = [
+    LoadsFunction(id="load.function", title="The file loads and defines square_blocks(x)"),
+    ReturnsArray(id="type.like_x", title="Returns a float32 JAX array shaped like x", shape="input"),
+    ValueProperty(id="value.random_matrices", title="Squares random matrices element by element (Hypothesis)",
+                  strategy=float32_arrays(SHAPES, bound=1e15), expected=square,
+                  tolerance=elementwise_tolerance(square),
+                  hint="Multiply the placed matrix by itself element by element (placed * placed)."),
+    PlacedOnNamedSharding(id="structure.placed", title="Places x itself with jax.device_put on a NamedSharding",
+                          target=TARGET, hint="Place x first, then square the placed matrix."),
+    MeshMatches(id="structure.mesh", title="The mesh is all 8 devices as a 2 x 4 grid with axes ('data', 'model')",
+                target=TARGET,
+                hint="Mesh(np.array(jax.devices()).reshape(2, 4), ('data', 'model')): 2 along 'data', 4 along "
+                     "'model', the names in this order."),
+    SpecMatches(id="structure.spec", title="The spec is PartitionSpec('data', 'model'): rows and columns split",
+                target=TARGET,
+                hint="The spec's first entry splits the rows, the second the columns: PartitionSpec('data', "
+                     "'model'). Leaving one out replicates along that mesh axis."),
+    ResultFromPlacement(id="structure.square_of_placed", title="The squares are computed from the placed matrix",
+                        target=TARGET),
+    ShardLayout(id="structure.blocks", title="Each device holds its own block of the result", target=TARGET,
+                hint="With the 2 x 4 mesh in device order and PartitionSpec('data', 'model'), device i holds "
+                     "row block i // 4 and column block i % 4."),
+    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+]

@@ -1,0 +1,12 @@
+# expect: value
+"""Counts every device on the machine (8) instead of the mesh's 4."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+def replicate_on_mesh(x: jax.Array) -> jax.Array:
+    mesh = Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("data", "model"))
+    placed = jax.device_put(x, NamedSharding(mesh, PartitionSpec()))
+    return placed * jax.device_count()

@@ -1,0 +1,47 @@
+"""Checks for shard_rows, built from the grader's check library."""
+import numpy as np
+
+from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
+                           ResultFromPlacement, ResultSharding, ReturnsArray, SpecMatches, ValueProperty,
+                           WithinLimits)
+from grader.strategies import exact_axis_sum, float32_arrays, float32_axis_sum_tolerance
+
+# Structure is observed on this input: 16 rows (two per device), 8 columns (so a column split
+# also runs and can be named), a shape no value test uses.
+PROBE = np.arange(128, dtype=np.float32).reshape(16, 8) * 0.5 - 20.0
+
+# Every row count divides evenly over the 8 devices (JAX refuses uneven splits).
+SHAPES = ((0, 4), (8, 1), (8, 5), (16, 3), (24, 2), (32, 7))
+
+TARGET = NamedShardingTarget(
+    axis_names=("data",), spec=("data", None), operand="x_exact",
+    also_accept={("data",): "PartitionSpec('data') splits the rows the same way; writing the trailing None "
+                            "says explicitly that columns stay whole."})
+RESULT = NamedShardingTarget(axis_names=("data",), spec=("data",))
+
+CHECKS = [
+    LoadsFunction(id="load.function", title="The file loads and defines row_sums(x)"),
+    ReturnsArray(id="type.one_per_row", title="Returns a float32 JAX array with one entry per row",
+                 shape=lambda shape: shape[:1],
+                 hint="Sum along axis 1 (across the columns): the result has one number per row."),
+    ValueProperty(id="value.random_matrices", title="Sums the rows of random matrices correctly (Hypothesis)",
+                  strategy=float32_arrays(SHAPES, bound=1e30), expected=exact_axis_sum(1),
+                  tolerance=float32_axis_sum_tolerance(1),
+                  hint="Each entry is the plain sum of one row: every column counts, and sharding does not "
+                       "change the numbers."),
+    PlacedOnNamedSharding(id="structure.placed", title="Places x itself with jax.device_put on a NamedSharding",
+                          target=TARGET,
+                          hint="Place the matrix x first, then sum the placed matrix."),
+    MeshMatches(id="structure.mesh", title="The mesh is all of jax.devices() with axis 'data'", target=TARGET,
+                hint="Mesh(np.array(jax.devices()), ('data',)): every device, one axis named 'data'."),
+    SpecMatches(id="structure.spec", title="The spec is PartitionSpec('data', None): rows split, columns whole",
+                target=TARGET,
+                hint="The first entry of the spec is the rows: PartitionSpec('data', None). PartitionSpec() "
+                     "replicates, and PartitionSpec(None, 'data') splits the columns."),
+    ResultFromPlacement(id="structure.sum_of_placed", title="The sums are computed from the placed matrix",
+                        target=TARGET,
+                        hint="Sum the array jax.device_put returned, not the original x; place before summing."),
+    ResultSharding(id="structure.result_sharded", title="The row sums stay split along 'data'", target=RESULT,
+                   hint="A row-wise sum of a row-split matrix stays split by rows: return it as JAX computed it."),
+    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+]

@@ -1,0 +1,12 @@
+# expect: structure
+"""The mesh axis is called batch, not data."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+def row_sums(x: jax.Array) -> jax.Array:
+    mesh = Mesh(np.array(jax.devices()), ("batch",))
+    placed = jax.device_put(x, NamedSharding(mesh, PartitionSpec("batch", None)))
+    return jnp.sum(placed, axis=1)

@@ -1,0 +1,172 @@
+"""``jaxgrade new SLUG``: start a new exercise folder with every part the format needs.
+
+The folder is complete except for the two things only the author knows: the reference
+solution and the expected answer in checks.py. Once those are written it validates
+(``jaxgrade validate SLUG``): the one known-wrong variant it starts with defines the wrong
+function name, so it fails the load check whatever the exercise is about. Authors then add
+the mistakes their students make (see docs/authoring.md).
+"""
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from grader.exercise import exercises_root
+
+SLUG = re.compile(r"^[a-z][a-z0-9_]*$")
+
+EXERCISE_TOML = '''slug = "{slug}"
+title = "{title}"
+# Bump when a change to the checks should regrade earlier results.
+version = "1"
+function = "{function}"
+signature = "{function}(x: jax.Array) -> jax.Array"
+# Simulated CPU devices the submission sees (several make a wrong mesh visible).
+devices = {devices}
+
+[limits]
+call_s = 5          # each import, call or trace
+total_s = 60        # the whole grading of one submission
+memory_mib = 4096
+
+# One entry per check id in checks.py; the values are the points.
+[points]
+"load.function" = 1
+"type.array" = 1
+"value.random_inputs" = 2
+"limits.resources" = 1
+'''
+
+STATEMENT = '''# {title}
+
+## Why it matters
+Say what the concept is for, in a paragraph.
+
+## Worked example
+```python
+# a short example that runs, different from the task itself
+```
+
+## Your task
+Write `{function}(x)`, where `x` is a one-dimensional float32 JAX array, that ...
+
+The grader runs your function with {devices} simulated CPU devices and checks both the values
+it returns and how it computes them.
+
+## Pitfalls
+- The mistakes the known-wrong variants in wrong/ make, said as advice.
+'''
+
+STARTER = '''"""{title}.
+
+Write {function}(x), where x is a one-dimensional float32 JAX array, that ...
+
+Check your work with:  jaxgrade check THIS_FILE.py
+"""
+import jax
+import jax.numpy as jnp
+
+
+def {function}(x: jax.Array) -> jax.Array:
+    # Your code here.
+    raise NotImplementedError("{function} is not written yet")
+'''
+
+REFERENCE = '''"""Reference solution for {slug}: must get full marks under every seed."""
+import jax
+import jax.numpy as jnp
+
+
+def {function}(x: jax.Array) -> jax.Array:
+    raise NotImplementedError("write the reference solution of {slug}")
+'''
+
+CHECKS = '''"""Checks for {slug}, built from the grader's check library (see docs/authoring.md)."""
+import numpy as np
+
+from grader.checks import LoadsFunction, ReturnsArray, ValueProperty, WithinLimits
+from grader.strategies import float32_vectors
+
+# Structure checks observe the function on this input: distinct values, a shape no value test uses.
+PROBE = np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5, 3.0], dtype=np.float32)
+
+
+def expected(x: np.ndarray) -> np.ndarray:
+    """The exact answer for x, computed with NumPy (float64 where rounding matters)."""
+    raise NotImplementedError("write the expected answer of {slug} in checks.py")
+
+
+def tolerance(x: np.ndarray) -> float:
+    """How far a correct float32 answer may stray from expected(x)."""
+    return 0.0
+
+
+CHECKS = [
+    LoadsFunction(id="load.function", title="The file loads and defines {function}(x)"),
+    ReturnsArray(id="type.array", title="Returns a float32 JAX array shaped like x", shape="input",
+                 dtype="float32"),
+    ValueProperty(id="value.random_inputs", title="Correct on random inputs (Hypothesis)",
+                  strategy=float32_vectors(bound=1e3), expected=expected, tolerance=tolerance),
+    # Add structure checks (PlacedOnNamedSharding, MeshMatches, SpecMatches, ResultFromPlacement,
+    # UsesPrimitives, ...) with their ids in exercise.toml [points].
+    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+]
+'''
+
+WRONG = '''# expect: load
+"""Defines the function under another name: the grader cannot find {function}."""
+import jax
+import jax.numpy as jnp
+
+
+def {function}_solution(x: jax.Array) -> jax.Array:
+    return x
+'''
+
+
+def scaffold(slug: str, root: Path, *, function: str | None = None, title: str | None = None,
+             devices: int = 8) -> Path:
+    """Write the folder ``root/slug`` and return it; refuses to touch an existing one."""
+    if not SLUG.match(slug):
+        raise ValueError(f"{slug!r} is not a valid slug: use lower-case letters, digits and underscores, "
+                         "starting with a letter (e.g. shard_rows)")
+    directory = root / slug
+    if directory.exists():
+        raise FileExistsError(f"{directory} already exists; choose another slug or remove it first")
+    values = {"slug": slug, "function": function or slug, "devices": devices,
+              "title": title or slug.replace("_", " ").capitalize()}
+    if not values["function"].isidentifier():
+        raise ValueError(f"{values['function']!r} is not a Python function name")
+    files = {"exercise.toml": EXERCISE_TOML, "statement.md": STATEMENT, "starter.py": STARTER,
+             "reference.py": REFERENCE, "checks.py": CHECKS, "wrong/load_wrong_name.py": WRONG}
+    for name, template in files.items():
+        path = directory / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(template.format(**values))
+    (directory / "right").mkdir()
+    return directory
+
+
+def _new_command(args: argparse.Namespace) -> int:
+    from grader.cli import UsageError
+
+    root = Path(args.root) if args.root else exercises_root()
+    try:
+        directory = scaffold(args.slug, root, function=args.function, title=args.title, devices=args.devices)
+    except (ValueError, FileExistsError) as error:
+        raise UsageError(str(error)) from None
+    print(f"Wrote {directory}. Next: write reference.py and expected() in checks.py, then run "
+          f"jaxgrade validate {args.slug}")
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Register ``new`` with the jaxgrade parser (called by grader.cli)."""
+    new = commands.add_parser("new", help="scaffold a new exercise folder")
+    new.add_argument("slug", help="the exercise's folder name, e.g. shard_rows")
+    new.add_argument("--function", help="the function students write (default: the slug)")
+    new.add_argument("--title", help="the exercise's title (default: from the slug)")
+    new.add_argument("--devices", type=int, default=8, help="simulated CPU devices (default 8)")
+    new.add_argument("--root", help="the exercises folder (default: the one jaxgrade grades from)")
+    new.set_defaults(run=_new_command)

@@ -1,0 +1,257 @@
+"""``jaxgrade validate``: prove an exercise's checks before students see it.
+
+For every exercise: the reference and every ``right/*.py`` get full marks; every
+``wrong/*.py`` fails at least one check of the category its first line declares (and so
+gets less than full marks); no check ever reports a grader error; all of it under several
+seeds, because a property check that passes by luck on one seed is flaky on another; and
+the reference grades within the exercise's time budget (``limits.total_s``).
+
+Every verdict comes from ``grader.engine.grade``, the same path students go through, each
+grading in its own sandboxed child; a few gradings run side by side in worker processes.
+``jaxgrade list`` lives here too: it reads the same catalogue.
+"""
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from grader.exercise import Exercise, ExerciseError, all_exercises, find_exercise, load_exercise
+from grader.report import Report
+
+SEEDS = (0, 1, 2, 3, 4)
+FULL_MARKS = "full marks"
+
+
+@dataclass(frozen=True)
+class Job:
+    """One grading to run: a variant of an exercise under one seed."""
+    directory: str
+    path: str
+    name: str  # "reference", "right/x.py", "wrong/y.py"
+    expect: str  # FULL_MARKS or the category a wrong variant must fail
+    seed: int
+
+
+@dataclass(frozen=True)
+class Verdict:
+    job: Job
+    problem: str | None  # None: the variant behaved as declared under this seed
+    score: float
+    max_score: float
+    duration_s: float
+    failed_categories: tuple[str, ...]
+
+
+@dataclass
+class VariantResult:
+    name: str
+    expect: str
+    verdicts: list[Verdict] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.verdicts) and all(v.problem is None for v in self.verdicts)
+
+    @property
+    def failed_categories(self) -> set[str]:
+        """Categories with a failed check under every seed (what the variant reliably trips)."""
+        sets = [set(v.failed_categories) for v in self.verdicts]
+        return set.intersection(*sets) if sets else set()
+
+
+@dataclass
+class ExerciseValidation:
+    slug: str
+    variants: list[VariantResult] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # the exercise itself is broken
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and all(v.ok for v in self.variants)
+
+
+def judge(job: Job, report: Report, budget_s: float) -> str | None:
+    """Did the variant behave as declared? None if so, else what went wrong."""
+    broken = [c for c in report.checks if c.status == "error"]
+    if broken:
+        return f"grader error in {broken[0].id}: {broken[0].message}"
+    full = abs(report.score - report.max_score) < 1e-9
+    if job.expect == FULL_MARKS:
+        if not full:
+            lost = [c for c in report.checks if c.score < c.max_score]
+            return "lost points on " + "; ".join(f"{c.id} ({c.status}): {c.message[:160]}" for c in lost)
+        if job.name == "reference" and report.duration_s > budget_s:
+            return f"grading took {report.duration_s:.1f} s, over the exercise's budget of {budget_s:g} s"
+        return None
+    if not any(c.category == job.expect and c.status == "failed" for c in report.checks):
+        failed = sorted({c.category for c in report.checks if c.status == "failed"}) or ["nothing"]
+        return f"declared '{job.expect}' but no {job.expect} check failed (failed: {', '.join(failed)})"
+    if full:
+        return "got full marks"
+    return None
+
+
+@lru_cache(maxsize=None)
+def _exercise(directory: str) -> Exercise:
+    return load_exercise(Path(directory))
+
+
+def run_job(job: Job) -> Verdict:
+    """Grade one job (in a worker process); never raises for what the variant does."""
+    from grader.engine import grade
+
+    exercise = _exercise(job.directory)
+    started = time.monotonic()
+    try:
+        report = grade(exercise, Path(job.path), seed=job.seed, display_path=job.name)
+    except Exception as error:  # a broken exercise (checks.py raising) must not stop the others
+        return Verdict(job, f"grading raised {type(error).__name__}: {error}", 0.0, exercise.max_score,
+                       time.monotonic() - started, ())
+    failed = tuple(sorted({c.category for c in report.checks if c.status == "failed"}))
+    return Verdict(job, judge(job, report, exercise.limits.total_s), report.score, report.max_score,
+                   report.duration_s, failed)
+
+
+def jobs_for(exercise: Exercise, seeds: Sequence[int], variant_seeds: Sequence[int]) -> list[Job]:
+    """Every grading validation needs; raises ExerciseError for a malformed exercise."""
+    exercise.checks  # noqa: B018 — loads checks.py and matches its ids against [points]
+    directory = str(exercise.directory)
+    if not exercise.variants("wrong"):
+        raise ExerciseError(f"{exercise.slug}: no known-wrong variants in wrong/: add at least one whose first "
+                            "line is '# expect: CATEGORY'")
+    jobs = [Job(directory, str(exercise.reference), "reference", FULL_MARKS, s) for s in seeds]
+    for kind in ("right", "wrong"):
+        for variant in exercise.variants(kind):
+            name = f"{kind}/{variant.path.name}"
+            expect = variant.expect or FULL_MARKS
+            jobs.extend(Job(directory, str(variant.path), name, expect, s) for s in variant_seeds)
+    return jobs
+
+
+def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, variant_seeds: Sequence[int] | None = None,
+             workers: int = 2, progress: Callable[[Verdict], None] | None = None) -> list[ExerciseValidation]:
+    """Validate ``exercises``: the reference under ``seeds``, the variants under
+    ``variant_seeds`` (the same seeds unless given). ``workers`` gradings run at once."""
+    variant_seeds = seeds if variant_seeds is None else variant_seeds
+    results: dict[str, ExerciseValidation] = {}
+    jobs: list[Job] = []
+    for exercise in exercises:
+        result = results[exercise.directory.as_posix()] = ExerciseValidation(exercise.slug)
+        try:
+            jobs.extend(jobs_for(exercise, seeds, variant_seeds))
+        except ExerciseError as error:
+            result.errors.append(str(error))
+        except Exception as error:  # checks.py itself fails to import
+            result.errors.append(f"checks.py failed to load: {type(error).__name__}: {error}")
+    verdicts = _run(jobs, workers, progress)
+    for verdict in verdicts:
+        result = results[Path(verdict.job.directory).as_posix()]
+        found = next((v for v in result.variants if v.name == verdict.job.name), None)
+        if found is None:
+            found = VariantResult(verdict.job.name, verdict.job.expect)
+            result.variants.append(found)
+        found.verdicts.append(verdict)
+    return list(results.values())
+
+
+def _run(jobs: list[Job], workers: int, progress: Callable[[Verdict], None] | None) -> list[Verdict]:
+    if workers <= 1 or len(jobs) <= 1:
+        verdicts = []
+        for job in jobs:
+            verdicts.append(run_job(job))
+            if progress:
+                progress(verdicts[-1])
+        return verdicts
+    # spawn: workers start clean (no inherited threads or JAX state) and then only launch children
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(run_job, job) for job in jobs]
+        verdicts = []
+        for future in futures:
+            verdicts.append(future.result())
+            if progress:
+                progress(verdicts[-1])
+        return verdicts
+
+
+def table(results: list[ExerciseValidation]) -> str:
+    """One line per variant: what it must do, under how many seeds it did, its score and time."""
+    rows = [("exercise", "variant", "must", "seeds", "score", "time", "result")]
+    problems = []
+    for result in results:
+        for error in result.errors:
+            rows.append((result.slug, "-", "-", "-", "-", "-", "BROKEN"))
+            problems.append(f"{result.slug}: {error}")
+        for variant in result.variants:
+            good = sum(v.problem is None for v in variant.verdicts)
+            scores = sorted({f"{v.score:g}/{v.max_score:g}" for v in variant.verdicts})
+            slowest = max(v.duration_s for v in variant.verdicts)
+            must = "full marks" if variant.expect == FULL_MARKS else f"fail {variant.expect}"
+            rows.append((result.slug, variant.name, must, f"{good}/{len(variant.verdicts)}", ",".join(scores),
+                         f"{slowest:.1f}s", "ok" if variant.ok else "FAIL"))
+            problems.extend(f"{result.slug} {variant.name} (seed {v.job.seed}): {v.problem}"
+                            for v in variant.verdicts if v.problem)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    if problems:
+        lines += ["", "Problems:"] + [f"  {p}" for p in problems]
+    return "\n".join(lines) + "\n"
+
+
+# -- the commands -----------------------------------------------------------------------------------
+def _selected(slugs: list[str]) -> list[Exercise]:
+    return [find_exercise(s) for s in slugs] if slugs else all_exercises()
+
+
+def _validate_command(args: argparse.Namespace) -> int:
+    exercises = _selected(args.slugs)
+    seeds = tuple(range(args.seeds))
+    variant_seeds = tuple(range(args.variant_seeds)) if args.variant_seeds is not None else seeds
+    total = sum(1 for _ in exercises)
+    print(f"Validating {total} exercise(s) under seeds {list(seeds)} with {args.workers} worker(s)...",
+          file=sys.stderr, flush=True)
+    started = time.monotonic()
+    results = validate(exercises, seeds, variant_seeds, workers=args.workers,
+                       progress=lambda v: print("." if v.problem is None else "F", end="", file=sys.stderr,
+                                                flush=True))
+    print(f" {time.monotonic() - started:.0f} s", file=sys.stderr)
+    sys.stdout.write(table(results))
+    bad = [r.slug for r in results if not r.ok]
+    print(f"\n{len(results) - len(bad)}/{len(results)} exercise(s) valid" + (f"; invalid: {', '.join(bad)}" if bad else ""))
+    return 1 if bad else 0
+
+
+def _list_command(args: argparse.Namespace) -> int:
+    rows = [("slug", "title", "points", "devices")]
+    rows += [(e.slug, e.title, f"{e.max_score:g}", str(e.devices)) for e in all_exercises()]
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Register ``validate`` and ``list`` with the jaxgrade parser (called by grader.cli)."""
+    check = commands.add_parser("validate", help="prove exercises' checks: reference passes, wrong variants fail")
+    check.add_argument("slugs", nargs="*", metavar="SLUG", help="exercises to validate (default: all)")
+    check.add_argument("--seeds", type=_positive, default=len(SEEDS), help="seeds 0..N-1 to grade under (default 5)")
+    check.add_argument("--variant-seeds", type=_positive, default=None,
+                       help="grade right/wrong variants under seeds 0..N-1 only (default: same as --seeds)")
+    check.add_argument("--workers", type=_positive, default=2, help="gradings at once (default 2)")
+    check.set_defaults(run=_validate_command)
+    listing = commands.add_parser("list", help="list the exercises: slug, title, points, device count")
+    listing.set_defaults(run=_list_command)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
