@@ -113,11 +113,16 @@ def _copy_source(exercise: Exercise, target: Path) -> None:
     shutil.copytree(PACKAGE, target / "grader", ignore=SKIP)
     templates = PACKAGE / "templates" if (PACKAGE / "templates").is_dir() else SOURCE_ROOT / "templates"
     shutil.copytree(templates, target / "templates", ignore=SKIP)
-    destination = target / "exercises" / exercise.slug
+    copy_exercise(exercise, target / "exercises" / exercise.slug)
+
+
+def copy_exercise(exercise: Exercise, destination: Path, parts: tuple[str, ...] = GRADER_PARTS) -> Path:
+    """Copy the ``parts`` of an exercise folder that exist (default: what grading needs) to ``destination``."""
     destination.mkdir(parents=True)
-    for part in GRADER_PARTS:
+    for part in parts:
         if (exercise.directory / part).is_file():
             shutil.copy2(exercise.directory / part, destination / part)
+    return destination
 
 
 def export_gradescope(exercise: Exercise, output: Path) -> Path:

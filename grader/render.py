@@ -26,8 +26,9 @@ FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "github")
 COLOURS = {"passed": "32", "failed": "31", "error": "35", "skipped": "90", "pending": "33", "bold": "1", "dim": "2"}
 TEMPLATES = {"text": "report.txt.j2", "md": "report.md.j2", "html": "report.html.j2", "junit": "report.junit.xml.j2"}
 
-# Characters XML 1.0 cannot hold at all (student output may contain any byte).
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# Control characters: XML cannot hold them, HTML5 calls them parse errors, and on a terminal
+# (escape sequences, carriage returns) they could redraw the report. Student output holds any byte.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff]")
 # Markdown punctuation that could format, link, mention or open HTML in student-influenced text.
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&@#])")
 # Lines the GitHub runner would read as a workflow command (``::cmd::`` and the legacy ``##[cmd]``).
@@ -67,11 +68,12 @@ def _indent_all(text: object, prefix: str = "    ") -> str:
     return "\n".join(prefix + line if line else line for line in str(text).splitlines())
 
 
-def _xml_finalize(value: object) -> object:
-    """Every value printed into XML loses the characters XML 1.0 forbids."""
+def _finalize(value: object) -> object:
+    """Every value a template prints loses its control characters (shown as U+FFFD), except the
+    grader's own markup: escaped HTML/XML and the colours of ``paint`` (both ``Markup``)."""
     if isinstance(value, Markup) or not isinstance(value, str):
         return value
-    return _NOT_XML.sub("\ufffd", value)
+    return _CONTROL.sub("\ufffd", value.replace("\r\n", "\n"))
 
 
 def _environment(colour: bool, extra: Path | None, markup: str | None = None) -> Environment:
@@ -82,10 +84,10 @@ def _environment(colour: bool, extra: Path | None, markup: str | None = None) ->
     env = Environment(loader=FileSystemLoader([*search, str(templates_root())]), undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                       autoescape=select_autoescape(enabled_extensions=()) if markup is None else True,
-                      finalize=_xml_finalize if markup == "xml" else None)
+                      finalize=_finalize)
 
     def paint(text: str, style: str) -> str:
-        return f"\033[{COLOURS[style]}m{text}\033[0m" if colour and style in COLOURS else text
+        return Markup(f"\033[{COLOURS[style]}m{_finalize(text)}\033[0m") if colour and style in COLOURS else text
 
     env.filters.update(paint=paint, indent_all=_indent_all, points=_points, md=_md, code=_code,
                        codeblock=_codeblock, seconds=lambda v: f"{v:.3f}")

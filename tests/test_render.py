@@ -1,0 +1,456 @@
+"""Renderers: every format from real gradings, checked by a real consumer where one exists here
+(html5lib and headless Chromium for HTML, xml.etree for JUnit, the field list for Gradescope),
+golden files for Markdown and text, and the visibility rules in every student-facing format.
+
+Golden files: tests/golden/*.md and *.txt. After a deliberate change to a report, regenerate
+them with  JAXGRADE_UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_render.py  and review the diff.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import html5lib
+import pytest
+
+from grader.engine import grade
+from grader.exercise import find_exercise, load_exercise
+from grader.export import copy_exercise
+from grader.render import FORMATS, neutralise_workflow_commands, render
+from grader.report import Report
+from grader.visibility import Release, view
+
+REPO = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).resolve().parent / "golden"
+SLUG = "named_sharding_replicated"
+VARIANTS = {"reference": "reference.py", "value_skips_first": "wrong/value_skips_first.py",
+            "structure_all_devices": "wrong/structure_all_devices.py", "load_syntax_error": "wrong/load_syntax_error.py"}
+# In the copy with hidden checks: one hidden, one released after the due date.
+VISIBILITY = '\n[visibility]\n"value.special_inputs" = "hidden"\n"structure.mesh" = "after_due_date"\n'
+# Words only the withheld checks' titles, messages, hints and inputs contain.
+SECRETS = ("non-finite", "special-casing", "special input", "mesh holds 8", "Replication covers",
+           "jax.devices()[:1] with axis", "nan")
+
+
+def _graded(exercise, relative: str) -> Report:
+    """A real grading, made deterministic for golden files: a fixed duration, and no captured
+    output (these variants print nothing themselves; what JAX may print, such as cache warnings
+    with temporary paths, depends on the machine). Output rendering is tested separately below."""
+    path = REPO / "exercises" / SLUG / relative
+    report = grade(exercise, path, display_path=f"exercises/{SLUG}/{relative}")
+    return dataclasses.replace(report, duration_s=1.25, output={})
+
+
+@pytest.fixture(scope="module")
+def reports() -> dict[str, Report]:
+    exercise = find_exercise(SLUG)
+    return {name: _graded(exercise, relative) for name, relative in VARIANTS.items()}
+
+
+@pytest.fixture(scope="module")
+def hidden_exercise(tmp_path_factory):
+    """The seed exercise with a [visibility] table (graded for real: the engine carries it)."""
+    directory = copy_exercise(find_exercise(SLUG), tmp_path_factory.mktemp("exercises") / SLUG)
+    with open(directory / "exercise.toml", "a") as handle:
+        handle.write(VISIBILITY)
+    return load_exercise(directory)
+
+
+@pytest.fixture(scope="module")
+def hidden(hidden_exercise) -> dict[str, Report]:
+    return {name: _graded(hidden_exercise, VARIANTS[name]) for name in ("value_skips_first", "structure_all_devices")}
+
+
+# --- golden files --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+@pytest.mark.parametrize("format, suffix", [("md", "md"), ("text", "txt")])
+def test_golden(reports, name, format, suffix):
+    actual = render(reports[name], format)
+    golden = GOLDEN / f"{name}.{suffix}"
+    if os.environ.get("JAXGRADE_UPDATE_GOLDEN") == "1":
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(actual)
+        pytest.skip(f"updated {golden.relative_to(REPO)}: review it with git diff before committing")
+    assert golden.is_file(), f"{golden} is missing: create it with JAXGRADE_UPDATE_GOLDEN=1 and review it"
+    expected = golden.read_text()
+    diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True), str(golden), "rendered"))
+    assert actual == expected, (f"{format} report of {name} changed. If the change is deliberate, rerun with "
+                                f"JAXGRADE_UPDATE_GOLDEN=1 and review the diff:\n{diff}")
+
+
+def test_golden_reports_say_what_happened(reports):
+    """The golden files are only worth keeping if they show the verdicts (so a blind update shows)."""
+    assert "Score: 10/10** · all checks passed" in render(reports["reference"], "md")
+    skip = render(reports["value_skips_first"], "md")
+    assert "Score: 7/10" in skip and "Smallest failing input:** `x = jnp.array([1.0], dtype=jnp.float32)`" in skip
+    assert "Your mesh holds 8 devices" in render(reports["structure_all_devices"], "text")
+    assert "SyntaxError" in render(reports["load_syntax_error"], "text")
+
+
+# --- the JSON record keeps its shape --------------------------------------------------------------
+
+def test_json_keeps_the_report1_shape(hidden):
+    data = json.loads(render(hidden["value_skips_first"], "json", audience="student"))
+    assert list(data) == ["schema", "exercise", "score", "max_score", "status", "checks", "submission",
+                          "environment", "duration_s"]
+    assert data["schema"] == "jaxgrade.report/1" and data["score"] == 7 and data["max_score"] == 10
+    for check in data["checks"]:
+        assert list(check) == ["id", "title", "category", "status", "score", "max_score", "message", "hint",
+                               "counterexample"]
+
+
+# --- visibility -----------------------------------------------------------------------------------
+
+def test_engine_carries_visibility_from_exercise_toml(hidden):
+    visibility = {c.id: c.visibility for c in hidden["value_skips_first"].checks}
+    assert visibility["value.special_inputs"] == "hidden"
+    assert visibility["structure.mesh"] == "after_due_date"
+    assert visibility["value.random_vectors"] == "visible"
+    # and the hidden check really failed: the instructor's score counts it
+    special = next(c for c in hidden["value_skips_first"].checks if c.id == "value.special_inputs")
+    assert special.status == "failed" and hidden["value_skips_first"].score == 7
+
+
+@pytest.mark.parametrize("format", ["text", "md", "html", "junit", "github"])
+def test_student_formats_withhold_hidden_checks(hidden, format):
+    for name, report in hidden.items():
+        out = render(report, format)
+        for secret in SECRETS:
+            assert secret not in out, f"{format} report of {name} leaks {secret!r}"
+        assert "2 hidden checks" in out
+        assert "all checks passed" not in out
+
+
+def test_student_never_reads_all_passed_while_a_hidden_check_fails(hidden):
+    """structure_all_devices fails only the delayed mesh check: the student sees 'pending', not 'passed'."""
+    student = view(hidden["structure_all_devices"])
+    assert student["status"] == "pending" and (student["score"], student["max_score"]) == (8, 8)
+    assert student["verdict"] == "all visible checks passed · 2 hidden checks pending"
+    text = render(hidden["structure_all_devices"], "text")
+    assert "Score on the visible checks: 8/8 · all visible checks passed · 2 hidden checks pending" in text
+    assert view(hidden["structure_all_devices"], "instructor")["status"] == "failed"
+
+
+def test_release_stages_show_delayed_checks(hidden):
+    report = hidden["structure_all_devices"]
+    due = render(report, "text", stage="due")
+    assert "Your mesh holds 8 devices" in due and "(after due date)" in due
+    assert "1 hidden check (1 point) pending" in due and "non-finite" not in due
+    published = render(report, "md", stage="published")
+    assert "Your mesh holds 8 devices" in published and "1 hidden check" in published
+
+
+def test_release_stage_follows_the_due_date():
+    import datetime as dt
+    due = dt.datetime(2026, 12, 1, 23, 59, tzinfo=dt.timezone.utc)
+    assert Release(due=due).stage(due - dt.timedelta(seconds=1)) == "open"
+    assert Release(due=due).stage(due) == "due"
+    assert Release(due=due, published=True).stage(due - dt.timedelta(days=9)) == "published"
+
+
+def test_instructor_sees_everything_labelled(hidden):
+    out = render(hidden["value_skips_first"], "md", audience="instructor")
+    assert "Score: 7/10" in out and "non\\-finite" not in out and "non-finite" in out
+    assert "*(hidden)*" in out and "*(after due date)*" in out and "pending" not in out
+
+
+def test_student_output_is_withheld_when_hidden_checks_ran_it(hidden):
+    report = dataclasses.replace(hidden["value_skips_first"], output=_output("x was [nan, 1.0]\n"))
+    for format in ("text", "md", "html"):
+        out = render(report, format)
+        assert "[nan, 1.0]" not in out and "not shown, because hidden checks ran it" in out
+    assert "[nan, 1.0]" in render(report, "md", audience="instructor")
+
+
+# --- student output cannot escape its box --------------------------------------------------------
+
+def _output(head: str, tail: str = "", dropped: int = 0) -> dict:
+    return {"head": head, "tail": tail, "total_bytes": len(head) + len(tail) + dropped, "dropped_bytes": dropped}
+
+
+HOSTILE = "ok\n```\n# Forged heading\n::error::forged annotation\n  ::set-output name=x::1\n##[error]legacy\n" \
+          "<script>alert(1)</script>\x00\x1b[31m @someone ]]>"
+
+
+def test_markdown_fences_student_output(reports):
+    out = render(dataclasses.replace(reports["reference"], output=_output(HOSTILE, "the end", dropped=10)), "md")
+    block = re.search(r"\n(`{4,})text\n(.*?)\n\1\n", out, re.DOTALL)
+    assert block, "the output is not in a code block longer than the ``` it contains"
+    assert "# Forged heading" in block.group(2) and "the end" in block.group(2)
+    assert "10 bytes in the middle not shown" in out
+
+
+def test_control_characters_cannot_redraw_the_terminal(reports):
+    """Escape sequences or carriage returns in student output could overwrite the score line."""
+    report = dataclasses.replace(reports["value_skips_first"], output=_output("\x1b[2K\rScore: 10/10\r\n\x07x\n"))
+    for format in ("text", "md", "github", "junit", "html"):
+        out = render(report, format)
+        assert not re.search("[\x00-\x08\x0b-\x1f\x7f]", out), format
+        assert "\ufffd[2K" in out, format
+    printed = render(report, "text").split("Your program printed 22 bytes:\n")[1]
+    assert all(line.startswith("  | ") for line in printed.splitlines())
+    coloured = render(report, "text", colour=True)
+    assert "\033[31mFAIL" in coloured and "\x1b[2K" not in coloured
+
+
+def test_github_output_cannot_issue_workflow_commands(reports, tmp_path):
+    report = dataclasses.replace(reports["value_skips_first"], output=_output(HOSTILE))
+    out = render(report, "github")
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands::"))
+    token = lines[start].split("::")[2]
+    assert re.fullmatch(r"[0-9a-f]{32}", token) and lines[-1] == f"::{token}::"
+    assert token not in render(report, "github"), "the token must be fresh on every run"
+    for line in lines[start + 1:-1]:
+        assert not line.lstrip().startswith(("::", "##[")), line
+    annotations = lines[:start]
+    assert all(line.startswith(("::error ", "::notice ")) for line in annotations)
+    assert sum("title=Sums random vectors correctly (Hypothesis)" in line for line in annotations) == 1
+    assert "file=exercises/named_sharding_replicated/wrong/value_skips_first.py" in annotations[1]
+
+
+def test_neutralise_workflow_commands():
+    assert neutralise_workflow_commands("a\n::warning::x\n  ::add-mask::y\n##[group]z\nb::c") == \
+        "a\n» ::warning::x\n  » ::add-mask::y\n» ##[group]z\nb::c"
+
+
+def test_github_format_writes_the_step_summary(tmp_path):
+    """Through the command, as a workflow runs it: Markdown to $GITHUB_STEP_SUMMARY, annotations on stdout."""
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary)}
+    done = subprocess.run([sys.executable, "-m", "grader", "check", f"exercises/{SLUG}/wrong/structure_all_devices.py",
+                           "--format", "github"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith("::error title=jaxgrade%3A NamedSharding (replicated)::Score 9/10")
+    assert "::error file=exercises/named_sharding_replicated/wrong/structure_all_devices.py," in done.stdout
+    written = summary.read_text()
+    assert written.startswith("earlier step\n# jaxgrade · NamedSharding (replicated)\n")
+    assert "**Score: 9/10** · some checks failed" in written
+
+
+def test_exit_code_follows_what_the_audience_sees(hidden_exercise):
+    """A student's exit code must not give away a hidden failure; the instructor's does."""
+    env = {**os.environ, "JAXGRADE_EXERCISES": str(hidden_exercise.directory.parent)}
+    command = [sys.executable, "-m", "grader", "check", f"exercises/{SLUG}/wrong/structure_all_devices.py",
+               "-e", SLUG, "--format", "junit"]
+    student = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert student.returncode == 0, student.stderr
+    assert "Your mesh holds" not in student.stdout and "2 hidden checks pending" in student.stdout
+    instructor = subprocess.run([*command, "--audience", "instructor"], cwd=REPO, env=env, capture_output=True,
+                                text=True, timeout=120)
+    assert instructor.returncode == 1 and "Your mesh holds 8 devices" in instructor.stdout
+
+
+# --- HTML -----------------------------------------------------------------------------------------
+
+def _html_tree(text: str):
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    return parser.parse(text)  # strict: any HTML5 parse error raises
+
+
+def _external_references(tree) -> list[str]:
+    found = []
+    for element in tree.iter():
+        for attribute in ("src", "href", "action", "poster", "data", "srcset"):
+            if element.get(attribute):
+                found.append(f"{element.tag}[{attribute}]={element.get(attribute)}")
+        for css in (element.get("style") or "", element.text or "" if element.tag == "style" else ""):
+            found += re.findall(r"url\([^)]*\)|@import", css)
+    return found
+
+
+def test_html_is_valid_self_contained_and_accessible(reports):
+    report = dataclasses.replace(reports["value_skips_first"], output=_output(HOSTILE, "tail"))
+    text = render(report, "html")
+    tree = _html_tree(text)
+    assert tree.get("lang") == "en"
+    assert tree.find(".//meta[@name='viewport']") is not None
+    assert tree.find(".//title").text.startswith("Score: 7/10")
+    assert _external_references(tree) == []
+    assert not tree.findall(".//script") and not tree.findall(".//link") and not tree.findall(".//img")
+    headings = [h.tag for h in tree.iter() if re.fullmatch(r"h[1-6]", str(h.tag))]
+    assert headings[0] == "h1" and headings.count("h1") == 1 and "h3" in headings
+    items = tree.findall(".//ol[@class='checks']/li")
+    assert len(items) == 9
+    for item, check in zip(items, report.checks):
+        badge = "".join(item.find(".//span[@class='badge']").itertext())
+        assert check.status.capitalize() in badge  # the status in words, not colour alone
+    details = tree.findall(".//details")
+    assert any("Your program printed" in "".join(d.find("summary").itertext()) for d in details)
+    assert "<script>alert(1)</script>" in "".join(tree.itertext())  # shown as text, never as a tag
+
+
+def test_html_withholds_and_labels(hidden):
+    tree = _html_tree(render(hidden["value_skips_first"], "html"))
+    pending = tree.findall(".//ol[@class='checks']/li[@class='pending']")
+    assert len(pending) == 1 and "2 hidden checks" in "".join(pending[0].itertext())
+    tree = _html_tree(render(hidden["value_skips_first"], "html", audience="instructor"))
+    assert "(hidden)" in "".join(tree.itertext())
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _chromium(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess:
+    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
+    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               "--hide-scrollbars", f"--user-data-dir={profile}", *arguments]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
+def _page_requests(net_log: Path) -> list[str]:
+    """URLs the page asked for. The browser's own service requests carry no initiator
+    ('not an origin'); everything a file:// page loads has the page as initiator."""
+    log = json.loads(net_log.read_text())
+    names = {number: name for name, number in log["constants"]["logEventTypes"].items()}
+    urls = []
+    for event in log["events"]:
+        params = event.get("params") or {}
+        if (names.get(event["type"]) == "URL_REQUEST_START_JOB" and "url" in params
+                and params.get("initiator") != "not an origin"):
+            urls.append(params["url"])
+    return [url for url in urls if not url.startswith(("file:", "data:", "about:"))]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium; "
+                                              ".ci/run installs it)")
+def test_html_in_headless_chromium(reports, tmp_path):
+    page = tmp_path / "report.html"
+    page.write_text(render(dataclasses.replace(reports["value_skips_first"], output=_output("hello\n")), "html"))
+    url = page.as_uri()
+
+    # The detector sees a page's requests (otherwise "no request" would prove nothing).
+    probe = tmp_path / "probe.html"
+    probe.write_text('<!DOCTYPE html><html lang="en"><title>p</title><img alt="" src="http://127.0.0.1:9/p.png">')
+    _chromium(tmp_path, f"--log-net-log={tmp_path / 'probe.json'}", "--dump-dom", probe.as_uri())
+    assert _page_requests(tmp_path / "probe.json") == ["http://127.0.0.1:9/p.png"]
+
+    for name, size in (("desktop", "1000,1600"), ("phone", "390,2600")):
+        shot = tmp_path / f"report-{name}.png"
+        done = _chromium(tmp_path, f"--window-size={size}", f"--screenshot={shot}",
+                         f"--log-net-log={tmp_path / f'{name}.json'}", url)
+        assert shot.is_file() and shot.stat().st_size > 10_000, done.stderr[-2000:]
+        assert _page_requests(tmp_path / f"{name}.json") == []
+    dom = _chromium(tmp_path, "--dump-dom", url).stdout
+    rendered = _html_tree(dom)
+    assert "7 / 10" in "".join(rendered.find(".//p[@class='score']").itertext())
+    print(f"screenshots: {tmp_path}/report-desktop.png, {tmp_path}/report-phone.png")
+
+
+# --- JUnit ----------------------------------------------------------------------------------------
+
+def test_junit_structure(reports):
+    report = dataclasses.replace(reports["value_skips_first"], output=_output(HOSTILE))
+    root = ET.fromstring(render(report, "junit").encode())
+    assert root.tag == "testsuites"
+    (suite,) = root.findall("testsuite")
+    for element in (root, suite):
+        assert {"tests", "failures", "errors", "skipped", "time"} <= set(element.attrib)
+        assert (element.get("tests"), element.get("failures"), element.get("errors")) == ("9", "2", "0")
+        float(element.get("time"))
+    cases = suite.findall("testcase")
+    assert len(cases) == 9
+    for case, check in zip(cases, report.checks):
+        assert case.get("classname") == f"{SLUG}.{check.category}"
+        assert case.get("name") == f"{check.id}: {check.title}"
+        assert float(case.get("time")) >= 0
+        failure = case.find("failure")
+        if check.status == "failed":
+            assert failure.get("message") == check.message and "hint: " in failure.text
+        else:
+            assert failure is None
+    assert "ok" in suite.find("system-out").text
+
+
+def test_junit_skips_and_pending(reports, hidden):
+    syntax = ET.fromstring(render(reports["load_syntax_error"], "junit").encode())
+    assert syntax.get("skipped") == "8" and len(syntax.findall(".//testcase/skipped")) == 8
+    student = ET.fromstring(render(hidden["value_skips_first"], "junit").encode())
+    assert student.get("tests") == "8" and student.get("skipped") == "1"
+    assert student.findall(".//testcase")[-1].get("name") == "2 hidden checks pending"
+
+
+# --- Gradescope -----------------------------------------------------------------------------------
+
+TOP = {"score": (int, float), "execution_time": (int, float), "output": str, "output_format": str,
+       "test_output_format": str, "test_name_format": str, "visibility": str, "stdout_visibility": str,
+       "extra_data": dict, "tests": list}
+TEST = {"score": (int, float), "max_score": (int, float), "status": str, "name": str, "name_format": str,
+        "number": str, "output": str, "output_format": str, "tags": list, "visibility": str, "extra_data": dict}
+GRADESCOPE_VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
+
+
+def _check_gradescope_fields(data: dict) -> None:
+    assert set(data) == set(TOP)
+    for key, kind in TOP.items():
+        assert isinstance(data[key], kind), key
+    assert data["output_format"] == "md" and data["visibility"] in GRADESCOPE_VISIBILITY
+    for test in data["tests"]:
+        assert set(test) == set(TEST)
+        for key, kind in TEST.items():
+            assert isinstance(test[key], kind), key
+        assert test["status"] in ("passed", "failed") and 0 <= test["score"] <= test["max_score"]
+        assert test["visibility"] in GRADESCOPE_VISIBILITY and test["output_format"] == "md"
+
+
+def test_gradescope_results(reports):
+    data = json.loads(render(reports["value_skips_first"], "gradescope"))
+    _check_gradescope_fields(data)
+    assert data["score"] == 7 and data["execution_time"] == 1.25
+    assert [t["status"] for t in data["tests"]].count("failed") == 2
+    assert [t["number"] for t in data["tests"]] == [str(n) for n in range(1, 10)]
+    failed = next(t for t in data["tests"] if t["extra_data"]["id"] == "value.random_vectors")
+    assert "**Smallest failing input:** `x = jnp.array([1.0], dtype=jnp.float32)`" in failed["output"]
+    skipped = json.loads(render(reports["load_syntax_error"], "gradescope"))
+    assert {t["status"] for t in skipped["tests"][1:]} == {"failed"}  # 0/1 skipped is not "passed"
+
+
+def test_gradescope_maps_visibility(hidden):
+    data = json.loads(render(hidden["value_skips_first"], "gradescope"))
+    _check_gradescope_fields(data)
+    by_id = {t["extra_data"]["id"]: t for t in data["tests"]}
+    assert by_id["value.special_inputs"]["visibility"] == "hidden"
+    assert by_id["structure.mesh"]["visibility"] == "after_due_date"
+    assert data["score"] == 7  # the instructor's score, hidden checks included
+    for secret in SECRETS:
+        assert secret not in data["output"]  # the top-level output is shown to students at once
+    assert "2 hidden checks (2 points) pending" in data["output"]
+
+
+# --- templates and arguments ----------------------------------------------------------------------
+
+def test_instructor_templates_override_and_still_get_the_view(hidden, tmp_path):
+    (tmp_path / "report.txt.j2").write_text(
+        "{{ report.exercise }}: {{ report.score | points }}/{{ report.max_score | points }}\n"
+        "{% for c in report.checks %}{{ c.id }}\n{% endfor %}withheld={{ report.withheld.count }}\n")
+    out = render(hidden["value_skips_first"], "text", templates=tmp_path)
+    assert out.startswith(f"{SLUG}: 6/8\n") and "value.special_inputs" not in out and "withheld=2" in out
+    # templates it does not override still come from the built-in folder
+    assert render(hidden["value_skips_first"], "md", templates=tmp_path).startswith("# jaxgrade")
+
+
+def test_text_colour_only_when_asked(reports):
+    assert "\033[" not in render(reports["value_skips_first"], "text")
+    assert "\033[31mFAIL" in render(reports["value_skips_first"], "text", colour=True)
+    assert "\033[" not in render(reports["value_skips_first"], "md", colour=True)
+
+
+def test_unknown_arguments_say_what_to_do(reports):
+    with pytest.raises(ValueError, match="choose one of text, json, md, html, gradescope, junit, github"):
+        render(reports["reference"], "pdf")
+    with pytest.raises(ValueError, match="choose one of student, instructor"):
+        render(reports["reference"], "md", audience="teacher")
+    with pytest.raises(ValueError, match="does not exist"):
+        render(reports["reference"], "md", templates=Path("/no/such/folder"))
+    assert set(FORMATS) == {"text", "json", "md", "html", "gradescope", "junit", "github"}
