@@ -298,6 +298,30 @@ def test_html_withholds_and_labels(hidden):
     assert "(hidden)" in "".join(tree.itertext())
 
 
+def _contrast(foreground: str, background: str) -> float:
+    def luminance(colour: str) -> float:
+        channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_html_palettes_meet_wcag_aa_contrast():
+    """Both palettes (light, and dark for prefers-color-scheme) of the built-in template."""
+    css = (REPO / "templates" / "report.html.j2").read_text()
+    palettes = re.findall(r":root \{([^}]*)\}", css)
+    assert len(palettes) == 2
+    for palette in palettes:
+        colour = dict(re.findall(r"--([\w-]+): (#[0-9a-f]{6})", palette))
+        pairs = [("fg", "bg"), ("fg", "card"), ("fg", "code"), ("muted", "bg"), ("muted", "card"),
+                 ("fg", "pending-bg")]
+        pairs += [(status, f"{status}-bg") for status in ("passed", "failed", "error", "skipped", "pending")]
+        for foreground, background in pairs:
+            ratio = _contrast(colour[foreground], colour[background])
+            assert ratio >= 4.5, f"--{foreground} on --{background}: {ratio:.2f}"
+
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
