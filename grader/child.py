@@ -14,11 +14,64 @@ import os
 import sys
 import traceback
 import types
+import warnings
 from typing import Any, Callable
 
 from grader.protocol import ChannelClosed, decode_array, encode_array, read_message, write_message
 
 MAX_RETURNED_ELEMENTS = 1 << 20
+_MISSING = object()
+
+
+class _Pinned:
+    """A module's attributes as they were at startup (later ones are looked up live): the
+    grader's own references, which a submission patching ``jax.make_jaxpr`` cannot reach."""
+
+    def __init__(self, module: types.ModuleType, **overrides: Any) -> None:
+        self.__dict__.update(vars(module), **overrides)
+        self.__dict__["_module"] = module
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__dict__["_module"], name)
+
+
+class _Pins:
+    """Functions and classes of JAX, NumPy and the standard library as they were before the
+    submission was imported. ``restore`` puts back whatever it replaced, deleted, or added
+    to a class (a ``sharding`` property on jax.Array, an unwrapped device_put observer), so
+    observations are always taken with the original machinery. Only callables and modules
+    of modules are kept: JAX keeps data (caches, config) in module globals too."""
+
+    def __init__(self, modules: list[types.ModuleType], objects: list[Any]) -> None:
+        self.modules = [(m, {k: v for k, v in vars(m).items() if callable(v) or isinstance(v, types.ModuleType)})
+                        for m in modules]
+        self.objects = [(o, dict(vars(o))) for o in objects]
+
+    def restore(self) -> list[str]:
+        """Undo the submission's patches; return the names it had patched."""
+        undone = []
+        for module, saved in self.modules:
+            current = vars(module)
+            for name, value in saved.items():
+                if current.get(name, _MISSING) is not value:
+                    current[name] = value
+                    undone.append(f"{module.__name__}.{name}")
+        for owner, saved in self.objects:
+            current = vars(owner)
+            for name in [n for n in current if n not in saved]:
+                try:
+                    delattr(owner, name)
+                    undone.append(f"{getattr(owner, '__name__', type(owner).__name__)}.{name}")
+                except (AttributeError, TypeError):
+                    pass
+            for name, value in saved.items():
+                if current.get(name, _MISSING) is not value:
+                    try:
+                        setattr(owner, name, value)
+                        undone.append(f"{getattr(owner, '__name__', type(owner).__name__)}.{name}")
+                    except (AttributeError, TypeError):
+                        pass
+        return undone
 
 
 def _error_text(error: BaseException, filename: str) -> str:
@@ -32,13 +85,24 @@ def _error_text(error: BaseException, filename: str) -> str:
 class Child:
     def __init__(self, inbox: int, outbox: int) -> None:
         self.inbox, self.outbox = inbox, outbox
+        import base64
+        import builtins
+        import json
+
         import jax
         import numpy as np
-        from jax._src import dispatch
+        from jax._src import api, dispatch
+        from jax._src import array as array_module
         from jax._src.array import ArrayImpl
-        from jax.sharding import NamedSharding, SingleDeviceSharding
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
 
-        self.jax, self.np = jax, np
+        from grader.jaxpr_graph import program_of
+
+        self.jax, self.np = _Pinned(jax, numpy=_Pinned(jax.numpy)), _Pinned(np)
+        self.program_of = program_of  # imported now: a later import could find the submission's "grader"
+        # The shared compilation cache is read-only here (grader.confine): a miss is not news.
+        warnings.filterwarnings("ignore", message="Error writing persistent compilation cache entry")
+        self.protections: dict[str, Any] = {}
         self.ArrayImpl, self.NamedSharding, self.SingleDeviceSharding = ArrayImpl, NamedSharding, SingleDeviceSharding
         self.function: Callable[..., Any] | None = None
         self.filename = "<submission>"
@@ -46,6 +110,33 @@ class Child:
         self.argument: Any = None
         self.placed_x: list[Any] = []  # arrays an eager placement of x produced during this call
         self._install_observers(dispatch)
+        # Everything below is fixed before the submission exists. Methods become instance
+        # attributes (they win over the class's, so patching grader.child.Child changes
+        # nothing); every request starts, and every call of the student's function ends, by
+        # undoing patches to JAX, NumPy and the standard library.
+        self.pins = _Pins([jax, jax.numpy, jax.sharding, api, dispatch, array_module, np, json, base64, os, builtins,
+                           traceback, inspect, sys.modules[__name__], sys.modules["grader.protocol"]],
+                          [ArrayImpl, NamedSharding, Mesh, PartitionSpec, SingleDeviceSharding, dispatch.device_put_p])
+        for name, member in vars(Child).items():
+            if inspect.isfunction(member) and not name.startswith("__"):
+                setattr(self, name, member.__get__(self))
+        for name in ("load", "call", "trace"):
+            setattr(self, name, self._guarded(getattr(self, name)))
+
+    def _guarded(self, handler: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+        """The request handler, run with the original JAX; after ``load`` the student's function
+        is wrapped so that its patches are undone as soon as it returns."""
+        restore = self.pins.restore
+
+        def guarded(*args: Any) -> dict[str, Any]:
+            restore()
+            reply = handler(*args)
+            restore()
+            if handler.__name__ == "load" and self.function is not None:
+                self.function = _restoring(self.function, restore)
+            return reply
+
+        return guarded
 
     # -- observing placements while the student's code runs -------------------------------
     def _install_observers(self, dispatch: types.ModuleType) -> None:
@@ -198,18 +289,17 @@ class Child:
         return {"ok": True, "value": self.describe_value(result), "placements": placements}
 
     def trace(self, array: dict[str, Any]) -> dict[str, Any]:
-        from grader.jaxpr_graph import program_of
         argument = self.jax.numpy.asarray(decode_array(array))
         try:
             closed = self.jax.make_jaxpr(self.function)(argument)
         except BaseException as error:
             return {"ok": False, "exception": type(error).__name__, "error": _error_text(error, self.filename)}
-        return {"ok": True, "program": program_of(closed, self.describe_sharding)}
+        return {"ok": True, "program": self.program_of(closed, self.describe_sharding)}
 
     def serve(self) -> None:
         jax = self.jax
         write_message(self.outbox, {"op": "ready", "jax": jax.__version__,
-                                    "devices": [str(d) for d in jax.devices()]})
+                                    "devices": [str(d) for d in jax.devices()], "protections": self.protections})
         while True:
             try:
                 request = read_message(self.inbox)
@@ -232,13 +322,49 @@ class Child:
             write_message(self.outbox, reply)
 
 
+def _restoring(function: Callable[..., Any], restore: Callable[[], list[str]]) -> Callable[..., Any]:
+    def call_then_restore(x: Any) -> Any:
+        try:
+            return function(x)
+        finally:
+            restore()
+    return call_then_restore
+
+
+def _forget_grader() -> None:
+    """Drop the grader's modules from ``sys.modules`` and its folder from ``sys.path``: an
+    ``import grader.child`` in the submission then gets a fresh copy (or nothing), and
+    patching that copy touches nothing the running grader uses."""
+    here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    for name in [n for n in sys.modules if n == "grader" or n.startswith("grader.")]:
+        del sys.modules[name]
+    sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
+
+
 def main() -> None:
-    inbox, outbox = int(sys.argv[1]), int(sys.argv[2])
+    """``python -I -c BOOT inbox outbox [policy]``: the exec'd child. A child forked from a
+    warm process calls ``start`` directly."""
+    policy = None
+    if len(sys.argv) > 3:
+        from grader.confine import Policy
+        policy = Policy.from_json(sys.argv[3])
+    start(int(sys.argv[1]), int(sys.argv[2]), policy)
+
+
+def start(inbox: int, outbox: int, policy: Any = None) -> None:
+    """Import JAX (backend not started), put the observers in place, confine the process as
+    ``policy`` (a ``grader.confine.Policy``) says, then serve; never returns."""
     try:
+        for fd in (inbox, outbox):
+            os.set_inheritable(fd, False)  # programs the submission runs do not get the channel
         child = Child(inbox, outbox)
+        if policy is not None:
+            from grader.confine import confine
+            child.protections = confine(policy)
+        _forget_grader()
     except BaseException as error:
         write_message(outbox, {"op": "failed", "error": f"{type(error).__name__}: {error}"})
-        raise SystemExit(70)
+        os._exit(70)
     child.serve()
     sys.stdout.flush()
     os._exit(0)  # threads the submission left behind must not keep the process alive

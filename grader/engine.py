@@ -1,6 +1,7 @@
 """Grade one submission of one exercise: run its checks against a sandboxed child."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import shlex
 import time
@@ -43,7 +44,9 @@ def warm_compile_cache(exercise: Exercise) -> str | None:
     if directory is None or marker is None:
         return None
     if not marker.exists():
-        grade(exercise, exercise.reference, compile_cache=str(directory))
+        # The reference is trusted and must write the cache, which confined children only read.
+        grade(exercise, exercise.reference, compile_cache=str(directory),
+              limits=dataclasses.replace(exercise.limits, confine=False))
         marker.parent.mkdir(parents=True, exist_ok=True)
         marker.touch()
     return str(directory)
@@ -101,7 +104,8 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
     score, max_score = sum(r.score for r in ordered), sum(r.max_score for r in ordered)
     status = "error" if not graded_at_all else ("passed" if abs(score - max_score) < 1e-9 else "failed")
     environment = {"jaxgrade": __version__, "jax": session.environment.get("jax"),
-                   "devices": exercise.devices, "seed": seed}
+                   "devices": exercise.devices, "seed": seed,
+                   "protections": session.environment.get("protections", {})}
     command = f"jaxgrade check {shlex.quote(shown)} -e {exercise.slug} --seed {seed}"
     return Report(exercise=exercise.slug, title=exercise.title, status=status, checks=ordered,
                   submission={"path": shown, "sha256": sha256}, environment=environment,

@@ -6,6 +6,7 @@ Every such incident is kept: the ``limits`` check reads them.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -101,12 +102,14 @@ class Session:
     def start(self) -> Child:
         """Launch the child (if none is running) without waiting for it to be ready."""
         if self._child is None:
-            self._child = Child(self.devices, self.limits, self.compile_cache, self.launcher)
+            self._child = Child(self.devices, self.limits, self.compile_cache, launcher=self.launcher,
+                                hide=(str(self.submission.resolve().parent),))
         return self._child
 
     def _ready_child(self) -> Child:
         child = self.start()
-        self.environment = {"jax": child.ready.get("jax"), "devices": child.ready.get("devices", [])}
+        self.environment = {"jax": child.ready.get("jax"), "devices": child.ready.get("devices", []),
+                            "protections": child.protections}
         return child
 
     def _retire(self) -> None:
@@ -166,7 +169,10 @@ class Session:
     def _copy_in(self) -> Path:
         child = self.start()
         target = Path(child.workdir) / self.submission.name
-        shutil.copyfile(self.submission, target)
+        # O_EXCL|O_NOFOLLOW: the workdir belongs to the sandbox; never write through a link in it
+        with open(self.submission, "rb") as source, \
+                open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "wb") as copy:
+            shutil.copyfileobj(source, copy)
         return target
 
     def call(self, x: np.ndarray) -> Returned:
@@ -185,10 +191,16 @@ class Session:
             return Returned(False, incident=self._incident(failure))
         error, exception = reply.get("error"), reply.get("exception")
         incident = None
-        if exception == "MemoryError" or "RESOURCE_EXHAUSTED" in str(error):
+        during = f"while calling {self.function}(x) with x of {x.size} elements"
+        if exception in ("MemoryError", "_ArrayMemoryError") or "RESOURCE_EXHAUSTED" in str(error):
             incident = self._incident(ChildFailure(
-                "memory", f"your code ran out of memory (limit {self.limits.memory_mib} MiB) "
-                          f"while calling {self.function}(x) with x of {x.size} elements"))
+                "memory", f"your code ran out of memory (limit {self.limits.memory_mib} MiB) {during}"))
+        elif exception == "RecursionError":  # the recursion limit is what guards the stack
+            incident = self._incident(ChildFailure("memory", f"your code recursed too deeply ({error}) {during}"))
+        elif exception in ("SystemExit", "KeyboardInterrupt"):  # would end the process outside a grader
+            what = "called sys.exit()" if exception == "SystemExit" else "raised KeyboardInterrupt"
+            incident = self._incident(ChildFailure(
+                "crash", f"your code {what} {during}; a function must return its result, not end the program"))
         return Returned(bool(reply.get("ok")), value=reply.get("value"), error=error, exception=exception,
                         placements=tuple(reply.get("placements") or ()), incident=incident)
 

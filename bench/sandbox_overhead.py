@@ -1,0 +1,71 @@
+"""What the hardened sandbox costs per submission, against the foundation's plain child.
+
+Grades the seed exercise's reference solution alternately with the hardened sandbox
+(``Limits(confine=True)``: dedicated uid, namespaces, in-child limits, uid-wide cleanup) and
+with the plain child (``Limits(confine=False)``), in the same run and the same process, and
+prints the median wall time per submission of each and their ratio. Alternating the two
+spreads machine noise evenly over both. Goal: under 10% added.
+
+    .venv/bin/python bench/sandbox_overhead.py [--rounds N] [--exercise SLUG] [--json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from grader.engine import grade  # noqa: E402
+from grader.exercise import find_exercise  # noqa: E402
+from grader.sandbox import Limits  # noqa: E402
+
+
+def measure(rounds: int, slug: str) -> dict[str, float]:
+    exercise = find_exercise(slug)
+    cache = tempfile.mkdtemp(prefix="jaxgrade-bench-cache-")
+    os.environ["JAXGRADE_CACHE"] = cache
+    hardened, plain = Limits(**{**exercise.limits.__dict__, "confine": True}), \
+        Limits(**{**exercise.limits.__dict__, "confine": False})
+    for limits in (hardened, plain):  # warm-up: fills the compilation cache, loads every module
+        report = grade(exercise, exercise.reference, limits=limits)
+        if report.status != "passed":
+            raise SystemExit(f"the reference did not pass with confine={limits.confine}: {report.status}")
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for round_number in range(rounds):
+        order = (hardened, plain) if round_number % 2 == 0 else (plain, hardened)
+        for limits in order:
+            started = time.perf_counter()
+            report = grade(exercise, exercise.reference, limits=limits)
+            times[limits.confine].append(time.perf_counter() - started)
+            assert report.status == "passed"
+    confined, bare = statistics.median(times[True]), statistics.median(times[False])
+    return {"rounds": rounds, "hardened_median_s": confined, "plain_median_s": bare,
+            "ratio": confined / bare, "added_percent": 100 * (confined / bare - 1),
+            "root": os.geteuid() == 0}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--exercise", default="named_sharding_replicated")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    args = parser.parse_args()
+    result = measure(args.rounds, args.exercise)
+    if args.json:
+        print(json.dumps(result))
+        return
+    print(f"sandbox overhead ({args.rounds} rounds, reference of {args.exercise}, "
+          f"{'root: dedicated uid' if result['root'] else 'not root'}):")
+    print(f"  hardened sandbox  {result['hardened_median_s']:.3f} s per submission (median)")
+    print(f"  plain child       {result['plain_median_s']:.3f} s per submission (median)")
+    print(f"  ratio             {result['ratio']:.3f} ({result['added_percent']:+.1f}%; goal: under +10%)")
+
+
+if __name__ == "__main__":
+    main()

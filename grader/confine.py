@@ -1,0 +1,375 @@
+"""Confinement applied INSIDE the child, after JAX is imported and before any student code.
+
+``confine(policy)`` is the one place where a child process gives up what a submission must
+not have. It runs in the child itself, so it works the same whether the child was exec'd
+fresh (``python -I -c BOOT``) or forked from a warm process that imported JAX without
+starting its backend. In order:
+
+1. close every inherited file descriptor but stdio and the channel;
+2. ``PR_SET_NO_NEW_PRIVS`` (no setuid binary can give privileges back);
+3. namespaces, best effort: a network namespace (only a downed loopback: no network) and a
+   mount namespace in which the exercise files and other listed paths are covered by an
+   empty read-only tmpfs. As root these are plain ``unshare``; otherwise a user namespace
+   is tried first (where the system allows unprivileged ones);
+4. resource limits: CPU seconds, address space, file size, no core dumps, open files, and
+   (with a dedicated uid only: the limit counts per user) processes;
+5. as root: drop to the dedicated unprivileged uid/gid the parent leased for this child,
+   with no supplementary groups (all capabilities go with it). Directories on the way to
+   the Python installation that this uid could not enter (pyenv under /root) are made
+   passable inside the mount namespace, with nothing else of them visible;
+6. ``PR_SET_PDEATHSIG`` (the child dies with the grader), umask 077, cwd = the fresh
+   working directory.
+
+A namespace that cannot be made is reported, not fatal; a limit or uid drop that fails is
+fatal (``ConfinementError``): the student's code must not run with less than was asked.
+Linux only; it must be called while the process is single-threaded (namespaces are
+per-thread), which is why the child sets ``OPENBLAS_NUM_THREADS=1`` before importing NumPy.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import resource
+import signal
+import stat
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from typing import Any
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
+MS_REMOUNT_BIND_RO = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV
+MNT_DETACH = 2
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
+_CAPABILITY_VERSION_3 = 0x20080522
+
+
+class ConfinementError(Exception):
+    """A protection the policy requires could not be put in place: the child must not go on."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What the child gives up. Built by the parent (``grader.sandbox``), sent as JSON.
+
+    ``uid``/``gid``: the dedicated unprivileged identity to drop to when running as root
+    (None: keep the current one). ``hide``: paths covered by an empty read-only tmpfs when a
+    mount namespace can be made (the exercise with its reference, other submissions).
+    ``reach``: paths the child must still be able to read after dropping privileges.
+    ``read_only``: paths the child may read but never write, even as the grader's own user
+    (the shared compilation cache: a submission must not plant programs for the next)."""
+    workdir: str
+    keep_fds: tuple[int, ...] = ()
+    uid: int | None = None
+    gid: int | None = None
+    cpu_s: int = 120
+    memory_mib: int = 4096
+    file_mib: int = 64
+    open_files: int = 512
+    processes: int = 256
+    isolate_network: bool = True
+    hide: tuple[str, ...] = ()
+    reach: tuple[str, ...] = ()
+    read_only: tuple[str, ...] = ()
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> "Policy":
+        data = json.loads(text)
+        for key in ("keep_fds", "hide", "reach", "read_only"):
+            data[key] = tuple(data.get(key, ()))
+        return cls(**data)
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _call(result: int, what: str) -> None:
+    if result != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"{what}: {os.strerror(code)}")
+
+
+def _mount(libc: ctypes.CDLL, source: str | None, target: str, fstype: str | None, flags: int,
+           data: str | None = None) -> None:
+    encode = lambda s: s.encode() if s is not None else None  # noqa: E731
+    _call(libc.mount(encode(source), encode(target), encode(fstype), ctypes.c_ulong(flags), encode(data)),
+          f"mount {target}")
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
+def close_inherited_fds(keep: set[int]) -> int:
+    """Close every descriptor not in ``keep`` (a forked child inherits its parent's pipes to
+    other children and files; an exec'd one only what was passed). Returns how many."""
+    try:
+        open_fds = sorted(int(name) for name in os.listdir("/proc/self/fd"))
+    except OSError:
+        open_fds = list(range(3, 1024))
+    closed = 0
+    for fd in open_fds:
+        if fd in keep:
+            continue
+        try:
+            os.close(fd)
+            closed += 1
+        except OSError:
+            pass
+    return closed
+
+
+def _unshare(libc: ctypes.CDLL, flags: int) -> None:
+    _call(libc.unshare(ctypes.c_int(flags)), "unshare")
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+def _enter_namespaces(libc: ctypes.CDLL, policy: Policy, root: bool) -> tuple[bool, bool, str]:
+    """(network isolated, mount namespace made, why not) — best effort, never raises."""
+    wanted = CLONE_NEWNS | (CLONE_NEWNET if policy.isolate_network else 0)
+    if _threads() > 1:
+        return False, False, f"the process already runs {_threads()} threads (namespaces are per-thread)"
+    why = ""
+    if root:
+        try:
+            _unshare(libc, wanted)
+            return policy.isolate_network, True, ""
+        except OSError as error:
+            why = str(error)
+    else:
+        uid, gid = os.getuid(), os.getgid()
+        try:
+            _unshare(libc, CLONE_NEWUSER | wanted)
+            _write("/proc/self/setgroups", "deny")
+            _write("/proc/self/uid_map", f"{uid} {uid} 1")
+            _write("/proc/self/gid_map", f"{gid} {gid} 1")
+            return policy.isolate_network, True, ""
+        except OSError as error:
+            why = f"no user namespaces for unprivileged users here ({error})"
+    # Fall back to the network namespace alone (some containers forbid mount namespaces).
+    if policy.isolate_network and root:
+        try:
+            _unshare(libc, CLONE_NEWNET)
+            return True, False, why
+        except OSError as error:
+            why = f"{why}; {error}"
+    return False, False, why
+
+
+def _other_can_enter(path: str) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return True  # nothing to make passable
+    return bool(mode & stat.S_IXOTH)
+
+
+def _make_passable(libc: ctypes.CDLL, reach: tuple[str, ...]) -> list[str]:
+    """For each directory on the way to a path in ``reach`` that others may not enter (for
+    example /root, mode 0700, holding a pyenv Python), put a tmpfs over it that holds only
+    the next step of the way, bind-mounted back. Only the mount namespace sees this."""
+    opened: list[str] = []
+    for _ in range(16):  # each round opens one blocking directory; nesting is shallow
+        blocked: dict[str, set[str]] = {}
+        for target in reach:
+            parts = os.path.realpath(target).strip("/").split("/")
+            for depth in range(1, len(parts)):
+                directory = "/" + "/".join(parts[:depth])
+                if not _other_can_enter(directory):
+                    blocked.setdefault(directory, set()).add(parts[depth])
+                    break
+        if not blocked:
+            return opened
+        directory, children = next(iter(blocked.items()))
+        stage = tempfile.mkdtemp(prefix="jaxgrade-stage-")
+        staged = []
+        for name in sorted(children):
+            keep = os.path.join(stage, name)
+            is_dir = os.path.isdir(os.path.join(directory, name))
+            os.mkdir(keep) if is_dir else open(keep, "w").close()
+            _mount(libc, os.path.join(directory, name), keep, None, MS_BIND | MS_REC)
+            staged.append((name, keep, is_dir))
+        _mount(libc, "tmpfs", directory, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k")
+        for name, keep, is_dir in staged:
+            place = os.path.join(directory, name)
+            os.mkdir(place) if is_dir else open(place, "w").close()
+            _mount(libc, keep, place, None, MS_BIND | MS_REC)
+            _call(libc.umount2(keep.encode(), MNT_DETACH), f"umount {keep}")
+        _mount(libc, None, directory, None, MS_REMOUNT_BIND_RO)
+        for name, keep, _ in staged:
+            os.rmdir(keep) if os.path.isdir(keep) else os.unlink(keep)
+        os.rmdir(stage)
+        opened.append(directory)
+    raise ConfinementError("too many nested directories to make passable: " + ", ".join(reach))
+
+
+def _hide(libc: ctypes.CDLL, paths: tuple[str, ...]) -> list[str]:
+    hidden = []
+    for path in paths:
+        if os.path.isdir(path):
+            _mount(libc, "tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0555,size=4k")
+            hidden.append(path)
+    return hidden
+
+
+def _private_temporaries(libc: ctypes.CDLL, workdir: str, keep: tuple[str, ...], size_mib: int) -> list[str]:
+    """Give the child its own empty, size-limited /tmp, /var/tmp and /dev/shm: it sees no other
+    child's files there, and what it leaves behind vanishes with it. Paths of ``keep`` under
+    /tmp (the working directory, a compilation cache) are bound back at their places. The new
+    /tmp is assembled at a mount point inside the working directory, then moved over /tmp."""
+    done = []
+    options = f"mode=1777,size={size_mib}m"
+    if os.path.isdir("/tmp"):
+        real_tmp = os.path.realpath("/tmp")
+        inside = sorted({os.path.realpath(k) for k in keep if os.path.realpath(k).startswith(real_tmp + "/")})
+        assembly = tempfile.mkdtemp(prefix=".tmp-", dir=workdir)
+        _mount(libc, "tmpfs", assembly, "tmpfs", MS_NOSUID | MS_NODEV, options)
+        for path in inside:
+            if any(path.startswith(other + "/") for other in inside):
+                continue  # bound with its ancestor
+            place = assembly + path[len(real_tmp):]
+            os.makedirs(place, exist_ok=True)
+            recursive = 0 if os.path.realpath(workdir) == path else MS_REC  # not the assembly itself
+            _mount(libc, path, place, None, MS_BIND | recursive)
+        _mount(libc, assembly, real_tmp, None, MS_MOVE)
+        os.rmdir(assembly)  # the empty directory the new /tmp was assembled on
+        done.append("/tmp")
+    for directory in ("/var/tmp", "/dev/shm"):
+        if os.path.isdir(directory) and not os.path.islink(directory):
+            _mount(libc, "tmpfs", directory, "tmpfs", MS_NOSUID | MS_NODEV, options)
+            done.append(directory)
+    return done
+
+
+def _bind_read_only(libc: ctypes.CDLL, paths: tuple[str, ...]) -> list[str]:
+    done = []
+    for path in paths:
+        if os.path.isdir(path):
+            _mount(libc, path, path, None, MS_BIND | MS_REC)
+            _mount(libc, None, path, None, MS_REMOUNT_BIND_RO)
+            done.append(path)
+    return done
+
+
+def _set_limits(policy: Policy, dedicated_uid: bool) -> str:
+    limits = [(resource.RLIMIT_CORE, 0, 0),
+              (resource.RLIMIT_CPU, policy.cpu_s, policy.cpu_s + 2),  # SIGXCPU, then SIGKILL
+              (resource.RLIMIT_AS, policy.memory_mib << 20, policy.memory_mib << 20),
+              (resource.RLIMIT_FSIZE, policy.file_mib << 20, policy.file_mib << 20),
+              (resource.RLIMIT_NOFILE, policy.open_files, policy.open_files)]
+    if dedicated_uid:  # RLIMIT_NPROC counts every process of the user: only sound for our own uid
+        limits.append((resource.RLIMIT_NPROC, policy.processes, policy.processes))
+    for which, soft, hard in limits:
+        _, current_hard = resource.getrlimit(which)
+        if current_hard != resource.RLIM_INFINITY and hard > current_hard:
+            soft, hard = min(soft, current_hard), current_hard  # never raise a limit we were given
+        try:
+            resource.setrlimit(which, (soft, hard))
+        except (ValueError, OSError) as error:
+            raise ConfinementError(f"could not set resource limit {which}: {error}") from None
+    text = (f"CPU {policy.cpu_s} s, memory {policy.memory_mib} MiB, files up to {policy.file_mib} MiB, "
+            f"{policy.open_files} open files, no core dumps")
+    return text + (f", {policy.processes} processes and threads" if dedicated_uid else "")
+
+
+def _drop_capabilities(libc: ctypes.CDLL) -> None:
+    """Inside a user namespace the process holds every capability over it (it could undo the
+    mounts that hide files); give them all up."""
+    header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    _call(libc.capset(header, data), "capset")
+
+
+def confine(policy: Policy) -> dict[str, dict[str, Any]]:
+    """Confine this process as ``policy`` says; return which protections are active, as
+    {name: {"active": bool, "detail": str}} for the report's environment."""
+    libc = _libc()
+    root = os.geteuid() == 0
+    protections: dict[str, dict[str, Any]] = {}
+
+    def note(name: str, active: bool, detail: str) -> None:
+        protections[name] = {"active": active, "detail": detail}
+
+    close_inherited_fds({0, 1, 2, *policy.keep_fds})
+    note("descriptors", True, "every inherited descriptor but the channel and stdout/stderr closed; "
+                              "stdin is /dev/null")
+    _call(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+
+    network, mounts, why = _enter_namespaces(libc, policy, root)
+    if policy.isolate_network:
+        note("network", network, "own network namespace: no interface but a downed loopback" if network
+             else f"the network is reachable: {why}")
+    hidden: list[str] = []
+    if mounts:
+        _call(libc.mount(None, b"/", None, ctypes.c_ulong(MS_REC | MS_PRIVATE), None), "mount --make-rprivate /")
+        here = (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__), *sys.path)
+        reach = tuple(p for p in (*policy.reach, *policy.read_only, *here) if p and os.path.exists(p))
+        private = _private_temporaries(libc, policy.workdir, (policy.workdir, *reach), policy.file_mib)
+        note("temporary_files", bool(private), f"private, empty {', '.join(private)} of {policy.file_mib} MiB "
+                                               "each, gone with the child")
+        hidden = _hide(libc, policy.hide)
+        frozen = _bind_read_only(libc, policy.read_only)
+        if policy.read_only:
+            note("read_only", bool(frozen), "mounted read-only: " + ", ".join(frozen))
+    elif policy.read_only:
+        note("read_only", root and policy.uid is not None,
+             "owned by the grader, not writable by the sandbox uid" if root and policy.uid is not None
+             else f"writable by the submission: {', '.join(policy.read_only)} ({why})")
+    dropping = root and policy.uid is not None
+    if dropping:
+        if mounts:
+            _make_passable(libc, reach)
+        os.chown(policy.workdir, policy.uid, policy.gid if policy.gid is not None else policy.uid)
+    note("hidden_paths", bool(hidden), ("covered by an empty read-only tmpfs: " + ", ".join(hidden)) if hidden
+         else f"readable by the submission where file permissions allow: {', '.join(policy.hide) or 'none'}"
+              + (f" ({why})" if why and not mounts else ""))
+
+    note("limits", True, _set_limits(policy, dropping))
+
+    if dropping:
+        gid = policy.gid if policy.gid is not None else policy.uid
+        try:
+            os.setgroups([])
+            os.setresgid(gid, gid, gid)
+            os.setresuid(policy.uid, policy.uid, policy.uid)
+        except OSError as error:
+            raise ConfinementError(f"could not drop to uid {policy.uid}: {error}") from None
+        if os.geteuid() == 0 or os.getegid() == 0 or os.getgroups():
+            raise ConfinementError("still privileged after dropping the uid")
+        note("user", True, "runs as a dedicated unprivileged uid (one per child) with no capabilities; "
+                           "it cannot write the grader's, the exercise's or other submissions' files")
+    else:
+        if mounts and not root:
+            try:
+                _drop_capabilities(libc)
+            except OSError as error:
+                raise ConfinementError(f"could not drop the user namespace's capabilities: {error}") from None
+        note("user", False, "runs as the grader's own user (the grader is not root): it can write whatever "
+                            "that user can write" if not root else "stays root (no uid was given)")
+    _call(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
+    if os.getppid() == 1:  # the grader died before the line above took effect
+        os._exit(70)
+    os.umask(0o077)
+    os.chdir(policy.workdir)
+    return protections
+
+
+def available() -> bool:
+    """Whether this platform can confine a child at all (Linux with prctl/unshare)."""
+    return sys.platform.startswith("linux")
