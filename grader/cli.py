@@ -81,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="text (default), json, md, html, gradescope, junit or github; see docs/formats.md")
     check.add_argument("--audience", choices=AUDIENCES, default="student",
                        help="student (default: hidden checks withheld) or instructor (everything)")
-    check.add_argument("--templates", type=Path, metavar="DIR", help="folder of *.j2 templates that replace the built-in ones")
+    check.add_argument("--templates", type=Path, metavar="DIR",
+                       help="folder of *.j2 templates that replace the built-in ones")
     check.add_argument("-o", "--output", help="write the report to this file instead of stdout")
     check.add_argument("--seed", type=int, default=0, help="seed for the generated inputs (default 0)")
     check.set_defaults(run=_check)

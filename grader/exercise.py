@@ -156,7 +156,8 @@ def _visibility(meta: dict[str, Any], meta_path: Path) -> dict[str, str]:
         if check_id not in meta["points"]:
             raise ValueError(f"{meta_path}: [visibility] names {check_id!r}, which is not a check in [points]")
         if value not in VISIBILITIES:
-            raise ValueError(f"{meta_path}: [visibility] {check_id!r} = {value!r}; use one of {', '.join(VISIBILITIES)}")
+            raise ValueError(f"{meta_path}: [visibility] {check_id!r} = {value!r}; "
+                             f"use one of {', '.join(VISIBILITIES)}")
     return dict(table)
 
 

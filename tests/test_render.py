@@ -32,7 +32,8 @@ REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SLUG = "named_sharding_replicated"
 VARIANTS = {"reference": "reference.py", "value_skips_first": "wrong/value_skips_first.py",
-            "structure_all_devices": "wrong/structure_all_devices.py", "load_syntax_error": "wrong/load_syntax_error.py"}
+            "structure_all_devices": "wrong/structure_all_devices.py",
+            "load_syntax_error": "wrong/load_syntax_error.py"}
 # In the copy with hidden checks: one hidden, one released after the due date.
 VISIBILITY = '\n[visibility]\n"value.special_inputs" = "hidden"\n"structure.mesh" = "after_due_date"\n'
 # Words only the withheld checks' titles, messages, hints and inputs contain.
