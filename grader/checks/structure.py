@@ -365,7 +365,10 @@ class ResultFromPlacement(StructureCheck):
             how = "the traced program's dataflow" if chosen.source == "trace" else \
                 "the sharding of the array it returned"
             return Outcome.passed(f"The result is computed from the placed array (seen in {how}).")
-        if chosen.source == "trace":
+        if chosen.source == "trace" and self.target.label != "x":
+            observed = (f"the result is not computed from what {VIA_NAME[chosen.via]} returned for "
+                        f"{self.target.label}; that placed copy is never used")
+        elif chosen.source == "trace":
             observed = "the result is computed from the original x; the placed copy is never used"
         else:
             observed = (f"the returned value lives on {sharding_text(found.result_sharding or {}, found.device_names)}"

@@ -1,0 +1,47 @@
+"""Checks for jit_shardings, built from the grader's check library."""
+import numpy as np
+
+from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultSharding,
+                           ReturnsArray, SpecMatches, ValueProperty, WithinLimits)
+from grader.strategies import exact_axis_sum, float32_arrays, float32_axis_sum_tolerance
+
+# Structure is observed on this input: 16 rows, 3 columns, a shape no value test uses.
+PROBE = np.arange(48, dtype=np.float32).reshape(16, 3) * 0.75 - 9.0
+
+SHAPES = ((0, 3), (8, 1), (8, 4), (16, 5), (32, 2))
+
+# x goes into the jitted function split by rows; its output comes back replicated.
+INPUT = NamedShardingTarget(
+    axis_names=("data",), spec=("data", None), via="jit_in",
+    also_accept={("data",): "PartitionSpec('data') splits the rows the same way."})
+OUTPUT = NamedShardingTarget(axis_names=("data",), spec=(), via="jit_out", operand="derived", label="the result",
+                             also_accept={(None,): "PartitionSpec(None) leaves a vector whole too."})
+
+CHECKS = [
+    LoadsFunction(id="load.function", title="The file loads and defines column_sums(x)"),
+    ReturnsArray(id="type.one_per_column", title="Returns a float32 JAX array with one entry per column",
+                 shape=lambda shape: shape[1:],
+                 hint="Sum over the rows (axis=0): one number per column."),
+    ValueProperty(id="value.random_matrices", title="Sums the columns of random matrices correctly (Hypothesis)",
+                  strategy=float32_arrays(SHAPES, bound=1e30), expected=exact_axis_sum(0),
+                  tolerance=float32_axis_sum_tolerance(0),
+                  hint="Each entry is the plain sum of one column over all rows."),
+    PlacedOnNamedSharding(id="structure.in_shardings", title="x enters a jax.jit through in_shardings",
+                          target=INPUT,
+                          hint="Pass in_shardings=NamedSharding(mesh, PartitionSpec('data', None)) to jax.jit and "
+                               "call the jitted function on x; do not place x with jax.device_put yourself."),
+    MeshMatches(id="structure.in_mesh", title="The in_shardings mesh is all of jax.devices() with axis 'data'",
+                target=INPUT, hint="Mesh(np.array(jax.devices()), ('data',))."),
+    SpecMatches(id="structure.in_spec", title="in_shardings splits the rows: PartitionSpec('data', None)",
+                target=INPUT,
+                hint="The first entry of the spec is the rows. PartitionSpec() would replicate x."),
+    PlacedOnNamedSharding(id="structure.out_shardings", title="The result leaves the jax.jit through out_shardings",
+                          target=OUTPUT,
+                          hint="Pass out_shardings=NamedSharding(mesh, PartitionSpec()) to the same jax.jit."),
+    SpecMatches(id="structure.out_spec", title="out_shardings replicates the result: PartitionSpec()",
+                target=OUTPUT, hint="PartitionSpec() for the output: every device holds all the column sums."),
+    ResultSharding(id="structure.result_replicated", title="The returned sums are replicated over the mesh",
+                   target=NamedShardingTarget(axis_names=("data",), spec=()),
+                   hint="Return what the jitted function returns, without moving it."),
+    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+]

@@ -1,0 +1,41 @@
+"""Checks for move_between_shardings, built from the grader's check library."""
+import numpy as np
+
+from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, ResultFromPlacement, ReturnsArray,
+                           ShardLayout, SpecMatches, ValueProperty, WithinLimits)
+from grader.strategies import exactly, float32_vectors, no_tolerance
+
+# Structure is observed on this input: 12 distinct values, three per device.
+PROBE = np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5, 6.0, -2.5, 3.0, 9.0, -4.0], dtype=np.float32)
+
+# First x itself goes onto jax.devices()[:4]; then a value computed from it (the placed copy)
+# goes onto jax.devices()[4:], in device order.
+FIRST = NamedShardingTarget(axis_names=("data",), spec=("data",), devices=(None, 4), operand="x_exact")
+SECOND = NamedShardingTarget(axis_names=("data",), spec=("data",), devices=(4, None), operand="derived",
+                             label="the placed array")
+
+CHECKS = [
+    LoadsFunction(id="load.function", title="The file loads and defines move_to_second_half(x)"),
+    ReturnsArray(id="type.like_x", title="Returns a float32 JAX array shaped like x", shape="input",
+                 hint="Return the moved JAX array itself, in float32."),
+    ValueProperty(id="value.random_vectors", title="Moving changes no value (Hypothesis)",
+                  strategy=float32_vectors(lengths=(0, 4, 8, 16, 32), bound=1e30), expected=exactly,
+                  tolerance=no_tolerance,
+                  hint="jax.device_put copies values bit for bit: no casting, reordering or arithmetic."),
+    MeshMatches(id="structure.first_mesh", title="x is first placed on jax.devices()[:4] with axis 'data'",
+                target=FIRST, hint="first = Mesh(np.array(jax.devices()[:4]), ('data',)); place x itself there."),
+    SpecMatches(id="structure.first_spec", title="The first placement splits x: PartitionSpec('data')",
+                target=FIRST),
+    MeshMatches(id="structure.second_mesh", title="Then it moves to jax.devices()[4:] with axis 'data'",
+                target=SECOND,
+                hint="second = Mesh(np.array(jax.devices()[4:]), ('data',)); jax.device_put the placed array there."),
+    SpecMatches(id="structure.second_spec", title="The second placement splits it too: PartitionSpec('data')",
+                target=SECOND, hint="PartitionSpec() would copy the whole array to each of the four devices."),
+    ResultFromPlacement(id="structure.moved_the_placed", title="The result comes from moving the first placement",
+                        target=FIRST,
+                        hint="Move the array the first jax.device_put returned, not the original x."),
+    ShardLayout(id="structure.shards", title="Device 4 holds the first quarter, device 5 the second, ...",
+                target=SECOND,
+                hint="The mesh's device order decides who holds which block: use jax.devices()[4:] as it is."),
+    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+]
