@@ -86,7 +86,7 @@ CHECKS = '''"""Checks for {slug}, built from the grader's check library (see doc
 import numpy as np
 
 from grader.checks import LoadsFunction, ReturnsArray, ValueProperty, WithinLimits
-from grader.strategies import float32_vectors
+from grader.strategies import elementwise_tolerance, float32_vectors
 
 # Structure checks observe the function on this input: distinct values, a shape no value test uses.
 PROBE = np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5, 3.0], dtype=np.float32)
@@ -97,17 +97,15 @@ def expected(x: np.ndarray) -> np.ndarray:
     raise NotImplementedError("write the expected answer of {slug} in checks.py")
 
 
-def tolerance(x: np.ndarray) -> float:
-    """How far a correct float32 answer may stray from expected(x)."""
-    return 0.0
-
-
 CHECKS = [
     LoadsFunction(id="load.function", title="The file loads and defines {function}(x)"),
     ReturnsArray(id="type.array", title="Returns a float32 JAX array shaped like x", shape="input",
                  dtype="float32"),
     ValueProperty(id="value.random_inputs", title="Correct on random inputs (Hypothesis)",
-                  strategy=float32_vectors(bound=1e3), expected=expected, tolerance=tolerance),
+                  strategy=float32_vectors(bound=1e3), expected=expected,
+                  # one float32 rounding per element (and flushed subnormals); derive your own from the
+                  # computation (docs/authoring.md, "Value properties")
+                  tolerance=elementwise_tolerance(expected)),
     # Add structure checks (PlacedOnNamedSharding, MeshMatches, SpecMatches, ResultFromPlacement,
     # UsesPrimitives, ...) with their ids in exercise.toml [points].
     WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),

@@ -1,0 +1,134 @@
+"""``jaxgrade validate`` over the real catalogue, and on exercises broken on purpose.
+
+The whole catalogue is validated once per test session: the reference of every exercise
+under all five seeds (flakiness), every right/wrong variant under one seed (the full
+five-seed run is ``jaxgrade validate``; it costs five times as much).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.exercise import all_exercises, load_exercise
+from grader.validate import FULL_MARKS, SEEDS, ExerciseValidation, table, validate
+
+ROOT = Path(__file__).resolve().parent.parent
+EXERCISES = ROOT / "exercises"
+NEW = ("mesh_from_devices", "shard_rows", "mesh_2d", "jit_shardings", "sharding_constraint", "shard_map_psum",
+       "move_between_shardings")
+
+
+@pytest.fixture(scope="module")
+def catalogue() -> dict[str, ExerciseValidation]:
+    results = validate(all_exercises(), seeds=SEEDS, variant_seeds=(0,), workers=2)
+    return {r.slug: r for r in results}
+
+
+def test_every_exercise_validates(catalogue: dict[str, ExerciseValidation]) -> None:
+    invalid = [slug for slug, r in catalogue.items() if not r.ok]
+    assert not invalid, table(list(catalogue.values()))
+
+
+def test_the_reference_is_graded_under_five_seeds(catalogue: dict[str, ExerciseValidation]) -> None:
+    for result in catalogue.values():
+        reference = next(v for v in result.variants if v.name == "reference")
+        assert sorted(v.job.seed for v in reference.verdicts) == list(SEEDS)
+        assert reference.expect == FULL_MARKS
+
+
+def test_the_catalogue_holds_the_seven_new_exercises(catalogue: dict[str, ExerciseValidation]) -> None:
+    assert set(NEW) <= set(catalogue)
+
+
+@pytest.mark.parametrize("slug", NEW)
+def test_two_wrong_variants_get_the_values_right_and_the_structure_wrong(
+        catalogue: dict[str, ExerciseValidation], slug: str) -> None:
+    """The mistakes a value-only grader would accept are caught by structure checks alone."""
+    result = catalogue[slug]
+    wrong = [v for v in result.variants if v.name.startswith("wrong/")]
+    assert len(wrong) >= 5
+    structure_only = [v.name for v in wrong if v.expect == "structure" and v.failed_categories == {"structure"}]
+    assert len(structure_only) >= 2, f"{slug}: {[(v.name, v.failed_categories) for v in wrong]}"
+
+
+def _copy_exercise(tmp_path: Path, slug: str, keep_wrong: tuple[str, ...]) -> Path:
+    """A copy of a real exercise under tmp_path/exercises with only some wrong variants."""
+    target = tmp_path / "exercises" / slug
+    shutil.copytree(EXERCISES / slug, target, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in (target / "wrong").glob("*.py"):
+        if path.name not in keep_wrong:
+            path.unlink()
+    for path in (target / "right").glob("*.py"):
+        path.unlink()
+    return target
+
+
+def _jaxgrade(*args: str, exercises: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "JAXGRADE_EXERCISES": str(exercises)}
+    return subprocess.run([sys.executable, "-m", "grader", *args], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=600)
+
+
+def test_a_mislabelled_wrong_variant_and_a_failing_right_one_make_validation_fail(tmp_path: Path) -> None:
+    directory = _copy_exercise(tmp_path, "shard_rows", keep_wrong=("value_mean.py", "structure_replicated.py"))
+    # A variant that only gets the structure wrong, declared as a value mistake: validation must object.
+    text = (directory / "wrong" / "structure_replicated.py").read_text()
+    (directory / "wrong" / "value_claims_value.py").write_text(text.replace("# expect: structure", "# expect: value"))
+    # A "right" variant that is not right.
+    shutil.copy(directory / "wrong" / "value_mean.py", directory / "right" / "not_really_right.py")
+
+    [result] = validate([load_exercise(directory)], seeds=(0,), workers=2)
+    assert not result.ok
+    by_name = {v.name: v for v in result.variants}
+    assert by_name["reference"].ok
+    assert by_name["wrong/value_mean.py"].ok
+    assert by_name["wrong/structure_replicated.py"].ok
+    assert not by_name["wrong/value_claims_value.py"].ok
+    assert "declared 'value' but no value check failed" in by_name["wrong/value_claims_value.py"].verdicts[0].problem
+    assert not by_name["right/not_really_right.py"].ok
+    assert "lost points on value.random_matrices" in by_name["right/not_really_right.py"].verdicts[0].problem
+    shown = table([result])
+    assert "FAIL" in shown and "Problems:" in shown and "value_claims_value.py" in shown
+
+
+def test_the_command_exits_1_on_an_invalid_exercise_and_0_on_a_valid_one(tmp_path: Path) -> None:
+    directory = _copy_exercise(tmp_path, "mesh_from_devices", keep_wrong=("value_axis_count.py",))
+    good = _jaxgrade("validate", "mesh_from_devices", "--seeds", "2", "--variant-seeds", "1",
+                     exercises=directory.parent)
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "reference" in good.stdout and "2/2" in good.stdout and "1/1 exercise(s) valid" in good.stdout
+
+    # Make the reference wrong: now it must lose points, and the command must say so.
+    reference = directory / "reference.py"
+    reference.write_text(reference.read_text().replace("placed * mesh.size", "placed * 8"))
+    bad = _jaxgrade("validate", "--seeds", "1", exercises=directory.parent)
+    assert bad.returncode == 1
+    assert "FAIL" in bad.stdout and "reference (seed 0): lost points on value.random_vectors" in bad.stdout
+
+
+def test_an_exercise_without_wrong_variants_is_reported_broken(tmp_path: Path) -> None:
+    directory = _copy_exercise(tmp_path, "mesh_from_devices", keep_wrong=())
+    [result] = validate([load_exercise(directory)], seeds=(0,), workers=1)
+    assert not result.ok and "no known-wrong variants" in result.errors[0]
+    assert "BROKEN" in table([result])
+
+
+def test_unknown_slugs_are_usage_errors(tmp_path: Path) -> None:
+    run = _jaxgrade("validate", "no_such_exercise", exercises=EXERCISES)
+    assert run.returncode == 2 and "unknown exercise 'no_such_exercise'" in run.stderr
+
+
+def test_list_prints_slug_title_points_and_devices() -> None:
+    run = _jaxgrade("list", exercises=EXERCISES)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].split() == ["slug", "title", "points", "devices"]
+    for exercise in all_exercises():
+        line = next(line for line in lines if line.startswith(exercise.slug + " "))
+        assert exercise.title in line
+        assert line.split()[-2:] == [f"{exercise.max_score:g}", str(exercise.devices)]
