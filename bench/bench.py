@@ -1,0 +1,60 @@
+"""`make bench`: jaxgrade's speed, as ratios against baselines run side by side in this run.
+
+The machines are shared and noisy, so every figure is a median of interleaved runs (the
+candidate and its baseline alternate, so a burst of load hits both). The other benchmarks
+(bench/*_bench.py, bench/sandbox_overhead.py) run after this one when present.
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+REFERENCE = REPO / "exercises" / "named_sharding_replicated" / "reference.py"
+BIN = Path(sys.executable).parent
+RUNS = int(os.environ.get("BENCH_RUNS", "9"))
+
+BARE = ("import jax.numpy as jnp, sys; sys.path.insert(0, {folder!r}); "
+        "from reference import replicated_sharding_value as f; f(jnp.arange(7, dtype=jnp.float32)).block_until_ready()")
+
+
+def timed(command: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, timeout=300)
+    return time.perf_counter() - started
+
+
+def check_latency() -> None:
+    """`jaxgrade check` on the reference vs a bare Python that imports JAX and runs it once
+    (with the same 8 simulated devices). Goal: check ≤ 1.5 s median, ratio < 2."""
+    env = {**os.environ, "JAXGRADE_CACHE": tempfile.mkdtemp(prefix="jaxgrade-bench-")}
+    check = [str(BIN / "jaxgrade"), "check", str(REFERENCE), "--format", "json"]
+    bare = [sys.executable, "-c", BARE.format(folder=str(REFERENCE.parent))]
+    first = timed(check, env)  # fills the compilation cache from the reference, once
+    checks, bares = [], []
+    for _ in range(RUNS):
+        checks.append(timed(check, env))
+        bares.append(timed(bare, {**env, "JAX_NUM_CPU_DEVICES": "8"}))
+    c, b = statistics.median(checks), statistics.median(bares)
+    print(f"jaxgrade check (reference), median of {RUNS}: {c:.3f} s   (first run, filling the cache: {first:.3f} s)")
+    print(f"bare python -c 'import jax; run reference', median of {RUNS}: {b:.3f} s")
+    print(f"ratio check/bare: {c / b:.2f}   (goals: check <= 1.5 s, ratio < 2)")
+
+
+def main() -> int:
+    print("== check latency")
+    check_latency()
+    for script in sorted(REPO.glob("bench/*.py")):
+        if script.name not in ("bench.py",) and not script.name.startswith("_"):
+            print(f"\n== {script.stem}", flush=True)
+            subprocess.run([sys.executable, str(script)], check=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
