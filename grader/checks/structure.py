@@ -224,7 +224,7 @@ def gather(context: Context) -> Evidence:
         placements = traced
     else:
         placements = [Placement(p.sharding, p.of_argument, p.input_shape,
-                                _same_mesh(p.sharding, result_sharding), "call") for p in called]
+                                _same_mesh(p.sharding, result_sharding), "call", exact=p.exact) for p in called]
     unobservable = None if returned.ok else f"your function {returned.describe()}"
     return Evidence(tuple(placements), unobservable, result_sharding, bool(trace.get("ok")),
                     None if trace.get("ok") else str(trace.get("error")), disagreement, names)
