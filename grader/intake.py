@@ -23,6 +23,7 @@ import hashlib
 import re
 import stat
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -149,7 +150,7 @@ def _tree_of_zip(archive: Path, target: Path, problems: list[Problem]) -> _Tree:
             try:
                 with handle.open(member) as stream:
                     data = stream.read(min(MAX_FILE_BYTES, budget) + 1)
-            except (zipfile.BadZipFile, RuntimeError, OSError, NotImplementedError, EOFError) as error:
+            except (zipfile.BadZipFile, zlib.error, RuntimeError, OSError, NotImplementedError, EOFError) as error:
                 tree.files[path] = None
                 tree.unreadable[path] = f"could not be unpacked ({error})"
                 continue

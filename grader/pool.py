@@ -220,6 +220,7 @@ def zygote_main() -> None:
     import importlib
 
     channel = socket.socket(fileno=int(sys.argv[1]))
+    before = dict(os.environ)
     try:
         for name in PRELOAD:
             importlib.import_module(name)
@@ -229,6 +230,8 @@ def zygote_main() -> None:
     except BaseException as error:
         channel.send(json.dumps({"op": "failed", "error": f"{type(error).__name__}: {error}"}).encode())
         raise SystemExit(70)
+    # Variables the imports set (jaxlib sets some): an exec'd child sets them too, after its env.
+    set_by_imports = {k: v for k, v in os.environ.items() if before.get(k) != v}
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
     wake_r, wake_w = os.pipe()
@@ -282,7 +285,7 @@ def zygote_main() -> None:
             pid = -1
             channel.send(json.dumps({"op": "forked", "id": request["id"], "error": str(error)}).encode())
         if pid == 0:
-            _become_child(request, fds, libc)  # never returns
+            _become_child(request, fds, libc, set_by_imports)  # never returns
         for fd in fds:
             os.close(fd)
         if pid > 0:
@@ -300,7 +303,7 @@ def zygote_main() -> None:
     os._exit(0)
 
 
-def _become_child(request: dict[str, Any], fds: list[int], libc: Any) -> None:
+def _become_child(request: dict[str, Any], fds: list[int], libc: Any, set_by_imports: dict[str, str]) -> None:
     """In the forked process: become what ``grader.sandbox.Child`` would have exec'd, then run
     the same ``-c`` code with the same arguments (its modules are already imported)."""
     code = 70
@@ -336,6 +339,7 @@ def _become_child(request: dict[str, Any], fds: list[int], libc: Any) -> None:
         os.chdir(request["workdir"])
         os.environ.clear()
         os.environ.update(request["env"])
+        os.environ.update(set_by_imports)
         tempfile.tempdir = None  # recomputed from the child's TMPDIR
         sys.argv = ["-c", *request["args"]]
         exec(compile(request["code"], "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})

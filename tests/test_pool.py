@@ -1,0 +1,120 @@
+"""grader.pool: children forked from a warm zygote behave as exec'd children do: the same
+verdicts, output captured, only the allowlisted environment, no stray descriptors, a new
+process group, and nothing left running once the pool closes."""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import SEED_EXERCISE
+from grader.engine import grade
+from grader.pool import Pool, PoolError
+
+VARIANTS = [SEED_EXERCISE / "reference.py", SEED_EXERCISE / "right" / "jitted.py",
+            SEED_EXERCISE / "wrong" / "value_mean.py", SEED_EXERCISE / "wrong" / "structure_all_devices.py",
+            SEED_EXERCISE / "wrong" / "load_syntax_error.py", SEED_EXERCISE / "wrong" / "limits_crash.py",
+            SEED_EXERCISE / "wrong" / "type_python_float.py"]
+
+SNOOP = '''
+import json, os, sys
+import jax
+import jax.numpy as jnp
+
+print("SNOOP " + json.dumps({"env": sorted(os.environ), "fds": sorted(int(f) for f in os.listdir("/proc/self/fd")),
+                             "pgid_is_pid": os.getpgid(0) == os.getpid(), "devices": jax.device_count(),
+                             "cwd": os.getcwd(), "home": os.environ.get("HOME")}))
+print("to stderr", file=sys.stderr)
+
+
+def replicated_sharding_value(x):
+    return jnp.sum(x)
+'''
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with Pool() as warm:
+        yield warm
+
+
+def statuses(report) -> list[tuple[str, str, float]]:
+    return [(c.id, c.status, c.score) for c in report.checks]
+
+
+@pytest.mark.parametrize("path", VARIANTS, ids=lambda p: p.stem)
+def test_forked_children_give_the_verdicts_of_exec_children(seed_exercise, pool, path):
+    forked = grade(seed_exercise, path, launcher=pool.launch)
+    fresh = grade(seed_exercise, path)
+    assert statuses(forked) == statuses(fresh)
+    assert [c.message for c in forked.checks] == [c.message for c in fresh.checks]
+
+
+def _snoop(report) -> dict:
+    import json
+    line = next(l for l in report.output["head"].splitlines() if l.startswith("SNOOP "))
+    return json.loads(line[len("SNOOP "):])
+
+
+def test_a_forked_child_has_only_its_own_environment_descriptors_and_output(seed_exercise, pool, tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.setenv("JAXGRADE_TEST_SECRET", "do-not-leak")  # the grader's own variable
+    path = tmp_path / "snoop.py"
+    path.write_text(SNOOP)
+    forked, fresh = grade(seed_exercise, path, launcher=pool.launch), grade(seed_exercise, path)
+    seen, expected = _snoop(forked), _snoop(fresh)
+    assert "JAXGRADE_TEST_SECRET" not in seen["env"]
+    assert seen["env"] == expected["env"]
+    assert seen["devices"] == expected["devices"] == seed_exercise.devices
+    assert len(seen["fds"]) == len(expected["fds"])  # stdio, the channel, listdir's own
+    assert seen["pgid_is_pid"] and expected["pgid_is_pid"]
+    assert seen["cwd"] == seen["home"] and seen["cwd"] != expected["cwd"]  # each child its own fresh folder
+    assert "to stderr" in forked.output["head"]
+
+
+def test_a_dead_zygote_is_replaced(seed_exercise):
+    with Pool() as pool:
+        grade(seed_exercise, SEED_EXERCISE / "wrong" / "load_wrong_name.py", launcher=pool.launch)
+        (zygote,) = pool._zygotes.values()
+        os.kill(zygote.process.pid, signal.SIGKILL)
+        zygote.process.wait()
+        report = grade(seed_exercise, SEED_EXERCISE / "reference.py", launcher=pool.launch)
+        assert report.status == "passed"
+        assert list(pool._zygotes.values()) != [zygote]
+
+
+def test_closing_the_pool_ends_the_running_children_and_refuses_new_ones(seed_exercise, tmp_path):
+    hang = tmp_path / "hang.py"
+    hang.write_text("import time\n\ndef replicated_sharding_value(x):\n    time.sleep(3600)\n")
+    pool = Pool()
+    started = threading.Event()
+    launched = []
+
+    def launch(*args):
+        process = pool.launch(*args)
+        launched.append(process)
+        started.set()
+        return process
+
+    errors: list[BaseException] = []
+    worker = threading.Thread(target=lambda: _grade_quietly(seed_exercise, hang, launch, errors))
+    worker.start()
+    assert started.wait(60)
+    (zygote,) = pool._zygotes.values()
+    pool.close()
+    worker.join(60)
+    assert not worker.is_alive()
+    assert zygote.process.poll() is not None
+    assert all(p.poll() is not None for p in launched)
+    with pytest.raises(PoolError, match="closed"):
+        pool.launch(["python", "-I", "-c", "pass"], {}, str(tmp_path), (0, 1, 2))
+
+
+def _grade_quietly(exercise, path: Path, launch, errors: list[BaseException]) -> None:
+    try:
+        grade(exercise, path, launcher=launch)
+    except BaseException as error:  # the pool closed under it: expected
+        errors.append(error)
