@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grader.engine import grade  # noqa: E402
 from grader.exercise import find_exercise  # noqa: E402
-from grader.sandbox import Limits  # noqa: E402
+from grader.sandbox import Child, Limits  # noqa: E402
 
 
 def measure(rounds: int, slug: str) -> dict[str, float]:
@@ -45,9 +45,24 @@ def measure(rounds: int, slug: str) -> dict[str, float]:
             times[limits.confine].append(time.perf_counter() - started)
             assert report.status == "passed"
     confined, bare = statistics.median(times[True]), statistics.median(times[False])
+    lifetimes = child_lifetimes(rounds, exercise.devices, hardened, plain)
     return {"rounds": rounds, "hardened_median_s": confined, "plain_median_s": bare,
             "ratio": confined / bare, "added_percent": 100 * (confined / bare - 1),
+            "child_hardened_median_s": lifetimes[True], "child_plain_median_s": lifetimes[False],
             "root": os.geteuid() == 0}
+
+
+def child_lifetimes(rounds: int, devices: int, hardened: Limits, plain: Limits) -> dict[bool, float]:
+    """The fixed cost alone: start a child, wait until it is ready (JAX imported, confined,
+    backend started), close it (with every process of its uid)."""
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for round_number in range(rounds):
+        for limits in (hardened, plain) if round_number % 2 == 0 else (plain, hardened):
+            started = time.perf_counter()
+            with Child(devices, limits) as child:
+                child.ready
+            times[limits.confine].append(time.perf_counter() - started)
+    return {k: statistics.median(v) for k, v in times.items()}
 
 
 def main() -> None:
@@ -65,6 +80,8 @@ def main() -> None:
     print(f"  hardened sandbox  {result['hardened_median_s']:.3f} s per submission (median)")
     print(f"  plain child       {result['plain_median_s']:.3f} s per submission (median)")
     print(f"  ratio             {result['ratio']:.3f} ({result['added_percent']:+.1f}%; goal: under +10%)")
+    print(f"  of which one child's start-to-close: hardened {result['child_hardened_median_s']:.3f} s, "
+          f"plain {result['child_plain_median_s']:.3f} s")
 
 
 if __name__ == "__main__":

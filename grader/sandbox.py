@@ -74,6 +74,11 @@ class ChildFailure(Exception):
         self.message = message
 
 
+class SandboxError(RuntimeError):
+    """The sandbox itself could not be set up (no free uid, a confinement step failed): the
+    grader's or the machine's problem, reported as an error, never held against a student."""
+
+
 class CapturedOutput:
     """Keeps the head and the tail of everything the child prints; counts the rest."""
 
@@ -201,8 +206,8 @@ class UidLease:
             pass
         info = directory.lstat()
         if not directory.is_dir() or directory.is_symlink() or info.st_uid != os.geteuid() or info.st_mode & 0o077:
-            raise ChildFailure("sandbox", f"{directory} is not a private directory of the grader's user; "
-                                          "remove it and grade again")
+            raise SandboxError(f"{directory} is not a private directory of the grader's user; "
+                               "remove it and grade again")
         candidates = list(SANDBOX_UIDS)
         offset = random.randrange(len(candidates))
         for uid in candidates[offset:] + candidates[:offset]:
@@ -216,7 +221,8 @@ class UidLease:
                 self.uid, self._fd = uid, fd
                 return
             os.close(fd)
-        raise ChildFailure("sandbox", f"no free sandbox uid in {SANDBOX_UIDS.start}-{SANDBOX_UIDS.stop - 1}")
+        raise SandboxError(f"no free sandbox uid in {SANDBOX_UIDS.start}-{SANDBOX_UIDS.stop - 1}: "
+                           "too many children at once, or leftovers that cannot be killed")
 
     def release(self) -> bool:
         """Kill what still runs under the uid, then give the uid back; False if something
@@ -293,6 +299,8 @@ class Child:
         self._from_child, from_child_w = os.pipe()
         output_r, output_w = os.pipe()
         env = child_environment(devices, self.workdir, self.marker, compile_cache)
+        if not limits.confine:  # exactly the foundation's child, for a fair overhead figure
+            del env["OPENBLAS_NUM_THREADS"]
         arguments = [sys.executable, "-I", "-c", BOOT, str(to_child_r), str(from_child_w)]
         if limits.confine:
             policy = Policy(workdir=self.workdir, keep_fds=(to_child_r, from_child_w),

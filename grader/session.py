@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from grader.protocol import decode_array, encode_array
-from grader.sandbox import Child, ChildFailure, Launcher, Limits
+from grader.sandbox import Child, ChildFailure, Launcher, Limits, SandboxError
 
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:
 # the report already says what went wrong, and each time-out costs the full call limit.
@@ -136,6 +136,8 @@ class Session:
             return child.request(message, min(self.limits.call_s, remaining), during)
         except ChildFailure as failure:
             self._retire()
+            if failure.kind == "sandbox":  # the grader's fault, never the submission's: an "error" check
+                raise SandboxError(failure.message) from None
             if failure.kind == "time":
                 failure.message = (f"your code did not finish within {min(self.limits.call_s, remaining):g} s "
                                    f"{during}")
