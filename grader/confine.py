@@ -71,7 +71,7 @@ class Policy:
     memory_mib: int = 4096
     file_mib: int = 64
     open_files: int = 512
-    processes: int = 256
+    processes: int = 0  # 0: 128 + 4 per CPU (XLA starts thread pools sized by the CPU count)
     isolate_network: bool = True
     hide: tuple[str, ...] = ()
     reach: tuple[str, ...] = ()
@@ -267,6 +267,10 @@ def _bind_read_only(libc: ctypes.CDLL, paths: tuple[str, ...]) -> list[str]:
     return done
 
 
+def _processes(policy: Policy) -> int:
+    return policy.processes or 128 + 4 * (os.cpu_count() or 1)
+
+
 def _set_limits(policy: Policy, dedicated_uid: bool) -> str:
     limits = [(resource.RLIMIT_CORE, 0, 0),
               (resource.RLIMIT_CPU, policy.cpu_s, policy.cpu_s + 2),  # SIGXCPU, then SIGKILL
@@ -274,7 +278,7 @@ def _set_limits(policy: Policy, dedicated_uid: bool) -> str:
               (resource.RLIMIT_FSIZE, policy.file_mib << 20, policy.file_mib << 20),
               (resource.RLIMIT_NOFILE, policy.open_files, policy.open_files)]
     if dedicated_uid:  # RLIMIT_NPROC counts every process of the user: only sound for our own uid
-        limits.append((resource.RLIMIT_NPROC, policy.processes, policy.processes))
+        limits.append((resource.RLIMIT_NPROC, _processes(policy), _processes(policy)))
     for which, soft, hard in limits:
         _, current_hard = resource.getrlimit(which)
         if current_hard != resource.RLIM_INFINITY and hard > current_hard:
@@ -285,7 +289,7 @@ def _set_limits(policy: Policy, dedicated_uid: bool) -> str:
             raise ConfinementError(f"could not set resource limit {which}: {error}") from None
     text = (f"CPU {policy.cpu_s} s, memory {policy.memory_mib} MiB, files up to {policy.file_mib} MiB, "
             f"{policy.open_files} open files, no core dumps")
-    return text + (f", {policy.processes} processes and threads" if dedicated_uid else "")
+    return text + (f", {_processes(policy)} processes and threads" if dedicated_uid else "")
 
 
 def _drop_capabilities(libc: ctypes.CDLL) -> None:
@@ -299,18 +303,27 @@ def _drop_capabilities(libc: ctypes.CDLL) -> None:
 def confine(policy: Policy) -> dict[str, dict[str, Any]]:
     """Confine this process as ``policy`` says; return which protections are active, as
     {name: {"active": bool, "detail": str}} for the report's environment."""
-    libc = _libc()
     root = os.geteuid() == 0
     protections: dict[str, dict[str, Any]] = {}
 
     def note(name: str, active: bool, detail: str) -> None:
         protections[name] = {"active": active, "detail": detail}
 
+    if not available():  # limits only: no prctl, namespaces or /proc here
+        note("limits", True, _set_limits(policy, False))
+        note("confinement", False, f"{sys.platform} is not Linux: no uid drop, namespaces or hidden paths")
+        os.umask(0o077)
+        os.chdir(policy.workdir)
+        return protections
+    libc = _libc()
+
     close_inherited_fds({0, 1, 2, *policy.keep_fds})
     note("descriptors", True, "every inherited descriptor but the channel and stdout/stderr closed; "
                               "stdin is /dev/null")
     _call(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
 
+    here = (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__), *sys.path)
+    reach = tuple(p for p in (*policy.reach, *policy.read_only, *here) if p and os.path.exists(p))
     network, mounts, why = _enter_namespaces(libc, policy, root)
     if policy.isolate_network:
         note("network", network, "own network namespace: no interface but a downed loopback" if network
@@ -318,8 +331,6 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
     hidden: list[str] = []
     if mounts:
         _call(libc.mount(None, b"/", None, ctypes.c_ulong(MS_REC | MS_PRIVATE), None), "mount --make-rprivate /")
-        here = (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__), *sys.path)
-        reach = tuple(p for p in (*policy.reach, *policy.read_only, *here) if p and os.path.exists(p))
         private = _private_temporaries(libc, policy.workdir, (policy.workdir, *reach), policy.file_mib)
         note("temporary_files", bool(private), f"private, empty {', '.join(private)} of {policy.file_mib} MiB "
                                                "each, gone with the child")
@@ -352,6 +363,10 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
             raise ConfinementError(f"could not drop to uid {policy.uid}: {error}") from None
         if os.geteuid() == 0 or os.getegid() == 0 or os.getgroups():
             raise ConfinementError("still privileged after dropping the uid")
+        unreadable = [p for p in reach if not os.access(p, os.R_OK | os.X_OK if os.path.isdir(p) else os.R_OK)]
+        if unreadable:  # later imports (the submission's, JAX's lazy ones) would fail in confusing ways
+            raise ConfinementError(f"the sandbox uid cannot read {', '.join(unreadable)}: install Python, the "
+                                   "grader and the cache where every user may read them, or allow mount namespaces")
         note("user", True, "runs as a dedicated unprivileged uid (one per child) with no capabilities; "
                            "it cannot write the grader's, the exercise's or other submissions' files")
     else:

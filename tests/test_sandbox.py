@@ -260,6 +260,14 @@ def test_a_fake_array_gets_no_credit_and_cannot_crash_the_grader(graded):
     assert statuses(result)["limits.resources"] == "passed"
 
 
+def test_an_array_subclass_in_disguise_gets_no_credit(graded):
+    result = graded("fake_array_subclass.py")
+    kind = result.check("type.float32_scalar")
+    assert kind.status == "failed" and "an object of type" in kind.message, kind.message
+    assert statuses(result)["value.random_vectors"] == "failed"
+    assert statuses(result)["limits.resources"] == "passed"
+
+
 @pytest.mark.skipif(not ROOT, reason="without root the child runs as the grader's user and can write what it "
                                      "can (docs/threat-model.md)")
 def test_the_submission_cannot_write_the_graders_or_other_students_files(graded, tmp_path):
@@ -346,3 +354,52 @@ def test_the_plain_child_can_still_be_chosen_for_measuring_overhead(seed_exercis
     assert report.status == "passed"
     assert report.environment["protections"]["confinement"]["active"] is False
     assert "user" not in report.environment["protections"]
+
+
+NOT_ROOT_GRADER = """
+import json, os, sys
+from pathlib import Path
+from grader import grade
+from grader.exercise import find_exercise
+from grader.sandbox import Limits, marked_processes
+report = grade(find_exercise("named_sharding_replicated"), Path(sys.argv[1]), compile_cache=False,
+               limits=Limits(call_s=3, total_s=30, startup_s=30, memory_mib=2048))
+print(json.dumps({"euid": os.geteuid(), "status": report.status, "output": report.output["head"],
+                  "protections": report.environment["protections"],
+                  "left": marked_processes(f"{os.getpid()}-")}))
+"""
+
+
+@pytest.mark.skipif(not ROOT or not shutil.which("setpriv"), reason="needs root to start a grader as another user")
+def test_without_root_the_report_says_what_is_not_protected(tmp_path):
+    """The grader itself runs as nobody (keeping only the right to read every file, as this
+    machine's Python lives under /root): no uid drop, a user namespace where allowed, and
+    cleanup by process group and environment marker."""
+    import json
+    import subprocess
+    import sys
+    tmp_path.chmod(0o755)
+    submission = tmp_path / "daemon.py"
+    submission.write_text((HOSTILE / "background_processes.py").read_text().replace(
+        'sleeper = subprocess.Popen(["sleep", "300"], start_new_session=True, env={},',
+        'sleeper = subprocess.Popen(["sleep", "300"],'))  # keeps its marker: findable without root
+    submission.chmod(0o644)
+    env = {**os.environ, "JAXGRADE_CACHE": "off", "PYTHONPATH": str(REPO)}
+    run = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                          "--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search",
+                          sys.executable, "-c", NOT_ROOT_GRADER, str(submission)],
+                         capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    pids = [int(p) for p in re.findall(r"LEFT-BEHIND (\d+)", result["output"])]
+    try:
+        assert result["euid"] == 65534 and result["status"] == "failed"
+        protections = result["protections"]
+        assert protections["user"]["active"] is False and "can write whatever" in protections["user"]["detail"]
+        assert "marker" in protections["cleanup"]["detail"]
+        assert len(pids) == 2 and not result["left"]
+        assert not [p for p in pids if _still_running(p)]
+    finally:
+        for pid in pids:
+            if _still_running(pid):
+                os.kill(pid, 9)
