@@ -363,7 +363,8 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
             raise ConfinementError(f"could not drop to uid {policy.uid}: {error}") from None
         if os.geteuid() == 0 or os.getegid() == 0 or os.getgroups():
             raise ConfinementError("still privileged after dropping the uid")
-        unreadable = [p for p in reach if not os.access(p, os.R_OK | os.X_OK if os.path.isdir(p) else os.R_OK)]
+        needed = [p for p in reach if p not in policy.read_only]  # an unreadable cache only costs speed
+        unreadable = [p for p in needed if not os.access(p, os.R_OK | os.X_OK if os.path.isdir(p) else os.R_OK)]
         if unreadable:  # later imports (the submission's, JAX's lazy ones) would fail in confusing ways
             raise ConfinementError(f"the sandbox uid cannot read {', '.join(unreadable)}: install Python, the "
                                    "grader and the cache where every user may read them, or allow mount namespaces")

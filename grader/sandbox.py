@@ -384,7 +384,7 @@ class Child:
                     self._buffer = self._buffer[HEADER.size + length:]
                     try:
                         message = json.loads(body)
-                    except ValueError:
+                    except (ValueError, RecursionError):  # RecursionError: "[[[[..." from a forger
                         raise ChildFailure("protocol", f"the grading process sent unreadable data {during}") from None
                     if not isinstance(message, dict):
                         raise ChildFailure("protocol", f"the grading process sent unreadable data {during}")

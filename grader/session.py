@@ -66,7 +66,7 @@ class Returned:
 def describe_value(value: dict[str, Any]) -> str:
     kind, type_name = value.get("kind"), value.get("type", "?")
     if kind == "other":
-        return f"an object of type {type_name} ({value.get('repr', '')})"
+        return f"an object of type {str(type_name)[:200]} ({str(value.get('repr', ''))[:200]})"
     shape = tuple(value.get("shape", ()))
     dtype = value.get("dtype", "?")
     if kind == "python":

@@ -260,6 +260,13 @@ def test_a_fake_array_gets_no_credit_and_cannot_crash_the_grader(graded):
     assert statuses(result)["limits.resources"] == "passed"
 
 
+def test_garbage_on_the_channel_cannot_crash_the_grader(graded):
+    result = graded("channel_forgery.py")
+    limits = result.check("limits.resources")
+    assert limits.status == "failed" and "broke the grading channel" in limits.message, limits.message
+    assert result.report.status == "failed"
+
+
 def test_an_array_subclass_in_disguise_gets_no_credit(graded):
     result = graded("fake_array_subclass.py")
     kind = result.check("type.float32_scalar")
