@@ -41,7 +41,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TextIO
 
 from grader import __version__
 from grader.exercise import Exercise
@@ -49,6 +49,9 @@ from grader.gradebook import write_atomically, write_gradebook
 from grader.intake import Intake, Problem, Submission, find_submissions
 from grader.report import Report
 from grader.summary import summarize, write_summary
+
+if TYPE_CHECKING:
+    from grader.pool import Pool
 
 RESULT_SCHEMA = "jaxgrade.result/1"
 REPORT_FORMATS = ("json", "html", "md")
@@ -183,24 +186,84 @@ class _Worker:
         from grader.engine import grade
         self._local.failure = None
         report = grade(self.exercise, submission.path, seed=self.seed, display_path=submission.source,
-                       compile_cache=self.cache or False, launcher=self._launch)
+                       compile_cache=self.cache or False, launcher=self._launch, hide=submission.others)
         if self._local.failure:  # a check ran into it: its "error" verdict is the grader's, not the student's
             raise GraderFailure(self._local.failure)
         return report
 
 
+class Backend(Protocol):
+    """Where a batch's submissions are graded. ``grade_class`` keeps up to ``slots()`` of them in
+    flight and does everything else itself (resuming, progress, every file written), so grading
+    here and on a cluster (``grader.distributed.DaskBackend``) give the same results on disk."""
+
+    def start(self, exercise: Exercise, seed: int) -> None: ...
+
+    def slots(self) -> int: ...
+
+    def submit(self, submission: Submission) -> Future[Report]: ...
+
+    def abandon(self) -> None:
+        """Interrupted: stop what is in flight now (its futures are cancelled or ignored)."""
+
+    def close(self) -> None: ...
+
+
+class LocalBackend:
+    """This machine: ``jobs`` grading threads (default: the number of CPUs) whose children are
+    forked from a warm :class:`grader.pool.Pool`, or started by ``launcher``."""
+
+    def __init__(self, jobs: int | None = None, launcher: Callable[..., Any] | None = None) -> None:
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self._launcher = launcher
+        self._pool: Pool | None = None
+        self._threads: ThreadPoolExecutor | None = None
+        self._work: _Worker | None = None
+
+    def start(self, exercise: Exercise, seed: int) -> None:
+        from grader.pool import Pool
+        cache = prepare(exercise, seed)
+        launcher = self._launcher
+        if launcher is None:
+            self._pool = Pool()
+            launcher = self._pool.launch
+        self._work = _Worker(exercise, seed, cache, launcher)
+        self._threads = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="jaxgrade-grade")
+
+    def slots(self) -> int:
+        return self.jobs * 2  # a short queue: an interrupt leaves little started
+
+    def submit(self, submission: Submission) -> Future[Report]:
+        if self._threads is None or self._work is None:
+            raise RuntimeError("LocalBackend.start() first")
+        return self._threads.submit(self._work, submission)
+
+    def abandon(self) -> None:
+        if self._pool is not None:
+            self._pool.close()  # kills the running children: the workers return at once
+
+    def close(self) -> None:
+        if self._threads is not None:
+            self._threads.shutdown(wait=True, cancel_futures=True)
+        if self._pool is not None:
+            self._pool.close()
+
+
 def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None = None, seed: int = 0,
                 regrade: bool = False, progress: Progress | Callable[[int], Progress] | None = None,
-                launcher: Callable[..., Any] | None = None) -> BatchOutcome:
+                launcher: Callable[..., Any] | None = None, backend: Backend | None = None) -> BatchOutcome:
     """Grade every submission in ``source`` into ``out``; see the module docstring.
 
     ``jobs``: submissions graded at once (default: the number of CPUs). ``launcher``: how
-    children start (default: forked from a warm :class:`grader.pool.Pool`)."""
-    from grader.pool import Pool
-
+    children start (default: forked from a warm :class:`grader.pool.Pool`). ``backend``: grade
+    elsewhere instead (``grader.distributed.DaskBackend``: a cluster); ``jobs`` and ``launcher``
+    then do not apply. The backend is closed when the batch ends."""
+    if backend is None:
+        backend = LocalBackend(jobs, launcher)
+    elif jobs is not None or launcher is not None:
+        raise ValueError("jobs and launcher are for local grading; a backend decides them itself")
     out.mkdir(parents=True, exist_ok=True)
     students_dir = out / "students"
-    jobs = max(1, jobs or os.cpu_count() or 1)
     unpacked = Path(tempfile.mkdtemp(prefix="jaxgrade-intake-"))
     try:
         intake = find_submissions(source, exercise.function, unpack_to=unpacked)
@@ -221,55 +284,48 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
 
         save()
         meter = progress(len(todo)) if callable(progress) else progress
-        pool: Pool | None = None
         try:
             if todo:
-                cache = prepare(exercise, seed)
-                if launcher is None:
-                    pool = Pool()
-                    launcher = pool.launch
-                work = _Worker(exercise, seed, cache, launcher)
-                with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="jaxgrade-grade") as workers:
-                    pending: dict[Future[Report], tuple[Submission, dict[str, Any]]] = {}
-                    queue = iter(todo)
+                backend.start(exercise, seed)
+                pending: dict[Future[Report], tuple[Submission, dict[str, Any]]] = {}
+                queue = iter(todo)
 
-                    def submit_next() -> None:
-                        for submission, key in queue:
-                            pending[workers.submit(work, submission)] = (submission, key)
+                def fill() -> None:
+                    while len(pending) < backend.slots():
+                        item = next(queue, None)
+                        if item is None:
                             return
+                        pending[backend.submit(item[0])] = item
 
-                    try:
-                        for _ in range(jobs * 2):  # a short queue: an interrupt leaves little started
-                            submit_next()
-                        while pending:
-                            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-                            for future in done:
-                                submission, key = pending.pop(future)
-                                submit_next()
-                                try:
-                                    report = future.result()
-                                except Exception as error:  # the grader's own failure: retried next run
-                                    outcome.failed[submission.student] = f"{type(error).__name__}: {error}"
-                                    if meter:
-                                        meter.update(submission.student, "error", "not graded")
-                                    continue
-                                record = _write_student(students_dir / student_folder(submission.student),
-                                                        submission, report, key)
-                                outcome.results[submission.student] = record
-                                outcome.graded.append(submission.student)
-                                save()
+                try:
+                    fill()
+                    while pending:
+                        done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+                        for future in done:
+                            submission, key = pending.pop(future)
+                            fill()
+                            try:
+                                report = future.result()
+                            except Exception as error:  # the grader's own failure: retried next run
+                                outcome.failed[submission.student] = f"{type(error).__name__}: {error}"
                                 if meter:
-                                    meter.update(submission.student, report.status,
-                                                 f"{report.score:g}/{report.max_score:g}")
-                    except KeyboardInterrupt:
-                        outcome.interrupted = True
-                        for future in pending:
-                            future.cancel()
-                        if pool is not None:
-                            pool.close()  # kills the running children: the workers return at once
+                                    meter.update(submission.student, "error", "not graded")
+                                continue
+                            record = _write_student(students_dir / student_folder(submission.student),
+                                                    submission, report, key)
+                            outcome.results[submission.student] = record
+                            outcome.graded.append(submission.student)
+                            save()
+                            if meter:
+                                meter.update(submission.student, report.status,
+                                             f"{report.score:g}/{report.max_score:g}")
+                except KeyboardInterrupt:
+                    outcome.interrupted = True
+                    for future in pending:
+                        future.cancel()
+                    backend.abandon()
         finally:
-            if pool is not None:
-                pool.close()
+            backend.close()
             if meter:
                 meter.close()
             save()
@@ -293,6 +349,7 @@ def summary_data(exercise: Exercise, seed: int, outcome: BatchOutcome) -> dict[s
 # -- the command ---------------------------------------------------------------------------------
 def _run(args: argparse.Namespace) -> int:
     from grader.cli import UsageError
+    from grader.distributed import ClusterError
     from grader.exercise import find_exercise
     from grader.intake import IntakeError
 
@@ -302,10 +359,19 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"{out} exists and is not a folder; give -o a folder for the results")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("-j must be at least 1")
+    backend = None
+    if args.scheduler:
+        from grader.distributed import DaskBackend
+        if args.jobs is not None:
+            raise UsageError("-j is for grading on this machine; on a cluster each worker grades as many at once "
+                             "as its --nthreads (see docs/cluster.md)")
+        backend = DaskBackend(args.scheduler)
     try:
         outcome = grade_class(exercise, source, out, jobs=args.jobs, seed=args.seed, regrade=args.regrade,
-                              progress=lambda total: Progress(total))
+                              progress=lambda total: Progress(total), backend=backend)
     except IntakeError as error:
+        raise UsageError(str(error)) from None
+    except ClusterError as error:
         raise UsageError(str(error)) from None
     intake = outcome.intake
     print(f"{len(outcome.graded)} graded, {len(outcome.reused)} unchanged since the last run (not regraded), "
@@ -333,4 +399,6 @@ def add_grade_command(commands: argparse._SubParsersAction) -> None:
     grade.add_argument("--seed", type=int, default=0, help="seed for the generated inputs (default 0)")
     grade.add_argument("--regrade", action="store_true",
                        help="grade every submission again, even those unchanged since the last run")
+    grade.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
+                       help="grade on this Dask cluster instead of this machine (see docs/cluster.md)")
     grade.set_defaults(run=_run)
