@@ -54,12 +54,13 @@ def warm_compile_cache(exercise: Exercise) -> str | None:
 
 def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits | None = None,
           display_path: str | None = None, compile_cache: str | None | bool = True,
-          launcher: Launcher | None = None) -> Report:
+          launcher: Launcher | None = None, hide: tuple[str, ...] = ()) -> Report:
     """Grade ``submission`` against ``exercise``. Never raises for anything the submission does.
 
     ``compile_cache``: True uses (and first fills) the shared cache; a path uses that
     directory as it is; False or None compiles everything afresh. ``launcher``: how the
-    submission's child starts (None: exec'd; ``grader.pool.Pool().launch``: forked warm)."""
+    submission's child starts (None: exec'd; ``grader.pool.Pool().launch``: forked warm).
+    ``hide``: folders the child must not see besides the submission's own (other students')."""
     started = time.monotonic()
     cache = warm_compile_cache(exercise) if compile_cache is True else (compile_cache or None)
     submission = Path(submission)
@@ -68,7 +69,8 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
         sha256 = hashlib.sha256(submission.read_bytes()).hexdigest()
     except OSError:
         sha256 = None
-    session = Session(submission, exercise.function, exercise.devices, limits or exercise.limits, cache, launcher)
+    session = Session(submission, exercise.function, exercise.devices, limits or exercise.limits, cache, launcher,
+                      hide)
     session.start()  # JAX imports in the child while the checks (and Hypothesis) load here
     module = submission.stem if submission.stem.isidentifier() else "submission"
     context = Context(session, exercise.probe, seed, exercise.function, module, exercise.devices)

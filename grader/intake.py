@@ -44,6 +44,8 @@ class Submission:
     path: Path     # a readable file on disk
     source: str    # where it came from, as the instructor knows it: "bob/main.py", "class.zip:carol.py"
     sha256: str
+    # Folders holding other students' files, which this one's child must not see.
+    others: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -189,10 +191,12 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
         raise IntakeError(f"no such file or folder: {source} (give a folder of submissions or a .zip)")
     if source.is_dir():
         tree, prefix = _tree_of_folder(source), ""
+        others: tuple[str, ...] = (str(source.resolve()),)
     elif zipfile.is_zipfile(source):
         if unpack_to is None:
             raise ValueError("a zip needs a folder to unpack into")
         tree, prefix = _tree_of_zip(source, unpack_to, problems), f"{source.name}:"
+        others = (str(unpack_to.resolve()), str(source.resolve().parent))
     else:
         raise IntakeError(f"{source} is neither a folder nor a .zip archive; give the folder of submissions "
                           "or the .zip your LMS exported")
@@ -261,5 +265,5 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
             continue
         real = tree.files[path]
         assert real is not None
-        submissions.append(Submission(student, real, shown(path), hashlib.sha256(data).hexdigest()))
+        submissions.append(Submission(student, real, shown(path), hashlib.sha256(data).hexdigest(), others))
     return Intake(sorted(submissions, key=lambda s: s.student), problems)

@@ -85,8 +85,10 @@ class Loaded:
 
 class Session:
     def __init__(self, submission: Path, function: str, devices: int, limits: Limits,
-                 compile_cache: str | None = None, launcher: Launcher | None = None) -> None:
+                 compile_cache: str | None = None, launcher: Launcher | None = None,
+                 hide: tuple[str, ...] = ()) -> None:
         self.launcher = launcher  # how children start: exec'd (None) or forked warm (grader.pool)
+        self.hide = hide  # more folders the child must not see (a batch: the whole class)
         self.submission, self.function = submission, function
         self.compile_cache = compile_cache
         self.devices, self.limits = devices, limits
@@ -103,7 +105,7 @@ class Session:
         """Launch the child (if none is running) without waiting for it to be ready."""
         if self._child is None:
             self._child = Child(self.devices, self.limits, self.compile_cache, launcher=self.launcher,
-                                hide=(str(self.submission.resolve().parent),))
+                                hide=(str(self.submission.resolve().parent), *self.hide))
         return self._child
 
     def _ready_child(self) -> Child:

@@ -1,0 +1,12 @@
+"""The whole function under jax.jit: the placement is part of the compiled program."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+@jax.jit
+def replicated_sharding_value(x):
+    mesh = Mesh(np.array(jax.devices()[:1]), ('data',))
+    placed = jax.device_put(x, NamedSharding(mesh, PartitionSpec()))
+    return jnp.sum(placed)

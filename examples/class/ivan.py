@@ -1,0 +1,9 @@
+"""A missing colon: Python cannot parse the file."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+def replicated_sharding_value(x)
+    return jnp.sum(x)
