@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -46,23 +47,38 @@ def measure(rounds: int, slug: str) -> dict[str, float]:
             assert report.status == "passed"
     confined, bare = statistics.median(times[True]), statistics.median(times[False])
     lifetimes = child_lifetimes(rounds, exercise.devices, hardened, plain)
+    forked = forked_lifetimes(4 * rounds, exercise.devices, hardened, plain)
     return {"rounds": rounds, "hardened_median_s": confined, "plain_median_s": bare,
             "ratio": confined / bare, "added_percent": 100 * (confined / bare - 1),
             "child_hardened_median_s": lifetimes[True], "child_plain_median_s": lifetimes[False],
+            "forked_child_hardened_median_s": forked[True], "forked_child_plain_median_s": forked[False],
             "root": os.geteuid() == 0}
 
 
-def child_lifetimes(rounds: int, devices: int, hardened: Limits, plain: Limits) -> dict[bool, float]:
+def child_lifetimes(rounds: int, devices: int, hardened: Limits, plain: Limits,
+                    launcher: Any = None) -> dict[bool, float]:
     """The fixed cost alone: start a child, wait until it is ready (JAX imported, confined,
     backend started), close it (with every process of its uid)."""
     times: dict[bool, list[float]] = {True: [], False: []}
     for round_number in range(rounds):
         for limits in (hardened, plain) if round_number % 2 == 0 else (plain, hardened):
             started = time.perf_counter()
-            with Child(devices, limits) as child:
+            with Child(devices, limits, launcher=launcher) as child:
                 child.ready
             times[limits.confine].append(time.perf_counter() - started)
     return {k: statistics.median(v) for k, v in times.items()}
+
+
+def forked_lifetimes(rounds: int, devices: int, hardened: Limits, plain: Limits) -> dict[bool, float]:
+    """The same for children forked from a warm worker (grader.pool), where the fixed cost
+    is small and the sandbox's share of it large."""
+    from grader.pool import Pool
+    pool = Pool()
+    try:
+        child_lifetimes(2, devices, hardened, plain, pool.launch)  # starts the zygote
+        return child_lifetimes(rounds, devices, hardened, plain, pool.launch)
+    finally:
+        pool.close()
 
 
 def main() -> None:
@@ -80,8 +96,10 @@ def main() -> None:
     print(f"  hardened sandbox  {result['hardened_median_s']:.3f} s per submission (median)")
     print(f"  plain child       {result['plain_median_s']:.3f} s per submission (median)")
     print(f"  ratio             {result['ratio']:.3f} ({result['added_percent']:+.1f}%; goal: under +10%)")
-    print(f"  of which one child's start-to-close: hardened {result['child_hardened_median_s']:.3f} s, "
+    print(f"  one exec'd child, start to close: hardened {result['child_hardened_median_s']:.3f} s, "
           f"plain {result['child_plain_median_s']:.3f} s")
+    print(f"  one forked child (warm worker), start to close: hardened "
+          f"{result['forked_child_hardened_median_s']:.4f} s, plain {result['forked_child_plain_median_s']:.4f} s")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import fcntl
 import itertools
 import json
 import os
-import random
+import pwd
 import resource
 import select
 import shutil
@@ -193,6 +193,17 @@ def kill_marked(marker: str, patience_s: float = 5.0) -> bool:
     return True
 
 
+CLEAN, IN_USE = b"0", b"1"
+
+
+def _named(uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        return False
+
+
 class UidLease:
     """One dedicated uid (and gid of the same number) for one live child. The lease is an
     flock on a file in a root-only directory: it dies with the grader, so a crashed grader
@@ -208,16 +219,19 @@ class UidLease:
         if not directory.is_dir() or directory.is_symlink() or info.st_uid != os.geteuid() or info.st_mode & 0o077:
             raise SandboxError(f"{directory} is not a private directory of the grader's user; "
                                "remove it and grade again")
-        candidates = list(SANDBOX_UIDS)
-        offset = random.randrange(len(candidates))
-        for uid in candidates[offset:] + candidates[:offset]:
+        for uid in SANDBOX_UIDS:  # lowest first: the same few uids (and lock files) serve again and again
+            if _named(uid):
+                continue  # a real account: never share it, never kill its processes
             fd = os.open(directory / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 os.close(fd)
                 continue
-            if kill_uid(uid):  # leftovers of a grader that crashed
+            # "0": the last lessee saw the uid empty when it gave it back. Anything else (a new
+            # file, a grader that crashed while holding it) may have leftovers: kill them first.
+            if os.pread(fd, 1, 0) == CLEAN or kill_uid(uid):
+                os.pwrite(fd, IN_USE, 0)
                 self.uid, self._fd = uid, fd
                 return
             os.close(fd)
@@ -231,6 +245,7 @@ class UidLease:
             return True
         if not kill_uid(self.uid):
             return False
+        os.pwrite(self._fd, CLEAN, 0)
         os.close(self._fd)
         self._fd = -1
         return True
