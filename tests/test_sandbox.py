@@ -351,6 +351,34 @@ def test_uid_leases_are_exclusive_and_kill_everything_of_their_uid():
         assert first.release() and second.release()
 
 
+@pytest.mark.skipif(not ROOT, reason="dedicated uids need root")
+def test_a_uid_left_dirty_by_a_crashed_grader_is_cleaned_before_reuse():
+    crashed = UidLease()
+    pid = os.fork()
+    if pid == 0:  # the leftover of a grader that died while its child ran
+        os.close(crashed._fd)  # (a real child never holds the grader's lock files: they are not passed)
+        os.setsid()
+        os.setgroups([])
+        os.setresgid(crashed.uid, crashed.uid, crashed.uid)
+        os.setresuid(crashed.uid, crashed.uid, crashed.uid)
+        if os.fork() == 0:
+            time.sleep(60)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    leftover = processes_of_uid(crashed.uid)
+    os.close(crashed._fd)  # the grader "dies": its lock goes, the lock file still says in use
+    held = []
+    try:
+        while not held or held[-1].uid != crashed.uid:
+            assert len(held) < 100, "never got the crashed grader's uid back"
+            held.append(UidLease())
+        assert leftover and not processes_of_uid(crashed.uid)
+    finally:
+        for lease in held:
+            lease.release()
+        kill_uid(crashed.uid)
+
+
 def test_a_policy_survives_its_json_form():
     policy = Policy(workdir="/tmp/x", keep_fds=(5, 6), uid=61001, gid=61001, hide=("/a",), read_only=("/c",))
     assert Policy.from_json(policy.to_json()) == policy
