@@ -19,3 +19,19 @@ SEED_EXERCISE = REPO / "exercises" / "named_sharding_replicated"
 def seed_exercise():
     from grader.exercise import find_exercise
     return find_exercise("named_sharding_replicated")
+
+
+# Two checks withheld from students: one hidden, one shown only after the due date.
+WITHHELD_VISIBILITY = '\n[visibility]\n"value.special_inputs" = "hidden"\n"structure.mesh" = "after_due_date"\n'
+
+
+@pytest.fixture(scope="module")
+def hidden_exercise(tmp_path_factory):
+    """A copy of the seed exercise with a [visibility] table, graded for real by the engine."""
+    from grader.exercise import find_exercise, load_exercise
+    from grader.export import copy_exercise
+    directory = copy_exercise(find_exercise("named_sharding_replicated"),
+                              tmp_path_factory.mktemp("exercises") / "named_sharding_replicated")
+    with open(directory / "exercise.toml", "a") as handle:
+        handle.write(WITHHELD_VISIBILITY)
+    return load_exercise(directory)

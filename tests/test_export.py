@@ -21,21 +21,12 @@ from grader.export import ExportError, copy_exercise, export_gradescope, export_
 REPO = Path(__file__).resolve().parent.parent
 SLUG = "named_sharding_replicated"
 EXERCISE_DIR = REPO / "exercises" / SLUG
-VISIBILITY = '\n[visibility]\n"value.special_inputs" = "hidden"\n"structure.mesh" = "after_due_date"\n'
 WITHHELD = ("value.special_inputs", "structure.mesh")
 
 
 @pytest.fixture(scope="module")
 def exercise():
     return find_exercise(SLUG)
-
-
-@pytest.fixture(scope="module")
-def hidden_exercise(tmp_path_factory):
-    directory = copy_exercise(find_exercise(SLUG), tmp_path_factory.mktemp("exercises") / SLUG)
-    with open(directory / "exercise.toml", "a") as handle:
-        handle.write(VISIBILITY)
-    return load_exercise(directory)
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,7 @@ import html5lib
 import pytest
 
 from grader.engine import grade
-from grader.exercise import find_exercise, load_exercise
-from grader.export import copy_exercise
+from grader.exercise import find_exercise
 from grader.render import FORMATS, neutralise_workflow_commands, render
 from grader.report import Report
 from grader.visibility import Release, view
@@ -35,7 +34,6 @@ VARIANTS = {"reference": "reference.py", "value_skips_first": "wrong/value_skips
             "structure_all_devices": "wrong/structure_all_devices.py",
             "load_syntax_error": "wrong/load_syntax_error.py"}
 # In the copy with hidden checks: one hidden, one released after the due date.
-VISIBILITY = '\n[visibility]\n"value.special_inputs" = "hidden"\n"structure.mesh" = "after_due_date"\n'
 # Words only the withheld checks' titles, messages, hints and inputs contain.
 SECRETS = ("non-finite", "special-casing", "special input", "mesh holds 8", "Replication covers",
            "jax.devices()[:1] with axis", "nan")
@@ -54,15 +52,6 @@ def _graded(exercise, relative: str) -> Report:
 def reports() -> dict[str, Report]:
     exercise = find_exercise(SLUG)
     return {name: _graded(exercise, relative) for name, relative in VARIANTS.items()}
-
-
-@pytest.fixture(scope="module")
-def hidden_exercise(tmp_path_factory):
-    """The seed exercise with a [visibility] table (graded for real: the engine carries it)."""
-    directory = copy_exercise(find_exercise(SLUG), tmp_path_factory.mktemp("exercises") / SLUG)
-    with open(directory / "exercise.toml", "a") as handle:
-        handle.write(VISIBILITY)
-    return load_exercise(directory)
 
 
 @pytest.fixture(scope="module")
