@@ -91,9 +91,10 @@ class Child:
 
         import jax
         import numpy as np
-        from jax._src import api, dispatch
+        from jax._src import api, core, dispatch, pjit
         from jax._src import array as array_module
         from jax._src.array import ArrayImpl
+        from jax._src.interpreters import partial_eval
         from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
 
         from grader.jaxpr_graph import program_of
@@ -114,9 +115,11 @@ class Child:
         # attributes (they win over the class's, so patching grader.child.Child changes
         # nothing); every request starts, and every call of the student's function ends, by
         # undoing patches to JAX, NumPy and the standard library.
-        self.pins = _Pins([jax, jax.numpy, jax.sharding, api, dispatch, array_module, np, json, base64, os, builtins,
-                           traceback, inspect, sys.modules[__name__], sys.modules["grader.protocol"]],
-                          [ArrayImpl, NamedSharding, Mesh, PartitionSpec, SingleDeviceSharding, dispatch.device_put_p])
+        self.pins = _Pins([jax, jax.numpy, jax.sharding, api, core, dispatch, pjit, partial_eval, array_module, np, json,
+                           base64, os, builtins, traceback, inspect, sys.modules[__name__],
+                           sys.modules["grader.protocol"]],
+                          [ArrayImpl, NamedSharding, Mesh, PartitionSpec, SingleDeviceSharding, dispatch.device_put_p,
+                           core.Primitive, core.Tracer])
         for name, member in vars(Child).items():
             if inspect.isfunction(member) and not name.startswith("__"):
                 setattr(self, name, member.__get__(self))

@@ -10,11 +10,11 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 mesh = Mesh(np.array(jax.devices()[:1]), ("data",))
 wanted = NamedSharding(mesh, PartitionSpec())
-real_make_jaxpr = jax.make_jaxpr
+real_make_jaxpr, real_device_put = jax.make_jaxpr, jax.device_put
 
 
 def honest(x):
-    return jnp.sum(jax.device_put(x, wanted), dtype=jnp.float32)
+    return jnp.sum(real_device_put(x, wanted), dtype=jnp.float32)
 
 
 jax.make_jaxpr = lambda f, *a, **k: real_make_jaxpr(honest, *a, **k)
