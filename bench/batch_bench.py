@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -112,14 +113,22 @@ class MemorySampler:
         return max((s[1] for s in self.samples), default=0) / 1024
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_grade(source: Path, out: Path, jobs: int, sample: bool = False) -> tuple[float, MemorySampler | None, str]:
+    """Wall time of one ``jaxgrade grade``; ``last_cpu`` holds its CPU seconds (the grading
+    process, the zygote and every child: each is reaped by its parent, so all are counted)."""
     command = [str(BIN / "jaxgrade"), "grade", str(source), "-e", EXERCISE, "-o", str(out), "-j", str(jobs),
                "--regrade"]
-    started = time.monotonic()
+    started, cpu = time.monotonic(), _children_cpu()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     sampler = MemorySampler(process.pid) if sample else None
     stdout, _ = process.communicate()
     elapsed = time.monotonic() - started
+    run_grade.last_cpu = _children_cpu() - cpu  # type: ignore[attr-defined]
     if sampler:
         sampler.stop()
     if process.returncode != 0:
@@ -131,12 +140,14 @@ def run_baseline(paths: list[Path]) -> list[float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX", "XLA"))}
     env.update(JAX_PLATFORMS="cpu", JAX_NUM_CPU_DEVICES="8")
     times = []
+    cpu = _children_cpu()
     for path in paths:
         started = time.monotonic()
         subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(BASELINE)],
                        env={**env, "SUBMISSION": str(path)}, cwd=REPO, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
         times.append(time.monotonic() - started)
+    run_baseline.last_cpu = (_children_cpu() - cpu) / len(paths)  # type: ignore[attr-defined]
     return times
 
 
@@ -175,18 +186,21 @@ def main() -> None:
         runs = []
         for i in range(args.repeat):
             elapsed, sampler, _ = run_grade(work / "class", work / f"out{i}", args.jobs, sample=True)
-            runs.append((elapsed, sampler.peak_mib if sampler else 0.0))
+            runs.append((elapsed, sampler.peak_mib if sampler else 0.0, run_grade.last_cpu / args.count))
             print(f"jaxgrade grade run {i + 1}: {args.count} in {elapsed:.2f} s = {args.count / elapsed:.2f}/s, "
                   f"peak PSS {runs[-1][1]:.0f} MiB", flush=True)
         seconds = statistics.median(r[0] for r in runs)
         figures.update(jaxgrade_s=seconds, jaxgrade_per_s=args.count / seconds,
-                       peak_pss_mib=statistics.median(r[1] for r in runs))
+                       peak_pss_mib=statistics.median(r[1] for r in runs),
+                       jaxgrade_cpu_per_submission_s=statistics.median(r[2] for r in runs),
+                       load_average=os.getloadavg()[0])
 
         subset = paths[:args.baseline]
         times = run_baseline(subset)
         per = statistics.median(times)
         figures.update(baseline_subset=len(subset), baseline_median_s=per, baseline_extrapolated_s=per * args.count,
-                       baseline_per_s=1 / per, speedup=per * args.count / seconds)
+                       baseline_per_s=1 / per, speedup=per * args.count / seconds,
+                       baseline_cpu_per_submission_s=run_baseline.last_cpu)
         print(f"naive baseline: median {per:.2f} s per submission over {len(subset)} "
               f"-> {per * args.count:.0f} s for {args.count} (extrapolated)", flush=True)
 
@@ -223,6 +237,9 @@ def main() -> None:
     print(f"| naive baseline (pytest, fresh process each; {figures['baseline_subset']} run, extrapolated) | "
           f"{figures['baseline_extrapolated_s']:.0f} s = {figures['baseline_per_s']:.2f} submissions/s |")
     print(f"| speed-up | **{figures['speedup']:.1f}×** |")
+    print(f"| CPU seconds per submission: jaxgrade (whole run / {args.count}) vs baseline | "
+          f"{figures['jaxgrade_cpu_per_submission_s']:.2f} s vs {figures['baseline_cpu_per_submission_s']:.2f} s |")
+    print(f"| load average during the run (other work on the machine) | {figures['load_average']:.1f} |")
     print(f"| peak memory (PSS of the whole tree, 100 submissions) | {figures['peak_pss_mib']:.0f} MiB |")
     if args.memory_run:
         print(f"| {args.memory_run} submissions: time, peak PSS | {figures['memory_run_s']:.0f} s, "
