@@ -7,20 +7,21 @@ seeds, because a property check that passes by luck on one seed is flaky on anot
 the reference grades within the exercise's time budget (``limits.total_s``).
 
 Every verdict comes from ``grader.engine.grade``, the same path students go through, each
-grading in its own sandboxed child; a few gradings run side by side in worker processes.
+grading in its own sandboxed child. As in ``jaxgrade grade`` (``grader.batch``), the children
+are forked from a warm process that imported JAX once (``grader.pool``), a few gradings run
+side by side in threads, and each exercise's compilation cache and Hypothesis inputs are
+prepared once, before any grading starts.
 ``jaxgrade list`` lives here too: it reads the same catalogue.
 """
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from grader.exercise import Exercise, ExerciseError, all_exercises, find_exercise, load_exercise
 from grader.report import Report
@@ -98,19 +99,16 @@ def judge(job: Job, report: Report, budget_s: float) -> str | None:
     return None
 
 
-@lru_cache(maxsize=None)
-def _exercise(directory: str) -> Exercise:
-    return load_exercise(Path(directory))
-
-
-def run_job(job: Job) -> Verdict:
-    """Grade one job (in a worker process); never raises for what the variant does."""
+def run_job(job: Job, exercise: Exercise, launcher: Callable[..., Any] | None = None,
+            compile_cache: str | bool = True) -> Verdict:
+    """Grade one job; never raises for what the variant does. ``launcher`` and
+    ``compile_cache`` mean what they mean to ``grader.engine.grade``."""
     from grader.engine import grade
 
-    exercise = _exercise(job.directory)
     started = time.monotonic()
     try:
-        report = grade(exercise, Path(job.path), seed=job.seed, display_path=job.name)
+        report = grade(exercise, Path(job.path), seed=job.seed, display_path=job.name,
+                       compile_cache=compile_cache, launcher=launcher)
     except Exception as error:  # a broken exercise (checks.py raising) must not stop the others
         return Verdict(job, f"grading raised {type(error).__name__}: {error}", 0.0, exercise.max_score,
                        time.monotonic() - started, ())
@@ -142,15 +140,17 @@ def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, varian
     variant_seeds = seeds if variant_seeds is None else variant_seeds
     results: dict[str, ExerciseValidation] = {}
     jobs: list[Job] = []
+    loaded: dict[str, Exercise] = {}
     for exercise in exercises:
         result = results[exercise.directory.as_posix()] = ExerciseValidation(exercise.slug)
+        loaded[str(exercise.directory)] = exercise
         try:
             jobs.extend(jobs_for(exercise, seeds, variant_seeds))
         except ExerciseError as error:
             result.errors.append(str(error))
         except Exception as error:  # checks.py itself fails to import
             result.errors.append(f"checks.py failed to load: {type(error).__name__}: {error}")
-    verdicts = _run(jobs, workers, progress)
+    verdicts = _run(jobs, loaded, workers, progress)
     for verdict in verdicts:
         result = results[Path(verdict.job.directory).as_posix()]
         found = next((v for v in result.variants if v.name == verdict.job.name), None)
@@ -161,23 +161,27 @@ def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, varian
     return list(results.values())
 
 
-def _run(jobs: list[Job], workers: int, progress: Callable[[Verdict], None] | None) -> list[Verdict]:
-    if workers <= 1 or len(jobs) <= 1:
-        verdicts = []
-        for job in jobs:
-            verdicts.append(run_job(job))
-            if progress:
-                progress(verdicts[-1])
-        return verdicts
-    # spawn: workers start clean (no inherited threads or JAX state) and then only launch children
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(run_job, job) for job in jobs]
-        verdicts = []
+def _run(jobs: list[Job], exercises: dict[str, Exercise], workers: int,
+         progress: Callable[[Verdict], None] | None) -> list[Verdict]:
+    from grader.batch import prepare
+    from grader.pool import Pool
+
+    # Before any thread starts: each exercise's cache filled from its reference and every
+    # property check's inputs drawn for every seed, so the threads share them and never race.
+    caches: dict[tuple[str, int], str | None] = {}
+    for job in jobs:
+        if (job.directory, job.seed) not in caches:
+            caches[(job.directory, job.seed)] = prepare(exercises[job.directory], job.seed)
+    verdicts: list[Verdict] = []
+    with Pool() as pool, ThreadPoolExecutor(max_workers=max(1, workers),
+                                            thread_name_prefix="jaxgrade-validate") as threads:
+        futures = [threads.submit(run_job, job, exercises[job.directory], pool.launch,
+                                  caches[(job.directory, job.seed)] or False) for job in jobs]
         for future in futures:
             verdicts.append(future.result())
             if progress:
                 progress(verdicts[-1])
-        return verdicts
+    return verdicts
 
 
 def table(results: list[ExerciseValidation]) -> str:
