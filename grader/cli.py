@@ -1,7 +1,9 @@
 """The ``jaxgrade`` command: a thin layer over the library.
 
 Exit codes: 0 full marks; 1 graded without full marks (load errors and limits included);
-2 usage errors (no such file, unknown exercise, bad flag), with one line on stderr.
+2 usage errors (no such file, unknown exercise, bad flag), with one line on stderr;
+3 the submission could not be graded at all (the grader's environment failed, e.g. the
+sandbox could not be set up): the report says why, and it is never the student's fault.
 """
 from __future__ import annotations
 
@@ -55,6 +57,8 @@ def _check(args: argparse.Namespace) -> int:
     finally:
         if args.output:
             stream.close()
+    if report.status == "error":
+        return 3
     # Judged on what the audience may see: a student's exit code must not give away a hidden check.
     return 0 if view(report, args.audience, stage)["status"] in ("passed", "pending") else 1
 

@@ -14,7 +14,7 @@ from grader.checks.base import Check, Context
 from grader.exercise import Exercise
 from grader.outcome import Outcome
 from grader.report import CheckResult, Report
-from grader.sandbox import Launcher, Limits
+from grader.sandbox import Launcher, Limits, SandboxError
 from grader.session import Session
 
 
@@ -71,34 +71,35 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
         sha256 = None
     session = Session(submission, exercise.function, exercise.devices, limits or exercise.limits, cache, launcher,
                       hide)
-    session.start()  # JAX imports in the child while the checks (and Hypothesis) load here
     module = submission.stem if submission.stem.isidentifier() else "submission"
     context = Context(session, exercise.probe, seed, exercise.function, module, exercise.devices)
     results: dict[str, CheckResult] = {}
     checks = exercise.checks
+
+    def run(check: Check, outcome: Outcome | None = None) -> None:
+        started_check = time.monotonic()
+        outcome = outcome or _judge(check, context)
+        results[check.id] = _result(check, exercise.points[check.id], outcome, exercise.visibility_of(check.id),
+                                    time.monotonic() - started_check)
+
+    not_loaded = Outcome.skipped("Skipped: your file could not be loaded (see the load check).")
     try:
+        session.start()  # JAX imports in the child while the checks (and Hypothesis) load here
         loaded = None
+        for check in checks:  # limits last: it reads the incidents every other check ran into
+            if check.category != "limits":
+                run(check, not_loaded if check.category != "load" and loaded is not None and not loaded.ok else None)
+                if check.category == "load":
+                    loaded = session.load()
         for check in checks:
             if check.category == "limits":
-                continue
-            check_started = time.monotonic()
-            if check.category != "load" and loaded is not None and not loaded.ok:
-                outcome = Outcome.skipped("Skipped: your file could not be loaded (see the load check).")
-            else:
-                outcome = _judge(check, context)
-            if check.category == "load":
-                loaded = session.load()
-            results[check.id] = _result(check, exercise.points[check.id], outcome,
-                                        exercise.visibility_of(check.id), time.monotonic() - check_started)
+                run(check, not_loaded if loaded is not None and not loaded.ok and not session.incidents else None)
+    except SandboxError as error:  # the grader's environment failed, not the submission
+        broken = Outcome("error", f"The sandbox could not be set up, so nothing was graded ({error}). This is not "
+                                  "your fault: tell whoever runs the grader.")
         for check in checks:
-            if check.category == "limits":
-                check_started = time.monotonic()
-                if loaded is not None and not loaded.ok and not session.incidents:
-                    outcome = Outcome.skipped("Skipped: your file could not be loaded (see the load check).")
-                else:
-                    outcome = _judge(check, context)
-                results[check.id] = _result(check, exercise.points[check.id], outcome,
-                                            exercise.visibility_of(check.id), time.monotonic() - check_started)
+            results.setdefault(check.id, _result(check, exercise.points[check.id], broken,
+                                                 exercise.visibility_of(check.id)))
     finally:
         output = session.close()
     ordered = tuple(results[c.id] for c in checks)

@@ -90,3 +90,17 @@ def test_console_script_is_installed():
     script = Path(sys.executable).parent / "jaxgrade"
     result = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and result.stdout.startswith("jaxgrade ")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="dedicated sandbox uids (and their lock folder) are used only as root")
+def test_a_broken_sandbox_is_an_error_report_exit_3_not_a_crash(tmp_path):
+    locks = tmp_path / "jaxgrade-uids"
+    locks.mkdir()
+    locks.chmod(0o777)  # not private to the grader: the sandbox refuses to lease uids from it
+    env = {**os.environ, "NO_COLOR": "1", "TMPDIR": str(tmp_path)}
+    result = subprocess.run([*JAXGRADE, "check", str(SEED_EXERCISE / "reference.py"), "--format", "json"],
+                            capture_output=True, text=True, env=env, timeout=120, cwd=REPO)
+    assert result.returncode == 3, result.stderr
+    data = json.loads(result.stdout)
+    assert data["status"] == "error" and data["score"] == 0
+    assert all(c["status"] == "error" and "sandbox could not be set up" in c["message"] for c in data["checks"])
