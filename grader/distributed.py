@@ -37,17 +37,20 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import fcntl
+import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
 import uuid
 from concurrent.futures import Future
+from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from grader import __version__
 from grader.exercise import Exercise, load_exercise
@@ -180,7 +183,6 @@ class WorkerGrader:
         """Grade one submission as ``jaxgrade check`` would: the file keeps its name (the module
         name and the messages come from it) in a folder of its own, hidden from its child."""
         from grader.intake import Submission
-        import hashlib
         work = self._worker(package, seed)
         folder = Path(tempfile.mkdtemp(dir=self.root / "submissions"))
         try:
@@ -201,25 +203,22 @@ class WorkerGrader:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def _machine_lock(name: str) -> Any:
-    """An exclusive lock shared by every process of this machine that uses the same cache."""
-    from contextlib import contextmanager
+@contextmanager
+def _machine_lock(name: str) -> Iterator[None]:
+    """An exclusive lock shared by every process of this machine that uses the same cache
+    (several worker processes would otherwise all grade the reference to warm it)."""
     from grader.cache import cache_root
-
-    @contextmanager
-    def held() -> Any:
-        root = cache_root()
-        if root is None:
+    root = cache_root()
+    if root is None:
+        yield
+        return
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / f".{name}.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
             yield
-            return
-        root.mkdir(parents=True, exist_ok=True)
-        with open(root / f".{name}.lock", "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-    return held()
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 _grader: WorkerGrader | None = None
@@ -246,7 +245,6 @@ def worker_status() -> dict[str, Any]:
     """What this worker process holds, for an operator's ``client.run(worker_status)``: its pid,
     whether JAX was imported into it (it must not be: only its warm processes import JAX), the
     pids of those warm processes and the exercises it has prepared, as (fingerprint, seed)."""
-    import sys
     grader = _grader
     pool = grader._pool if grader is not None else None
     return {"pid": os.getpid(), "jax_imported": "jax" in sys.modules,

@@ -219,6 +219,37 @@ def test_a_class_graded_on_the_cluster_gets_the_reports_of_local_grading(cluster
     assert again.returncode == 0 and f"0 graded, {len(CLASS)} unchanged" in again.stdout
 
 
+def _results(out: Path) -> set[str]:
+    return {path.parent.name for path in (out / "students").glob("*/result.json")}
+
+
+def test_an_interrupted_cluster_run_keeps_its_results_and_the_next_run_continues(cluster, tmp_path):
+    students = {f"s{i:02d}": SEED_EXERCISE / ("reference.py" if i % 2 else "wrong/value_mean.py") for i in range(8)}
+    folder = make_class(tmp_path / "class", students)
+    out = tmp_path / "out"
+    command = [str(BIN / "jaxgrade"), "grade", str(folder), "-e", SEED_EXERCISE.name, "-o", str(out),
+               "--scheduler", cluster.address]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while len(_results(out)) < 2 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, errors = process.communicate(timeout=60)
+    assert process.returncode == 130, errors.decode()[-2000:]
+    kept = _results(out)
+    assert 2 <= len(kept) < len(students) and set(gradebook(out)) == kept
+
+    # What was in flight was taken off the cluster, and the next run grades only the rest.
+    deadline = time.monotonic() + 30
+    while any(cluster.client.processing().values()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(cluster.client.processing().values())
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert f"{len(students) - len(kept)} graded, {len(kept)} unchanged" in again.stdout
+    assert set(gradebook(out)) == set(students)
+
+
 class KillAfter(Progress):
     """Kills a busy worker (its nanny and process: a lost machine) when the first result arrives."""
 
