@@ -108,7 +108,8 @@ def main() -> None:
         seconds = figures[f"{key}_s"]
         versus = "" if key.startswith("local") else f"{100 * figures['overhead_' + key[-1]]:+.0f}%"
         print(f"| {label} | {seconds:.1f} s | {n / seconds:.2f} | {versus} |")
-    print(f"\nscaling 1 → 2 workers: ×{figures['scaling']:.2f} (local -j 1 → -j 2: ×{figures['local_scaling']:.2f}); "
+    print(f"\nscaling 1 → 2 workers: ×{figures['scaling']:.2f} "
+          f"(local -j 1 → -j 2: ×{figures['local_scaling']:.2f}); "
           f"first batch of 8 on fresh workers: {figures['cold_start_1_s']:.1f} s (1), "
           f"{figures['cold_start_2_s']:.1f} s (2)")
     if args.json:

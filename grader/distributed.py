@@ -58,6 +58,7 @@ from grader.report import CheckResult, Report
 
 if TYPE_CHECKING:
     from distributed import Client
+    from grader.batch import _Worker
     from grader.intake import Submission
     from grader.pool import Pool
 
@@ -148,7 +149,7 @@ class WorkerGrader:
         (self.root / "submissions").mkdir()
         self._lock = threading.Lock()
         self._pool: Pool | None = None
-        self._prepared: dict[tuple[str, int], Any] = {}  # (fingerprint, seed) -> batch._Worker
+        self._prepared: dict[tuple[str, int], _Worker] = {}  # by (fingerprint, seed)
         self._preparing: dict[tuple[str, int], threading.Lock] = {}
 
     @property
@@ -159,7 +160,7 @@ class WorkerGrader:
                 self._pool = Pool()
             return self._pool
 
-    def _worker(self, package: dict[str, Any], seed: int) -> Any:
+    def _worker(self, package: dict[str, Any], seed: int) -> "_Worker":
         """The per-submission grader for this exercise and seed, prepared once per process."""
         from grader.batch import _Worker, prepare
         key = (str(package["fingerprint"]), seed)
@@ -183,6 +184,8 @@ class WorkerGrader:
         """Grade one submission as ``jaxgrade check`` would: the file keeps its name (the module
         name and the messages come from it) in a folder of its own, hidden from its child."""
         from grader.intake import Submission
+        if name in ("", ".", "..") or PurePosixPath(name).name != name or "\\" in name:
+            raise ValueError(f"refusing the submission file name {name!r}: a name, not a path")
         work = self._worker(package, seed)
         folder = Path(tempfile.mkdtemp(dir=self.root / "submissions"))
         try:

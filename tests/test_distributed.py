@@ -20,8 +20,8 @@ import pytest
 
 from conftest import REPO, SEED_EXERCISE
 from grader.batch import Progress, grade_class, student_folder
-from grader.distributed import (ClusterError, DaskBackend, WorkerMismatch, grade_task, pack_exercise, report_data,
-                                report_from_data, unpack_exercise, versions, worker_status)
+from grader.distributed import (ClusterError, DaskBackend, WorkerGrader, WorkerMismatch, grade_task, pack_exercise,
+                                report_data, report_from_data, unpack_exercise, versions, worker_status)
 from grader.engine import grade
 
 distributed = pytest.importorskip("distributed")  # installed by `make install` (the test extra)
@@ -43,8 +43,8 @@ def replicated_sharding_value(x):
 '''
 CLASS = {"alice": SEED_EXERCISE / "reference.py", "bob": SEED_EXERCISE / "wrong/value_mean.py",
          "carol": SEED_EXERCISE / "wrong/load_syntax_error.py", "dave": SEED_EXERCISE / "right/jitted.py",
-         "erin": SEED_EXERCISE / "wrong/structure_all_devices.py", "frank": SEED_EXERCISE / "wrong/type_python_float.py",
-         "gina": SEED_EXERCISE / "wrong/limits_crash.py", "hana": HOSTILE / "segfault.py", "ivan": KILLS_ITS_PARENTS}
+         "erin": SEED_EXERCISE / "wrong/structure_all_devices.py",
+         "frank": SEED_EXERCISE / "wrong/type_python_float.py", "gina": SEED_EXERCISE / "wrong/limits_crash.py", "hana": HOSTILE / "segfault.py", "ivan": KILLS_ITS_PARENTS}
 
 
 def _free_port() -> int:
@@ -157,6 +157,12 @@ def test_an_exercise_travels_by_content_and_arrives_with_its_fingerprint(seed_ex
     with pytest.raises(ValueError, match="outside its folder"):
         unpack_exercise(escaping, tmp_path)
     assert not (tmp_path.parent / "escape.py").exists()
+    worker = WorkerGrader(tmp_path / "worker")
+    try:
+        with pytest.raises(ValueError, match="a name, not a path"):
+            worker.grade(package, 0, "../alice.py", b"x = 1\n", "alice.py")
+    finally:
+        worker.close()
 
 
 def test_a_report_travels_whole(seed_exercise):
