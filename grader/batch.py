@@ -1,6 +1,9 @@
 """``jaxgrade grade``: grade a whole class, fast, resumably, with the verdicts of ``check``.
 
-    jaxgrade grade submissions/ -e SLUG -o out/ [-j N] [--seed N] [--regrade]
+    jaxgrade grade submissions/ -e SLUG -o out/ [-j N] [--seed N] [--regrade] [--scheduler tcp://HOST:PORT]
+
+With ``--scheduler`` the submissions are graded on a Dask cluster (a :class:`Backend` from
+:mod:`grader.distributed`, docs/cluster.md); everything else below is the same.
 
 Intake (:mod:`grader.intake`) → grading → results on disk:
 
