@@ -251,8 +251,6 @@ def test_patching_the_grader_gains_nothing(graded):
     assert "no jax.device_put of x happened" in placed.message.lower()
 
 
-@pytest.mark.xfail(strict=True, reason="known gap in grader/checks/structure.py gather(): placements the real "
-                                        "call made of values other than x are not compared with the trace's")
 def test_behaving_differently_when_traced_gains_nothing(graded):
     result = graded("trace_only_placement.py")
     assert statuses(result)["structure.placed"] == "failed"

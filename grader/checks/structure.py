@@ -215,6 +215,11 @@ def gather(context: Context) -> Evidence:
             disagreement = ("Your function placed x differently when traced than when called: traced "
                             f"{_list([p for p in put if p.of_argument], names)}; called "
                             f"{_list([p for p in called if p.of_argument], names)}.")
+        elif seen_traced and called and not seen_called:  # e.g. places x when traced, the sum when called
+            shapes = ", ".join(f"a value of shape {p.input_shape}" for p in called)
+            disagreement = ("When traced, your function placed x on "
+                            f"{_list([p for p in put if p.of_argument], names)}; when really called it placed "
+                            f"only {shapes}, never x.")
         elif feeding and all(p.via == "device_put" for p in feeding) and returned.value \
                 and returned.value.get("kind") == "jax_array" \
                 and not any(_same_mesh(p.sharding, result_sharding) for p in feeding):
