@@ -26,9 +26,9 @@ CHECKS = [
                cases=(Case(label="the empty vector", code="[]"),
                       Case(label="a vector of 100,000 mixed elements",
                            code="np.random.default_rng(7).uniform(-1e3, 1e3, 100_000)"),
-                      Case(label="[nan]", code="[nan]", answer=float("nan")),
-                      Case(label="[inf, -inf]", code="[inf, -inf]", answer=float("nan")),
-                      Case(label="[inf, 1.0]", code="[inf, 1.0]", answer=float("inf")),
+                      Case(label="[nan]", code="[np.nan]", answer=float("nan")),
+                      Case(label="[inf, -inf]", code="[np.inf, -np.inf]", answer=float("nan")),
+                      Case(label="[inf, 1.0]", code="[np.inf, 1.0]", answer=float("inf")),
                       Case(label="a float32 overflow", code="[3e38, 3e38]", answer=float("inf"))),
                hint="Sum the whole array with jnp.sum in float32: no slicing, no loops that skip elements, "
                     "no special-casing of empty or non-finite inputs."),

@@ -260,7 +260,15 @@ class StructureCheck(Check):
                                   observed=found.disagreement)
         chosen = found.chosen(self.target)
         if chosen is None:
-            return self.nothing_placed(found)
+            absent = self.nothing_placed(found)
+            # The first check to find the placement missing explains it in full; the others
+            # that would judge its details only say there is nothing to judge.
+            explained = context.session.cache.setdefault("absence explained", [])
+            if self.target in explained:
+                return Outcome.failed(f"There is nothing to judge here: {absent.observed}.",
+                                      expected=absent.expected, observed=absent.observed)
+            explained.append(self.target)
+            return absent
         return self.judge_placement(chosen, found, context)
 
     def nothing_placed(self, found: Evidence) -> Outcome:

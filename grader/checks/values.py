@@ -83,6 +83,13 @@ def compare_arrays(returned: Returned, expected: np.ndarray, tolerance: "float |
             f"{format_number(float(got64[first]))}, the exact answer is {format_number(float(want[first]))}{bound}")
 
 
+def observed(returned: Returned) -> str:
+    """What came back, for the report's "observed" line: the number itself when there is one."""
+    number = returned.number() if returned.ok and not returned.incident else None
+    described = returned.describe()
+    return f"{format_number(number)} ({described.removeprefix('returned ')})" if number is not None else described
+
+
 def reproduce_call(context: Context, expression: str) -> str:
     return (f"JAX_NUM_CPU_DEVICES={context.devices} python -c \"import numpy as np, jax.numpy as jnp; "
             f"from {context.module} import {context.function} as f; print(repr(f({expression})))\"")
@@ -151,17 +158,18 @@ class ValueProperty(Check):
             problem, returned = self.problem(context, x)
             if problem is not None:
                 if not returned.incident:
-                    x, problem = self.shrink(context, x, problem)
+                    x, problem, returned = self.shrink(context, x, problem, returned)
                 return Outcome.failed(
                     f"On x = {format_array(x)}, {problem}. (Hypothesis seed {context.seed}.)",
-                    expected=format_value(self.expected(x)), observed=returned.describe(),
+                    expected=format_value(self.expected(x)), observed=observed(returned),
                     counterexample=f"x = {format_array(x, limit=64)}",
                     reproduce=reproduce_call(context, format_array(x, limit=64)))
         return Outcome.passed(f"Correct on all {len(inputs)} generated inputs (Hypothesis seed {context.seed}).")
 
-    def shrink(self, context: Context, first: np.ndarray, first_problem: str) -> tuple[np.ndarray, str]:
+    def shrink(self, context: Context, first: np.ndarray, first_problem: str,
+               first_returned: Returned) -> tuple[np.ndarray, str, Returned]:
         """Let Hypothesis find a smaller failing input; keep the first one if it cannot."""
-        smallest: list[tuple[np.ndarray, str]] = [(first, first_problem)]
+        smallest: list[tuple[np.ndarray, str, Returned]] = [(first, first_problem, first_returned)]
 
         @seed(context.seed)
         @_quiet_settings(self.examples, (Phase.generate, Phase.shrink))
@@ -171,7 +179,7 @@ class ValueProperty(Check):
             if returned.incident:
                 return  # a crash or time-out while shrinking says nothing about this input's value
             if problem is not None:
-                smallest.append((x, problem))  # Hypothesis replays the smallest one last
+                smallest.append((x, problem, returned))  # Hypothesis replays the smallest one last
                 raise AssertionError(problem)
 
         try:
@@ -218,5 +226,5 @@ class FixedCases(Check):
         others = f" ({len(failures) - 1} more special input(s) failed too.)" if len(failures) > 1 else ""
         code = f"np.asarray({case.code}, dtype=np.float32)"
         return Outcome.failed(f"On {case.label} (x = {case.code}), {problem}.{others}",
-                              expected=format_value(answer), observed=returned.describe(),
+                              expected=format_value(answer), observed=observed(returned),
                               counterexample=f"x = {code}", reproduce=reproduce_call(context, f"jnp.asarray({code})"))
