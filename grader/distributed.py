@@ -37,6 +37,7 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -131,9 +132,19 @@ def report_from_data(text: str) -> Report:
     return Report(checks=checks, **data)
 
 
+@functools.lru_cache(maxsize=1)
 def versions() -> dict[str, str]:
-    """What must be the same on the machine that asks and on every worker."""
-    return {"jaxgrade": __version__, "jax": version("jax"), "jaxlib": version("jaxlib")}
+    """What must be the same on the machine that asks and on every worker: the releases, and a
+    digest of the grader's own code (a development checkout keeps its version number while its
+    checks change, and results are keyed by the version)."""
+    code = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        if path.relative_to(package).parts[0] in ("exercises", "templates"):  # an installed copy's data
+            continue
+        code.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return {"jaxgrade": __version__, "jax": version("jax"), "jaxlib": version("jaxlib"),
+            "grader_code": code.hexdigest()[:16]}
 
 
 # -- on a worker ---------------------------------------------------------------------------------
