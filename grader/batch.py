@@ -26,8 +26,8 @@ a rerun continues where the last one stopped, an unchanged submission is not reg
 changed submission or a changed exercise is, and ``--regrade`` regrades everything.
 
 The per-student reports here are the *instructor's* view (every check, hidden ones too):
-this folder is the instructor's. What goes back to students is rendered for the student
-audience by ``jaxgrade export``.
+this folder is the instructor's. Feedback for a student is rendered for the ``student``
+audience (``grader.render.render(report, fmt, audience="student")``), which withholds hidden checks.
 """
 from __future__ import annotations
 
