@@ -269,7 +269,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
     students_dir = out / "students"
     unpacked = Path(tempfile.mkdtemp(prefix="jaxgrade-intake-"))
     try:
-        intake = find_submissions(source, exercise.function, unpack_to=unpacked)
+        intake = find_submissions(source, exercise.function, unpack_to=unpacked, skip=(out,))
         outcome = BatchOutcome(out=out, intake=intake)
         check_ids = [c.id for c in exercise.checks]
         todo: list[tuple[Submission, dict[str, Any]]] = []

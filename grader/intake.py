@@ -106,10 +106,12 @@ class _Tree:
                       and not any(_is_junk(part) for part in p.relative_to(directory).parts))
 
 
-def _tree_of_folder(root: Path) -> _Tree:
+def _tree_of_folder(root: Path, skip: tuple[Path, ...] = ()) -> _Tree:
+    """Every file under ``root`` (a link to a file counts as that file), except under ``skip``."""
     tree = _Tree()
+    skipped = [s.resolve() for s in skip]
     for path in sorted(root.rglob("*")):
-        if path.is_symlink() or not path.is_file():
+        if not path.is_file() or any(path.resolve().is_relative_to(s) for s in skipped):
             continue
         tree.files[PurePosixPath(path.relative_to(root).as_posix())] = path
     return tree
@@ -182,15 +184,17 @@ def _read(path: Path | None) -> tuple[bytes | None, str | None]:
         return None, f"could not be read ({error.strerror or error})"
 
 
-def find_submissions(source: Path, function: str | None = None, unpack_to: Path | None = None) -> Intake:
+def find_submissions(source: Path, function: str | None = None, unpack_to: Path | None = None,
+                     skip: tuple[Path, ...] = ()) -> Intake:
     """The submissions in ``source`` (a folder or a .zip). ``function``: the exercise's
     function name, which picks the solution in a student folder holding several ``.py``
-    files. A zip's Python files are written under ``unpack_to`` (required for a zip)."""
+    files. A zip's Python files are written under ``unpack_to`` (required for a zip).
+    ``skip``: folders inside ``source`` that hold no submissions (the grader's own output)."""
     problems: list[Problem] = []
     if not source.exists():
         raise IntakeError(f"no such file or folder: {source} (give a folder of submissions or a .zip)")
     if source.is_dir():
-        tree, prefix = _tree_of_folder(source), ""
+        tree, prefix = _tree_of_folder(source, skip), ""
         others: tuple[str, ...] = (str(source.resolve()),)
     elif zipfile.is_zipfile(source):
         if unpack_to is None:

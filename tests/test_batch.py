@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -224,3 +225,10 @@ def test_a_child_cannot_read_other_students_files(exercise, visible_folder):
     values = {c["id"]: c["status"] for c in outcome.results["alice"]["report"]["checks"]}
     assert values["value.random_vectors"] == "passed"  # in a batch, bob's folder is hidden from alice's child
     assert outcome.results["bob"]["report"]["status"] == "passed"
+
+
+def test_student_folders_are_safe_names_that_never_collide():
+    assert student_folder("bob") == "bob"
+    names = [student_folder(s) for s in ("Bob", "bob", "B o/b", "../etc", "ünï", "bob.")]
+    assert len(set(names)) == len(names)
+    assert all(re.fullmatch(r"[A-Za-z0-9._-]+", n) and not n.startswith(".") for n in names)

@@ -156,3 +156,18 @@ def test_inputs_that_cannot_be_read_at_all_are_errors_that_say_what_to_give(tmp_
     not_zip.write_bytes(b"not an archive")
     with pytest.raises(IntakeError, match="neither a folder nor a .zip"):
         find_submissions(not_zip, FUNCTION)
+
+
+def test_the_graders_own_output_inside_the_folder_is_not_a_student(tmp_path):
+    root = write(tmp_path / "class", {"alice.py": SOLUTION, "out/students/alice/report.md": "# report",
+                                      "out/gradebook.csv": "student"})
+    intake = find_submissions(root, FUNCTION, skip=(root / "out",))
+    assert [s.student for s in intake.submissions] == ["alice"] and intake.problems == []
+
+
+def test_a_link_to_a_file_counts_as_that_file(tmp_path):
+    root = write(tmp_path / "class", {"alice.py": SOLUTION})
+    (tmp_path / "elsewhere.py").write_text(SOLUTION + "# bob\n")
+    (root / "bob.py").symlink_to(tmp_path / "elsewhere.py")
+    intake = find_submissions(root, FUNCTION)
+    assert [s.student for s in intake.submissions] == ["alice", "bob"]
