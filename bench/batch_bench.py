@@ -12,7 +12,8 @@
    so it runs on ``--baseline`` of the 100 (the same half-right mix) and the median time per
    submission is extrapolated to 100; the figures say so.
 3. Peak memory: proportional set size (PSS, so pages shared by forked children count once)
-   summed over the grading process and all its descendants, sampled every 0.1 s.
+   summed over the grading process and all its descendants, sampled every 0.5 s (walking
+   /proc costs CPU; sampling faster slowed the run it measures).
 4. Flat memory: ``--memory-run`` submissions (the same 100 repeated with new comments)
    graded in one run; the PSS of the whole tree and the RSS of the grading process itself
    early in the run are compared with late in the run.
@@ -89,7 +90,7 @@ def _kib(pid: int, field: str, source: str) -> int:
 class MemorySampler:
     """Samples the PSS of a process tree and the RSS of its root every ``interval`` seconds."""
 
-    def __init__(self, pid: int, interval: float = 0.1) -> None:
+    def __init__(self, pid: int, interval: float = 0.5) -> None:
         self.pid, self.interval = pid, interval
         self.samples: list[tuple[float, int, int]] = []  # (time, tree PSS KiB, root RSS KiB)
         self._stop = threading.Event()

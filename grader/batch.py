@@ -19,8 +19,11 @@ from a warm process that imported JAX once (:mod:`grader.pool`), ``-j`` of them 
 and Hypothesis draws the inputs once for the whole class.
 
 Nothing is lost: each student's files are written (atomically, ``result.json`` last) as soon
-as that student is graded, and the gradebook is rewritten after each one, so an interrupted
-or crashed run leaves every finished result and a consistent gradebook. A result is reused
+as that student is graded, and the gradebook (whole rows only, replaced in one step) is
+rewritten twice a second while results come in and once more at the end or on Ctrl-C. So an
+interrupted run leaves every finished result and a complete gradebook of them; a killed one
+leaves every finished result and a gradebook at most half a second behind, which the next
+run completes. A result is reused
 when its key matches: (submission sha256, exercise fingerprint, jaxgrade version, seed). So
 a rerun continues where the last one stopped, an unchanged submission is not regraded, a
 changed submission or a changed exercise is, and ``--regrade`` regrades everything.
@@ -59,6 +62,7 @@ if TYPE_CHECKING:
 RESULT_SCHEMA = "jaxgrade.result/1"
 REPORT_FORMATS = ("json", "html", "md")
 AUDIENCE = "instructor"
+GRADEBOOK_EVERY_S = 0.5
 
 
 @dataclass
@@ -282,8 +286,16 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
             else:
                 todo.append((submission, key))
 
-        def save() -> None:
+        saved_at = 0.0
+
+        def save(soon: bool = False) -> None:
+            """Rewrite the gradebook; with ``soon``, at most every GRADEBOOK_EVERY_S seconds (a big
+            class would otherwise rewrite n rows n times; after a crash it lags by that much)."""
+            nonlocal saved_at
+            if soon and time.monotonic() - saved_at < GRADEBOOK_EVERY_S:
+                return
             write_gradebook(out / "gradebook.csv", check_ids, outcome.results.values(), intake.problems)
+            saved_at = time.monotonic()
 
         save()
         meter = progress(len(todo)) if callable(progress) else progress
@@ -318,7 +330,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
                                                     submission, report, key)
                             outcome.results[submission.student] = record
                             outcome.graded.append(submission.student)
-                            save()
+                            save(soon=True)
                             if meter:
                                 meter.update(submission.student, report.status,
                                              f"{report.score:g}/{report.max_score:g}")
