@@ -147,7 +147,7 @@ class Progress:
             bar = "#" * filled + "." * (width - filled)
             self.stream.write(f"\r[{bar}] {self.done}/{self.total} · {self.counts['passed']} full marks · "
                               f"{self.counts['failed']} not · {self.counts['error']} errors · {rate:.1f}/s · "
-                              f"ETA {self._eta()} ")
+                              f"ETA {self._eta()}\033[K")  # erase what a longer line left
         else:
             self.stream.write(f"[{self.done}/{self.total}] {student}: {score} {status} (ETA {self._eta()})\n")
         self.stream.flush()
