@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, TextIO
 from grader import __version__
 from grader.exercise import Exercise
 from grader.gradebook import write_atomically, write_gradebook
-from grader.intake import Intake, Problem, Submission, find_submissions
+from grader.intake import Intake, IntakeError, Problem, Submission, find_submissions
 from grader.report import Report
 from grader.summary import summarize, write_summary
 
@@ -274,6 +274,9 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
     unpacked = Path(tempfile.mkdtemp(prefix="jaxgrade-intake-"))
     try:
         intake = find_submissions(source, exercise.function, unpack_to=unpacked, skip=(out,))
+        if not intake.submissions and not intake.problems:  # most likely a wrong path: touch nothing
+            raise IntakeError(f"found nothing to grade in {source}: give a folder of .py files, a folder of "
+                              "per-student folders, or a .zip of either")
         outcome = BatchOutcome(out=out, intake=intake)
         check_ids = [c.id for c in exercise.checks]
         todo: list[tuple[Submission, dict[str, Any]]] = []
@@ -366,7 +369,6 @@ def _run(args: argparse.Namespace) -> int:
     from grader.cli import UsageError
     from grader.distributed import ClusterError
     from grader.exercise import find_exercise
-    from grader.intake import IntakeError
 
     exercise = find_exercise(args.exercise)
     source, out = Path(args.source), Path(args.output)

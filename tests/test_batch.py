@@ -181,6 +181,11 @@ def test_the_command_reports_what_it_did_and_where(exercises_root, tmp_path):
     assert "not graded: empty.py: empty" in done.stdout
     assert f"Summary:   {out / 'summary.html'}" in done.stdout
     assert "[1/1] alice: 0/10 failed" in done.stderr  # not a terminal: plain progress lines
+    (tmp_path / "nothing").mkdir()
+    empty = subprocess.run([*command[:2], str(tmp_path / "nothing"), *command[3:]], env=env, capture_output=True,
+                           text=True, timeout=300)
+    assert empty.returncode == 2 and "found nothing to grade" in empty.stderr
+    assert "alice" in (out / "gradebook.csv").read_text()  # the earlier results were left alone
     missing = subprocess.run([*command[:2], str(tmp_path / "nowhere"), *command[3:]], env=env, capture_output=True,
                              text=True, timeout=300)
     assert missing.returncode == 2 and "no such file or folder" in missing.stderr
