@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -75,7 +76,7 @@ def measure(count: int, rounds: int, work: Path) -> dict[str, float]:
     try:
         for workers in (1, 2):
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                                   host="127.0.0.1")
+                                   host="127.0.0.1", silence_logs=logging.ERROR)
             clusters.append(cluster)
             options[f"cluster_{workers}"] = ("--scheduler", cluster.scheduler_address)
             figures[f"cold_start_{workers}_s"] = grade(work / "warmup", work / "out-warmup",
