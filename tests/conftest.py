@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+# The grader's environment as it was before any test imported JAX here (JAX's import sets
+# variables of its own, which a child importing JAX sets too: those are not leaks).
+GRADER_ENVIRONMENT = dict(os.environ)
 os.environ.setdefault("JAXGRADE_CACHE", tempfile.mkdtemp(prefix="jaxgrade-test-cache-"))
 os.environ.setdefault("NO_COLOR", "1")
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SEED_EXERCISE
+from conftest import GRADER_ENVIRONMENT, REPO, SEED_EXERCISE
 from grader import grade
 from grader.confine import Policy
 from grader.report import Report
@@ -187,7 +187,7 @@ def test_the_grader_environment_never_reaches_the_submission(graded, monkeypatch
     assert "hunter2-secret-token" not in result.output
     seen = set(re.findall(r"\('([A-Za-z_0-9]+)', ", result.output.split("PARENT-ENV")[0]))
     assert "HOME" in seen and MARKER in seen
-    leaked = (seen & set(os.environ)) - set(child_environment(8, "/nowhere", "0-0", "/cache"))
+    leaked = (seen & set(GRADER_ENVIRONMENT)) - set(child_environment(8, "/nowhere", "0-0", "/cache"))
     assert not leaked, f"the grader's variables reached the submission: {leaked}"
     if ROOT:  # another uid may not read the grader's /proc/PID/environ
         assert "PARENT-ENV denied" in result.output
