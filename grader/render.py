@@ -8,6 +8,8 @@ Gradescope's own, and Gradescope does the hiding. See docs/formats.md.
 """
 from __future__ import annotations
 
+import functools
+
 import json
 import os
 import re
@@ -76,8 +78,11 @@ def _finalize(value: object) -> object:
     return _CONTROL.sub("\ufffd", value.replace("\r\n", "\n"))
 
 
+@functools.lru_cache(maxsize=32)
 def _environment(colour: bool, extra: Path | None, markup: str | None = None) -> Environment:
-    """``markup`` is ``html`` or ``xml`` for templates whose every value must be escaped."""
+    """``markup`` is ``html`` or ``xml`` for templates whose every value must be escaped.
+    Cached: building an environment costs more than rendering a report (a batch renders
+    three per student); Jinja still reloads a template whose file changed."""
     if extra is not None and not Path(extra).is_dir():
         raise ValueError(f"templates folder {extra} does not exist; pass a folder holding your *.j2 overrides")
     search = [str(extra)] if extra else []
