@@ -1,4 +1,4 @@
-# Everything installs into .venv in the repo root; a fresh machine needs only python3.11 and pip.
+# Everything installs into .venv in the repo root; a fresh machine needs only Python 3.11 and pip.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -17,11 +17,13 @@ $(STAMP): pyproject.toml
 test: install
 	$(BIN)/python -m pytest -q
 
-# The sample class (examples/class): right, wrong of each category, a crash, a hang, an empty file.
-# A second run reuses every unchanged result; add --regrade to grade all again.
+# What a student sees for the mistake value-only graders miss (examples/no_placement.py: the
+# right number, nothing placed), then the sample class (examples/class): right, wrong of each
+# category, a crash, a hang, an empty file. A second run reuses every unchanged result.
 demo: install
+	@$(BIN)/jaxgrade check examples/no_placement.py; test $$? -le 1
+	@echo
 	@$(BIN)/jaxgrade grade examples/class -e named_sharding_replicated -o out/demo; test $$? -le 1
-	@echo "Open out/demo/summary.html for the class summary (out/demo/summary.md as text)."
 
 bench: install
 	$(BIN)/python bench/bench.py
