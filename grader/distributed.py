@@ -299,7 +299,7 @@ class DaskBackend:
     def __init__(self, address: str | None = None, *, client: "Client | None" = None,
                  connect_timeout_s: float = CONNECT_TIMEOUT_S, workers_timeout_s: float = WORKERS_TIMEOUT_S) -> None:
         if (address is None) == (client is None):
-            raise ValueError("give the scheduler's address or a client, not both")
+            raise ValueError("give either the scheduler's address or a client (exactly one)")
         self.address = address or str(client.scheduler.address)  # type: ignore[union-attr]
         self._client, self._owns_client = client, client is None
         self.connect_timeout_s, self.workers_timeout_s = connect_timeout_s, workers_timeout_s
