@@ -332,21 +332,28 @@ def test_the_child_is_confined_before_the_submission_runs(tmp_path):
         assert not processes_of_uid(child.lease.uid)
 
 
+def leave_detached_sleeper(uid: int, close_first: int | None = None) -> None:
+    """Fork a process that becomes ``uid``, leaves our session and leaves a sleeper behind."""
+    pid = os.fork()
+    if pid == 0:
+        if close_first is not None:
+            os.close(close_first)
+        os.setsid()
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        if os.fork() == 0:
+            time.sleep(60)
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
 @pytest.mark.skipif(not ROOT, reason="dedicated uids need root")
 def test_uid_leases_are_exclusive_and_kill_everything_of_their_uid():
     first, second = UidLease(), UidLease()
     try:
         assert first.uid != second.uid
-        pid = os.fork()
-        if pid == 0:  # a process of the leased uid that detaches itself
-            os.setsid()
-            os.setgroups([])
-            os.setresgid(first.uid, first.uid, first.uid)
-            os.setresuid(first.uid, first.uid, first.uid)
-            if os.fork() == 0:
-                time.sleep(60)
-            os._exit(0)
-        os.waitpid(pid, 0)
+        leave_detached_sleeper(first.uid)  # a process of the leased uid that detaches itself
         deadline = time.monotonic() + 5
         while not processes_of_uid(first.uid) and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -359,17 +366,9 @@ def test_uid_leases_are_exclusive_and_kill_everything_of_their_uid():
 @pytest.mark.skipif(not ROOT, reason="dedicated uids need root")
 def test_a_uid_left_dirty_by_a_crashed_grader_is_cleaned_before_reuse():
     crashed = UidLease()
-    pid = os.fork()
-    if pid == 0:  # the leftover of a grader that died while its child ran
-        os.close(crashed._fd)  # (a real child never holds the grader's lock files: they are not passed)
-        os.setsid()
-        os.setgroups([])
-        os.setresgid(crashed.uid, crashed.uid, crashed.uid)
-        os.setresuid(crashed.uid, crashed.uid, crashed.uid)
-        if os.fork() == 0:
-            time.sleep(60)
-        os._exit(0)
-    os.waitpid(pid, 0)
+    # The leftover of a grader that died while its child ran (a real child never holds the
+    # grader's lock files: they are not passed).
+    leave_detached_sleeper(crashed.uid, close_first=crashed._fd)
     leftover = processes_of_uid(crashed.uid)
     os.close(crashed._fd)  # the grader "dies": its lock goes, the lock file still says in use
     held = []
