@@ -188,14 +188,15 @@ class Session:
             loaded = self.load()
             if not loaded.ok:
                 return Returned(False, incident=loaded.incident or Incident("crash", "the file no longer loads"))
+        # Incidents name no input: the limits check is shown to students even when the check
+        # whose hidden input caused the incident is not (the failing check names its input).
+        during = f"while calling {self.function}(x)"
         try:
-            reply = self._request({"op": "call", "input": encode_array(x)},
-                                  f"while calling {self.function}(x) with x of {x.size} elements")
+            reply = self._request({"op": "call", "input": encode_array(x)}, during)
         except ChildFailure as failure:
             return Returned(False, incident=self._incident(failure))
         error, exception = reply.get("error"), reply.get("exception")
         incident = None
-        during = f"while calling {self.function}(x) with x of {x.size} elements"
         if exception in ("MemoryError", "_ArrayMemoryError") or "RESOURCE_EXHAUSTED" in str(error):
             incident = self._incident(ChildFailure(
                 "memory", f"your code ran out of memory (limit {self.limits.memory_mib} MiB) {during}"))
