@@ -13,7 +13,11 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-LENGTHS = (0, 1, 2, 3, 5, 8, 13, 32, 64)
+# Empty, one element, the smallest even and odd sums, a medium odd length and a long one.
+# Each length costs every submission a trace and lowering in its child (15-60 ms even with
+# the compilation cache): six, not nine, made class grading 14% cheaper in CPU. 7 is also the
+# length of the seed exercises' PROBE, so the structure probe compiles nothing extra.
+LENGTHS = (0, 1, 2, 3, 7, 64)
 FLOAT32 = np.finfo(np.float32)
 
 
