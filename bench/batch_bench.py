@@ -233,7 +233,7 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
     print()
-    print(f"| figure | value |\n|---|---|")
+    print("| figure | value |\n|---|---|")
     print(f"| jaxgrade grade, {args.count} submissions, -j {args.jobs} (median of {args.repeat}) | "
           f"{figures['jaxgrade_s']:.1f} s = **{figures['jaxgrade_per_s']:.1f} submissions/s** |")
     print(f"| naive baseline (pytest, fresh process each; {figures['baseline_subset']} run, extrapolated) | "

@@ -399,7 +399,7 @@ def _run(args: argparse.Namespace) -> int:
     print(f"Gradebook: {outcome.gradebook}")
     print(f"Summary:   {outcome.summary}  (and {out / 'summary.md'})")
     if outcome.interrupted:
-        print(f"jaxgrade: interrupted; every finished result is saved. Run the same command again to continue.",
+        print("jaxgrade: interrupted; every finished result is saved. Run the same command again to continue.",
               file=sys.stderr)
         return 130
     return 1 if outcome.failed else 0

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from grader.exercise import Exercise, ExerciseError, all_exercises, find_exercise, load_exercise
+from grader.exercise import Exercise, ExerciseError, all_exercises, find_exercise
 from grader.report import Report
 
 SEEDS = (0, 1, 2, 3, 4)

@@ -1,7 +1,6 @@
 """Leaves processes behind: a child in its own session, and a double-forked daemon."""
 import os
 import subprocess
-import sys
 import time
 
 # A program that outlives us in a new session, with an empty environment (no marker).
