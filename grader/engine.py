@@ -22,7 +22,7 @@ def _result(check: Check, points: float, outcome: Outcome, visibility: str = "vi
             duration_s: float = 0.0) -> CheckResult:
     return CheckResult(id=check.id, title=check.title, category=check.category, status=outcome.status,
                        score=round(points * outcome.fraction, 6), max_score=points, message=outcome.message,
-                       hint=check.hint if outcome.status == "failed" else None,
+                       hint=check.hint if outcome.status == "failed" and outcome.hint_applies else None,
                        counterexample=outcome.counterexample, expected=outcome.expected, observed=outcome.observed,
                        reproduce=outcome.reproduce, advisory=outcome.advisory, visibility=visibility,
                        duration_s=round(duration_s, 6))

@@ -24,13 +24,16 @@ class Outcome:
     counterexample: str | None = None
     reproduce: str | None = None
     advisory: str | None = None
+    # False when the check failed only because the function never answered (a crash, a
+    # time-out): the check's hint, about what a right answer looks like, does not apply.
+    hint_applies: bool = True
 
     @classmethod
     def passed(cls, message: str, advisory: str | None = None) -> "Outcome":
         return cls("passed", message, 1.0, advisory=advisory)
 
     @classmethod
-    def failed(cls, message: str, **details: str | None) -> "Outcome":
+    def failed(cls, message: str, **details: "str | bool | None") -> "Outcome":
         return cls("failed", message, 0.0, **details)
 
     @classmethod

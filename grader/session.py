@@ -39,16 +39,18 @@ class Returned:
     placements: tuple[dict[str, Any], ...] = ()
     incident: Incident | None = None
 
-    def number(self) -> float | None:
-        """The returned value as one float, when it holds exactly one real number."""
+    def array(self) -> np.ndarray | None:
+        """The returned numbers as an array, when the child sent them."""
         payload = (self.value or {}).get("array")
-        if payload is None:
-            return None
         try:
-            array = decode_array(payload)
+            return None if payload is None else decode_array(payload)
         except (ValueError, TypeError, KeyError):
             return None
-        if array.size != 1 or array.dtype.kind not in "biuf":
+
+    def number(self) -> float | None:
+        """The returned value as one float, when it holds exactly one real number."""
+        array = self.array()
+        if array is None or array.size != 1 or array.dtype.kind not in "biuf":
             return None
         return float(array.reshape(()))
 

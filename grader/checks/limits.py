@@ -9,6 +9,11 @@ from grader.outcome import Category, Outcome
 
 WHAT = {"time": "Your submission ran past its time limit", "memory": "Your submission ran past its memory limit",
         "crash": "Your submission's process died", "protocol": "Your submission's process broke the grading channel"}
+WHAT_TO_DO = {"time": "Make each call return quickly: no unbounded loops, no sleeping, no reading input.",
+              "memory": "Build only the arrays the task needs.",
+              "crash": "Return the result instead of ending the process (sys.exit, os._exit, signals), "
+                       "and avoid unbounded recursion.",
+              "protocol": "Leave the process's inherited file descriptors alone."}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -23,6 +28,7 @@ class WithinLimits(Check):
             return Outcome.passed(f"Stayed within {limits.call_s:g} s per call and {limits.memory_mib} MiB.")
         first = incidents[0]  # later ones are often consequences of it
         more = f" ({len(incidents) - 1} more incident(s) after it.)" if len(incidents) > 1 else ""
-        return Outcome.failed(f"{WHAT.get(first.kind, first.kind)}: {first.message}.{more}",
+        return Outcome.failed(f"{WHAT.get(first.kind, first.kind)}: {first.message}.{more} "
+                              f"{WHAT_TO_DO.get(first.kind, '')}".rstrip(),
                               expected=f"each call within {limits.call_s:g} s and {limits.memory_mib} MiB",
                               observed=first.message)

@@ -36,7 +36,7 @@ class ReturnsArray(Check):
         shape = self.wanted_shape(context)
         wanted = f"a JAX array of shape {shape} and dtype {self.dtype}"
         if not returned.ok:
-            return Outcome.failed(f"Your function {returned.describe()}.",
+            return Outcome.failed(f"Your function {returned.describe()}.", hint_applies=False,
                                   expected=wanted, observed=returned.describe())
         value = returned.value or {}
         observed = describe_value(value)

@@ -253,7 +253,7 @@ class StructureCheck(Check):
         found = evidence(context)
         if found.unobservable:
             return Outcome.failed(f"What your function does could not be observed: {found.unobservable}.",
-                                  expected=self.target.text(), observed=found.unobservable)
+                                  expected=self.target.text(), observed=found.unobservable, hint_applies=False)
         if found.disagreement:
             return Outcome.failed(found.disagreement + " Grading needs the same behaviour both ways.",
                                   expected="the same placements when traced and when called",

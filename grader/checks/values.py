@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from grader.checks.base import Check, Context
 from grader.outcome import Category, Outcome
-from grader.protocol import decode_array
 from grader.session import Returned
 from grader.strategies import exact_sum, float32_sum_tolerance
 
@@ -50,19 +49,10 @@ def format_value(value: "float | np.ndarray") -> str:
     return format_number(float(value))
 
 
-def returned_array(returned: Returned) -> np.ndarray | None:
-    """The returned numbers as an array, when the child sent them."""
-    payload = (returned.value or {}).get("array")
-    try:
-        return None if payload is None else decode_array(payload)
-    except (ValueError, TypeError, KeyError):
-        return None
-
-
 def compare_arrays(returned: Returned, expected: np.ndarray, tolerance: "float | np.ndarray") -> str | None:
     """Element by element: the same shape, NaN where the answer is NaN, the same infinities,
     and every finite element within its tolerance."""
-    got = returned_array(returned)
+    got = returned.array()
     if got is None or got.dtype.kind not in "biuf":
         return f"your function {returned.describe()}, which is not an array of real numbers"
     if got.shape != expected.shape:
@@ -163,7 +153,7 @@ class ValueProperty(Check):
                     f"On x = {format_array(x)}, {problem}. (Hypothesis seed {context.seed}.)",
                     expected=format_value(self.expected(x)), observed=observed(returned),
                     counterexample=f"x = {format_array(x, limit=64)}",
-                    reproduce=reproduce_call(context, format_array(x, limit=64)))
+                    reproduce=reproduce_call(context, format_array(x, limit=64)), hint_applies=not returned.incident)
         return Outcome.passed(f"Correct on all {len(inputs)} generated inputs (Hypothesis seed {context.seed}).")
 
     def shrink(self, context: Context, first: np.ndarray, first_problem: str,
@@ -227,4 +217,5 @@ class FixedCases(Check):
         code = f"np.asarray({case.code}, dtype=np.float32)"
         return Outcome.failed(f"On {case.label} (x = {case.code}), {problem}.{others}",
                               expected=format_value(answer), observed=observed(returned),
-                              counterexample=f"x = {code}", reproduce=reproduce_call(context, f"jnp.asarray({code})"))
+                              counterexample=f"x = {code}", reproduce=reproduce_call(context, f"jnp.asarray({code})"),
+                              hint_applies=not returned.incident)
