@@ -9,6 +9,7 @@ call alone.
 """
 from __future__ import annotations
 
+import dataclasses
 from abc import abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -252,24 +253,29 @@ class StructureCheck(Check):
     def judge(self, context: Context) -> Outcome:
         found = evidence(context)
         if found.unobservable:
-            return Outcome.failed(f"What your function does could not be observed: {found.unobservable}.",
+            full = Outcome.failed(f"What your function does could not be observed: {found.unobservable}.",
                                   expected=self.target.text(), observed=found.unobservable, hint_applies=False)
+            return self._once(context, "unobservable", full)
         if found.disagreement:
-            return Outcome.failed(found.disagreement + " Grading needs the same behaviour both ways.",
+            full = Outcome.failed(found.disagreement + " Grading needs the same behaviour both ways.",
                                   expected="the same placements when traced and when called",
                                   observed=found.disagreement)
+            return self._once(context, "disagreement", full)
         chosen = found.chosen(self.target)
         if chosen is None:
-            absent = self.nothing_placed(found)
-            # The first check to find the placement missing explains it in full; the others
-            # that would judge its details only say there is nothing to judge.
-            explained = context.session.cache.setdefault("absence explained", [])
-            if self.target in explained:
-                return Outcome.failed(f"There is nothing to judge here: {absent.observed}.",
-                                      expected=absent.expected, observed=absent.observed)
-            explained.append(self.target)
-            return absent
+            return self._once(context, ("absent", self.target), self.nothing_placed(found))
         return self.judge_placement(chosen, found, context)
+
+    @staticmethod
+    def _once(context: Context, reason: object, full: Outcome) -> Outcome:
+        """The first structure check to fail for ``reason`` explains it in full; the others
+        (which would have judged details of the same missing evidence) say so in one line."""
+        explained = context.session.cache.setdefault("structure explained", [])
+        if reason not in explained:
+            explained.append(reason)
+            return full
+        why = (full.observed or "").rstrip(".")
+        return dataclasses.replace(full, message=f"There is nothing to judge here: {why[:1].lower()}{why[1:]}.")
 
     def nothing_placed(self, found: Evidence) -> Outcome:
         target = self.target
