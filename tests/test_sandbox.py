@@ -244,6 +244,11 @@ def test_patching_jax_gains_nothing(graded):
     assert result.report.status == "failed"
 
 
+def test_patches_made_during_a_call_are_undone_before_the_next(graded):
+    result = graded("patch_jax_in_call.py")
+    assert result.report.status == "passed", [(c.id, c.message) for c in result.report.checks]
+
+
 def test_patching_the_grader_gains_nothing(graded):
     result = graded("patch_grader.py")
     placed = result.check("structure.placed")
