@@ -72,9 +72,7 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
     session = Session(submission, exercise.function, exercise.devices, limits or exercise.limits, cache, launcher,
                       hide)
     module = submission.stem if submission.stem.isidentifier() else "submission"
-    context = Context(session, exercise.probe, seed, exercise.function, module, exercise.devices)
     results: dict[str, CheckResult] = {}
-    checks = exercise.checks
 
     def run(check: Check, outcome: Outcome | None = None) -> None:
         started_check = time.monotonic()
@@ -83,8 +81,13 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
                                     time.monotonic() - started_check)
 
     not_loaded = Outcome.skipped("Skipped: your file could not be loaded (see the load check).")
+    checks: list[Check] = []
     try:
-        session.start()  # JAX imports in the child while the checks (and Hypothesis) load here
+        session.start()  # JAX imports in the child while the checks load and draw their inputs here
+        checks = exercise.checks
+        context = Context(session, exercise.probe, seed, exercise.function, module, exercise.devices)
+        for check in checks:
+            check.prepare(seed)
         loaded = None
         for check in checks:  # limits last: it reads the incidents every other check ran into
             if check.category != "limits":
@@ -95,6 +98,7 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
             if check.category == "limits":
                 run(check, not_loaded if loaded is not None and not loaded.ok and not session.incidents else None)
     except SandboxError as error:  # the grader's environment failed, not the submission
+        checks = checks or exercise.checks
         broken = Outcome("error", f"The sandbox could not be set up, so nothing was graded ({error}). This is not "
                                   "your fault: tell whoever runs the grader.")
         for check in checks:

@@ -1,14 +1,28 @@
-"""The check library: exercises declare their checks from these pieces."""
-from grader.checks.base import Check, Context
-from grader.checks.layout import ResultSharding, ShardLayout
-from grader.checks.limits import WithinLimits
-from grader.checks.load import LoadsFunction
-from grader.checks.program_checks import AvoidsPrimitives, UsesPrimitive
-from grader.checks.returns import ReturnsArray
-from grader.checks.structure import (MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultFromPlacement,
-                                     SpecMatches)
-from grader.checks.values import Case, FixedCases, ValueProperty
+"""The check library: exercises declare their checks from these pieces.
 
-__all__ = ["Case", "Check", "Context", "FixedCases", "LoadsFunction", "MeshMatches", "NamedShardingTarget",
-           "PlacedOnNamedSharding", "ResultFromPlacement", "ReturnsArray", "SpecMatches", "ValueProperty",
-           "WithinLimits", "AvoidsPrimitives", "UsesPrimitive", "ResultSharding", "ShardLayout"]
+Names are imported on first use: ``grader.checks.base`` is all the engine needs before a
+submission's child is launched, and the rest (Hypothesis above all) then loads while the
+child imports JAX."""
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+_EXPORTS = {
+    "Check": "base", "Context": "base",
+    "ResultSharding": "layout", "ShardLayout": "layout",
+    "WithinLimits": "limits",
+    "LoadsFunction": "load",
+    "AvoidsPrimitives": "program_checks", "UsesPrimitive": "program_checks",
+    "ReturnsArray": "returns",
+    "MeshMatches": "structure", "NamedShardingTarget": "structure", "PlacedOnNamedSharding": "structure",
+    "ResultFromPlacement": "structure", "SpecMatches": "structure",
+    "Case": "values", "FixedCases": "values", "ValueProperty": "values",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(f"grader.checks.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module 'grader.checks' has no attribute {name!r}")

@@ -43,3 +43,6 @@ class Check(ABC):
     @abstractmethod
     def judge(self, context: Context) -> Outcome:
         """Look at the submission through ``context`` and conclude."""
+
+    def prepare(self, seed: int) -> None:
+        """Work that needs no submission (drawing inputs), done while the child starts."""

@@ -138,6 +138,9 @@ class ValueProperty(Check):
             _DRAWN[key] = drawn
         return _DRAWN[key]
 
+    def prepare(self, seed: int) -> None:
+        self.draw(seed)
+
     def problem(self, context: Context, x: np.ndarray) -> tuple[str | None, Returned]:
         returned = context.session.call(x)
         return compare(returned, self.expected(x), self.tolerance(x)), returned
