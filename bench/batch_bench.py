@@ -10,7 +10,7 @@
 2. The naive baseline on the same submissions: one fresh Python process per submission
    running pytest on bench/naive_baseline/test_submission.py, one after another. It is slow,
    so it runs on ``--baseline`` of the 100 (the same half-right mix) and the median time per
-   submission is extrapolated to 100; the figures say so.
+   submission is extrapolated to 100; the figures say so. ``--baseline 0`` skips it.
 3. Peak memory: proportional set size (PSS, so pages shared by forked children count once)
    summed over the grading process and all its descendants, sampled every 0.5 s (walking
    /proc costs CPU; sampling faster slowed the run it measures).
@@ -197,14 +197,14 @@ def main() -> None:
                        jaxgrade_cpu_per_submission_s=statistics.median(r[2] for r in runs),
                        load_average=os.getloadavg()[0])
 
-        subset = paths[:args.baseline]
-        times = run_baseline(subset)
-        per = statistics.median(times)
-        figures.update(baseline_subset=len(subset), baseline_median_s=per, baseline_extrapolated_s=per * args.count,
-                       baseline_per_s=1 / per, speedup=per * args.count / seconds,
-                       baseline_cpu_per_submission_s=run_baseline.last_cpu)
-        print(f"naive baseline: median {per:.2f} s per submission over {len(subset)} "
-              f"-> {per * args.count:.0f} s for {args.count} (extrapolated)", flush=True)
+        if args.baseline:
+            subset = paths[:args.baseline]
+            per = statistics.median(run_baseline(subset))
+            figures.update(baseline_subset=len(subset), baseline_median_s=per, baseline_extrapolated_s=per * args.count,
+                           baseline_per_s=1 / per, speedup=per * args.count / seconds,
+                           baseline_cpu_per_submission_s=run_baseline.last_cpu)
+            print(f"naive baseline: median {per:.2f} s per submission over {len(subset)} "
+                  f"-> {per * args.count:.0f} s for {args.count} (extrapolated)", flush=True)
 
         if args.memory_run:
             for block in range(0, args.memory_run, args.count):
@@ -236,11 +236,15 @@ def main() -> None:
     print("| figure | value |\n|---|---|")
     print(f"| jaxgrade grade, {args.count} submissions, -j {args.jobs} (median of {args.repeat}) | "
           f"{figures['jaxgrade_s']:.1f} s = **{figures['jaxgrade_per_s']:.1f} submissions/s** |")
-    print(f"| naive baseline (pytest, fresh process each; {figures['baseline_subset']} run, extrapolated) | "
-          f"{figures['baseline_extrapolated_s']:.0f} s = {figures['baseline_per_s']:.2f} submissions/s |")
-    print(f"| speed-up | **{figures['speedup']:.1f}×** |")
-    print(f"| CPU seconds per submission: jaxgrade (whole run / {args.count}) vs baseline | "
-          f"{figures['jaxgrade_cpu_per_submission_s']:.2f} s vs {figures['baseline_cpu_per_submission_s']:.2f} s |")
+    if args.baseline:
+        print(f"| naive baseline (pytest, fresh process each; {figures['baseline_subset']} run, extrapolated) | "
+              f"{figures['baseline_extrapolated_s']:.0f} s = {figures['baseline_per_s']:.2f} submissions/s |")
+        print(f"| speed-up | **{figures['speedup']:.1f}×** |")
+        print(f"| CPU seconds per submission: jaxgrade (whole run / {args.count}) vs baseline | "
+              f"{figures['jaxgrade_cpu_per_submission_s']:.2f} s vs {figures['baseline_cpu_per_submission_s']:.2f} s |")
+    else:
+        print(f"| CPU seconds per submission (whole run / {args.count}) | "
+              f"{figures['jaxgrade_cpu_per_submission_s']:.2f} s |")
     print(f"| load average during the run (other work on the machine) | {figures['load_average']:.1f} |")
     print(f"| peak memory (PSS of the whole tree, 100 submissions) | {figures['peak_pss_mib']:.0f} MiB |")
     if args.memory_run:
