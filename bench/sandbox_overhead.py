@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grader.engine import grade  # noqa: E402
 from grader.exercise import find_exercise  # noqa: E402
-from grader.sandbox import Child, Limits  # noqa: E402
+from grader.sandbox.process import Child, Limits  # noqa: E402
 
 
 def measure(rounds: int, slug: str) -> dict[str, float]:
@@ -70,9 +70,9 @@ def child_lifetimes(rounds: int, devices: int, hardened: Limits, plain: Limits,
 
 
 def forked_lifetimes(rounds: int, devices: int, hardened: Limits, plain: Limits) -> dict[bool, float]:
-    """The same for children forked from a warm worker (grader.pool), where the fixed cost
+    """The same for children forked from a warm worker (grader.sandbox.pool), where the fixed cost
     is small and the sandbox's share of it large."""
-    from grader.pool import Pool
+    from grader.sandbox.pool import Pool
     pool = Pool()
     try:
         child_lifetimes(2, devices, hardened, plain, pool.launch)  # starts the zygote

@@ -13,11 +13,11 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "grade": "grader.engine",
-    "Exercise": "grader.exercise", "ExerciseError": "grader.exercise", "find_exercise": "grader.exercise",
+    "Exercise": "grader.exercise", "ExerciseError": "grader.errors", "find_exercise": "grader.exercise",
     "all_exercises": "grader.exercise", "load_exercise": "grader.exercise",
-    "Report": "grader.report", "CheckResult": "grader.report",
-    "Limits": "grader.sandbox",
-    "render": "grader.render",
+    "Report": "grader.report.result", "CheckResult": "grader.report.result",
+    "Limits": "grader.sandbox.process",
+    "render": "grader.report.render",
 }
 __all__ = ["__version__", *_EXPORTS]
 

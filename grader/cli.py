@@ -12,13 +12,11 @@ import sys
 from pathlib import Path
 
 from grader import __version__
-from grader.exercise import ExerciseError, all_exercises, exercise_for_source, find_exercise
-from grader.render import FORMATS
-from grader.visibility import AUDIENCES
+from grader.errors import ExerciseError, UsageError
+from grader.exercise import all_exercises, exercise_for_source, find_exercise
+from grader.report.render import FORMATS
+from grader.report.visibility import AUDIENCES
 
-
-class UsageError(Exception):
-    """Something the user typed cannot work; the message says what to do instead."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -28,8 +26,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _check(args: argparse.Namespace) -> int:
     from grader.engine import grade
-    from grader.render import deliver, wants_colour
-    from grader.visibility import view
+    from grader.report.render import deliver, wants_colour
+    from grader.report.visibility import view
 
     path = Path(args.file)
     if not path.is_file():
@@ -104,8 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_commands(commands)
     scaffold.add_commands(commands)
 
-    from grader import batch  # jaxgrade grade: a whole class
-    batch.add_grade_command(commands)
+    from grader.batch.command import add_grade_command  # jaxgrade grade: a whole class
+    add_grade_command(commands)
     return parser
 
 

@@ -11,11 +11,12 @@ from pathlib import Path
 from grader import __version__
 from grader.cache import compile_cache_dir, warmed_marker
 from grader.checks.base import Check, Context
-from grader.exercise import Exercise
+from grader.exercise import Exercise, exercises_root
 from grader.outcome import Outcome
-from grader.report import CheckResult, Report
-from grader.sandbox import Launcher, Limits, SandboxError
-from grader.session import Session
+from grader.report.result import CheckResult, Report
+from grader.errors import SandboxError
+from grader.sandbox.process import Launcher, Limits
+from grader.observe.session import Session
 
 
 def _result(check: Check, points: float, outcome: Outcome, visibility: str = "visible",
@@ -59,7 +60,7 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
 
     ``compile_cache``: True uses (and first fills) the shared cache; a path uses that
     directory as it is; False or None compiles everything afresh. ``launcher``: how the
-    submission's child starts (None: exec'd; ``grader.pool.Pool().launch``: forked warm).
+    submission's child starts (None: exec'd; ``grader.sandbox.pool.Pool().launch``: forked warm).
     ``hide``: folders the child must not see besides the submission's own (other students')."""
     started = time.monotonic()
     cache = warm_compile_cache(exercise) if compile_cache is True else (compile_cache or None)
@@ -69,8 +70,9 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
         sha256 = hashlib.sha256(submission.read_bytes()).hexdigest()
     except OSError:
         sha256 = None
+    # The child sees neither the exercises (references, checks) nor the other students' folders.
     session = Session(submission, exercise.function, exercise.devices, limits or exercise.limits, cache, launcher,
-                      hide)
+                      (str(exercises_root()), str(exercise.directory), *hide))
     module = submission.stem if submission.stem.isidentifier() else "submission"
     results: dict[str, CheckResult] = {}
 

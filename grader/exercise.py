@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from grader.errors import ExerciseError
 from grader.outcome import CATEGORIES
-from grader.sandbox import Limits
-from grader.visibility import VISIBILITIES, Release, parse_release
+from grader.sandbox.process import Limits
+from grader.release import VISIBILITIES, Release, parse_release
 
 if TYPE_CHECKING:  # the check library (and Hypothesis) loads with an exercise's checks.py
     from grader.checks.base import Check
@@ -37,9 +38,6 @@ if TYPE_CHECKING:  # the check library (and Hypothesis) loads with an exercise's
 PACKAGE = Path(__file__).resolve().parent
 EXPECT = re.compile(r"^#\s*expect:\s*(\w+)", re.MULTILINE)
 
-
-class ExerciseError(Exception):
-    """An exercise folder is missing a part or declares something inconsistent."""
 
 
 def exercises_root() -> Path:

@@ -29,7 +29,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from grader.exercise import Exercise, ExerciseError, find_exercise, load_exercise
+from grader.errors import ExerciseError, ExportError
+from grader.exercise import Exercise, find_exercise, load_exercise
 
 PACKAGE = Path(__file__).resolve().parent
 SOURCE_ROOT = PACKAGE.parent
@@ -38,9 +39,6 @@ GRADER_PARTS = ("exercise.toml", "statement.md", "starter.py", "checks.py", "ref
 STUDENT_PARTS = ("statement.md", "starter.py")
 SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
 
-
-class ExportError(Exception):
-    """The exercise cannot be exported as asked; the message says what to change."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -171,7 +169,7 @@ def find_submission(folder: Path, exercise: Exercise) -> tuple[Path | None, str]
 def autograde(root: Path, slug: str) -> int:
     """Grade ``root``/submission and write ``root``/results/results.json (what run_autograder runs)."""
     from grader.engine import grade
-    from grader.render import gradescope
+    from grader.report.render import gradescope
 
     results = Path(root) / "results" / "results.json"
     results.parent.mkdir(parents=True, exist_ok=True)

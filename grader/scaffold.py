@@ -147,7 +147,7 @@ def scaffold(slug: str, root: Path, *, function: str | None = None, title: str |
 
 
 def _new_command(args: argparse.Namespace) -> int:
-    from grader.cli import UsageError
+    from grader.errors import UsageError
 
     root = Path(args.root) if args.root else exercises_root()
     try:

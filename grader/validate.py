@@ -7,8 +7,8 @@ seeds, because a property check that passes by luck on one seed is flaky on anot
 the reference grades within the exercise's time budget (``limits.total_s``).
 
 Every verdict comes from ``grader.engine.grade``, the same path students go through, each
-grading in its own sandboxed child. As in ``jaxgrade grade`` (``grader.batch``), the children
-are forked from a warm process that imported JAX once (``grader.pool``), a few gradings run
+grading in its own sandboxed child. As in ``jaxgrade grade`` (``grader.batch.run``), the children
+are forked from a warm process that imported JAX once (``grader.sandbox.pool``), a few gradings run
 side by side in threads, and each exercise's compilation cache and Hypothesis inputs are
 prepared once, before any grading starts.
 ``jaxgrade list`` lives here too: it reads the same catalogue.
@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from grader.exercise import Exercise, ExerciseError, all_exercises, find_exercise
-from grader.report import Report
+from grader.errors import ExerciseError
+from grader.exercise import Exercise, all_exercises, find_exercise
+from grader.report.result import Report
 
 SEEDS = (0, 1, 2, 3, 4)
 FULL_MARKS = "full marks"
@@ -163,8 +164,8 @@ def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, varian
 
 def _run(jobs: list[Job], exercises: dict[str, Exercise], workers: int,
          progress: Callable[[Verdict], None] | None) -> list[Verdict]:
-    from grader.batch import prepare
-    from grader.pool import Pool
+    from grader.batch.run import prepare
+    from grader.sandbox.pool import Pool
 
     # Before any thread starts: each exercise's cache filled from its reference and every
     # property check's inputs drawn for every seed, so the threads share them and never race.

@@ -1,4 +1,4 @@
-"""grader.batch / ``jaxgrade grade``: a class graded with the verdicts of ``check``, from a
+"""grader.batch.run / ``jaxgrade grade``: a class graded with the verdicts of ``check``, from a
 folder or a zip; results kept across interrupted and crashed runs; only what changed regraded."""
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SEED_EXERCISE
-from grader.batch import grade_class, student_folder
+from grader.batch.run import grade_class, student_folder
 from grader.engine import grade
 from grader.exercise import load_exercise
 

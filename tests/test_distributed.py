@@ -1,4 +1,4 @@
-"""grader.distributed / ``jaxgrade grade --scheduler``: a class graded on a real Dask cluster
+"""grader.batch.distributed / ``jaxgrade grade --scheduler``: a class graded on a real Dask cluster
 (a ``dask scheduler`` and two ``dask worker`` processes on loopback, started and stopped
 here) gets the reports of local grading; a worker killed mid-batch loses nothing."""
 from __future__ import annotations
@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, SEED_EXERCISE
-from grader.batch import Progress, grade_class, student_folder
-from grader.distributed import (ClusterError, DaskBackend, WorkerGrader, WorkerMismatch, grade_task, pack_exercise,
+from grader.batch.run import Progress, grade_class, student_folder
+from grader.errors import ClusterError, WorkerMismatch
+from grader.batch.distributed import (DaskBackend, WorkerGrader, grade_task, pack_exercise,
                                 report_data, report_from_data, unpack_exercise, versions, worker_status)
 from grader.engine import grade
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import SEED_EXERCISE
 from grader import grade
 from grader.exercise import EXPECT
-from grader.render import render
+from grader.report.render import render
 
 WRONG = sorted((SEED_EXERCISE / "wrong").glob("*.py"))
 RIGHT = sorted((SEED_EXERCISE / "right").glob("*.py"))

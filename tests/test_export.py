@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main
-from grader.exercise import ExerciseError, find_exercise, load_exercise
-from grader.export import ExportError, copy_exercise, export_gradescope, export_student, visible_checks_source
+from grader.errors import ExerciseError, ExportError
+from grader.exercise import find_exercise, load_exercise
+from grader.export import copy_exercise, export_gradescope, export_student, visible_checks_source
 
 REPO = Path(__file__).resolve().parent.parent
 SLUG = "named_sharding_replicated"
@@ -60,7 +61,7 @@ def test_zip_holds_the_scripts_the_source_and_only_what_grading_needs(autograder
         names = set(archive.namelist())
         modes = {i.filename: stat.S_IMODE(i.external_attr >> 16) for i in archive.infolist()}
         setup = archive.read("setup.sh").decode()
-    assert {"setup.sh", "run_autograder", "jaxgrade/pyproject.toml", "jaxgrade/grader/render.py",
+    assert {"setup.sh", "run_autograder", "jaxgrade/pyproject.toml", "jaxgrade/grader/report/render.py",
             "jaxgrade/templates/report.md.j2", f"jaxgrade/exercises/{SLUG}/checks.py",
             f"jaxgrade/exercises/{SLUG}/exercise.toml"} <= names
     assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111

@@ -1,12 +1,12 @@
-"""grader.gradebook: one row per student, one column per check, not-graded rows that say why,
+"""grader.batch.gradebook: one row per student, one column per check, not-graded rows that say why,
 cells a spreadsheet will not execute, and a file replaced in one step."""
 from __future__ import annotations
 
 import csv
 import io
 
-from grader.gradebook import gradebook_rows, write_gradebook
-from grader.intake import Problem
+from grader.batch.gradebook import gradebook_rows, write_gradebook
+from grader.batch.intake import Problem
 
 CHECKS = ["load.function", "value.random_vectors", "limits.resources"]
 

@@ -1,4 +1,4 @@
-"""grader.intake: folders, per-student folders and zips as LMSs export them; every entry that
+"""grader.batch.intake: folders, per-student folders and zips as LMSs export them; every entry that
 cannot be graded is reported, none is fatal; zips are unpacked safely (no zip-slip, no bomb)."""
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.intake import MAX_FILE_BYTES, IntakeError, find_submissions
+from grader.batch.intake import MAX_FILE_BYTES, find_submissions
+from grader.errors import IntakeError
 
 SOLUTION = "import jax.numpy as jnp\n\ndef replicated_sharding_value(x):\n    return jnp.sum(x)\n"
 HELPER = "def helper():\n    return 1\n"

@@ -21,7 +21,7 @@ def test_non_editable_install_carries_exercises_and_templates(tmp_path):
                      "templates/report.txt.j2"):
         assert (package / relative).is_file(), relative
     # The installed copy finds its own exercises and templates, not the source tree's.
-    probe = ("import grader.exercise as e, grader.render as r; "
+    probe = ("import grader.exercise as e, grader.report.render as r; "
              "print(e.exercises_root()); print(r.templates_root()); "
              "print(e.find_exercise('named_sharding_replicated').title)")
     shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,

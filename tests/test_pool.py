@@ -1,4 +1,4 @@
-"""grader.pool: children forked from a warm zygote behave as exec'd children do: the same
+"""grader.sandbox.pool: children forked from a warm zygote behave as exec'd children do: the same
 verdicts, output captured, only the allowlisted environment, no stray descriptors, a new
 process group, and nothing left running once the pool closes."""
 from __future__ import annotations
@@ -12,7 +12,8 @@ import pytest
 
 from conftest import SEED_EXERCISE
 from grader.engine import grade
-from grader.pool import Pool, PoolError
+from grader.errors import PoolError
+from grader.sandbox.pool import Pool
 
 VARIANTS = [SEED_EXERCISE / "reference.py", SEED_EXERCISE / "right" / "jitted.py",
             SEED_EXERCISE / "wrong" / "value_mean.py", SEED_EXERCISE / "wrong" / "structure_all_devices.py",

@@ -18,8 +18,8 @@ from grader.checks import (AvoidsPrimitives, Context, NamedShardingTarget, Resul
                            UsesPrimitive)
 from grader.checks.base import Check
 from grader.outcome import Outcome
-from grader.sandbox import Limits
-from grader.session import Session
+from grader.sandbox.process import Limits
+from grader.observe.session import Session
 
 HEADER = """\
 import jax

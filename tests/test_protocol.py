@@ -1,4 +1,4 @@
-"""grader.protocol: the channel between grader and child, over real pipes."""
+"""grader.sandbox.protocol: the channel between grader and child, over real pipes."""
 from __future__ import annotations
 
 import os
@@ -7,7 +7,8 @@ import threading
 import numpy as np
 import pytest
 
-from grader.protocol import ChannelClosed, decode_array, encode_array, read_message, write_message
+from grader.errors import ChannelClosed
+from grader.sandbox.protocol import decode_array, encode_array, read_message, write_message
 
 
 @pytest.mark.parametrize("array", [

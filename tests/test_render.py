@@ -23,9 +23,10 @@ import pytest
 
 from grader.engine import grade
 from grader.exercise import find_exercise
-from grader.render import FORMATS, neutralise_workflow_commands, render
-from grader.report import Report
-from grader.visibility import Release, view
+from grader.report.render import FORMATS, neutralise_workflow_commands, render
+from grader.report.result import Report
+from grader.release import Release
+from grader.report.visibility import view
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"

@@ -1,4 +1,4 @@
-"""grader.sandbox and grader.confine against the hostile corpus in tests/hostile/.
+"""grader.sandbox.process and grader.sandbox.confine against the hostile corpus in tests/hostile/.
 
 Every hostile submission is graded for real (real child processes, real JAX) with short
 limits. Each test asserts the verdict and the message, that grading ended within its
@@ -22,9 +22,9 @@ import pytest
 
 from conftest import GRADER_ENVIRONMENT, REPO, SEED_EXERCISE
 from grader import grade
-from grader.confine import Policy
-from grader.report import Report
-from grader.sandbox import (MARKER, Child, Limits, UidLease, child_environment, kill_uid, marked_processes,
+from grader.sandbox.confine import Policy
+from grader.report.result import Report
+from grader.sandbox.process import (MARKER, Child, Limits, UidLease, child_environment, kill_uid, marked_processes,
                             processes_of_uid)
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -405,7 +405,7 @@ import json, os, sys
 from pathlib import Path
 from grader import grade
 from grader.exercise import find_exercise
-from grader.sandbox import Limits, marked_processes
+from grader.sandbox.process import Limits, marked_processes
 report = grade(find_exercise("named_sharding_replicated"), Path(sys.argv[1]), compile_cache=False,
                limits=Limits(call_s=3, total_s=30, startup_s=30, memory_mib=2048))
 print(json.dumps({"euid": os.geteuid(), "status": report.status, "output": report.output["head"],

@@ -1,12 +1,12 @@
-"""grader.summary: the class summary's numbers (distribution, pass rates, common failures,
+"""grader.batch.summary: the class summary's numbers (distribution, pass rates, common failures,
 slowest, trouble, identical files) and its two renderings (self-contained HTML, Markdown)."""
 from __future__ import annotations
 
 import html.parser
 import re
 
-from grader.intake import Problem
-from grader.summary import failure_pattern, render_summary, summarize
+from grader.batch.intake import Problem
+from grader.batch.summary import failure_pattern, render_summary, summarize
 
 CHECKS = [{"id": "load.function", "title": "Loads", "category": "load", "max_score": 1.0},
           {"id": "value.random_vectors", "title": "Sums random vectors", "category": "value", "max_score": 2.0},

@@ -10,7 +10,7 @@ import numpy as np
 from grader.outcome import Category, Outcome
 
 if TYPE_CHECKING:
-    from grader.session import Session
+    from grader.observe.session import Session
 
 
 @dataclass

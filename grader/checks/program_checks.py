@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from grader.checks.base import Check, Context
 from grader.checks.returns import probe_call
 from grader.outcome import Category, Outcome
-from grader.program import Node, Program
+from grader.observe.program import Node, Program
 
 # JAX binds some collectives under several primitive names depending on the version and on
 # shard_map's check_vma; a task names the operation, the program shows one of these.

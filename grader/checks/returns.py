@@ -6,7 +6,7 @@ from typing import Callable, ClassVar
 
 from grader.checks.base import Check, Context
 from grader.outcome import Category, Outcome
-from grader.session import Returned, describe_value
+from grader.observe.session import Returned, describe_value
 
 
 def probe_call(context: Context) -> Returned:

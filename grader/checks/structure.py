@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from grader.checks.base import Check, Context
 from grader.checks.returns import probe_call
 from grader.outcome import Category, Outcome
-from grader.program import Program
+from grader.observe.program import Program
 
 Spec = tuple[Any, ...]
 
@@ -43,7 +43,7 @@ def sharding_text(sharding: dict[str, Any], names: list[str]) -> str:
     return f"{kind}({devices})"
 
 
-# How each way of giving a value a sharding (grader.program.VIAS) reads in a message.
+# How each way of giving a value a sharding (grader.observe.program.VIAS) reads in a message.
 VIA_TEXT = {
     "device_put": "jax.device_put({operand}, NamedSharding({mesh}, {spec}))",
     "jit_in": "jax.jit(f, in_shardings=NamedSharding({mesh}, {spec})) applied to {operand}",
@@ -120,7 +120,7 @@ class Placement:
     input_shape: tuple[int, ...] | None
     feeds_result: bool | None  # None: not known (nothing to tell it by)
     source: str  # "trace" | "call"
-    via: str = "device_put"  # see grader.program.VIAS
+    via: str = "device_put"  # see grader.observe.program.VIAS
     exact: bool | None = None  # the placed value is the argument itself (None: not known)
     derived: bool | None = None  # the placed value is computed from the argument (None: not known)
     within: tuple[str, ...] = ()  # the transformations it happened inside (trace only)

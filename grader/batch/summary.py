@@ -19,8 +19,8 @@ from typing import Any, Iterable, Sequence
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from grader.gradebook import write_atomically
-from grader.intake import Problem
+from grader.batch.gradebook import write_atomically
+from grader.batch.intake import Problem
 
 TOP_FAILURES = 10
 TOP_SLOWEST = 5
@@ -141,7 +141,7 @@ def _environment(templates: Path) -> Environment:
 
 def render_summary(data: dict[str, Any], format: str, templates: Path | None = None) -> str:
     """``format``: ``html`` or ``md``."""
-    from grader.render import templates_root
+    from grader.report.render import templates_root
     if format not in ("html", "md"):
         raise ValueError(f"unknown summary format {format!r}; choose html or md")
     return _environment(templates or templates_root()).get_template(f"summary.{format}.j2").render(s=data)

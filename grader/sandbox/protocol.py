@@ -13,12 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from grader.errors import ChannelClosed
+
 HEADER = struct.Struct("!I")
 MAX_MESSAGE_BYTES = 64 << 20
-
-
-class ChannelClosed(Exception):
-    """The other end went away (the child died or closed its pipe)."""
 
 
 def encode_array(array: np.ndarray) -> dict[str, Any]:

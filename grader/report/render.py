@@ -1,7 +1,7 @@
 """Turn a Report into what people and platforms read. Renderers lay out; they never decide a grade.
 
 Every format except ``json`` is a Jinja2 template in ``templates/`` (an instructor overrides one
-by putting a file of the same name in ``--templates DIR``), fed by :func:`grader.visibility.view`,
+by putting a file of the same name in ``--templates DIR``), fed by :func:`grader.report.visibility.view`,
 which has already removed what the audience may not see. ``json`` is the jaxgrade.report/1
 record, the same for every audience; ``gradescope`` maps each check's visibility onto
 Gradescope's own, and Gradescope does the hiding. See docs/formats.md.
@@ -20,10 +20,11 @@ from typing import Any, Mapping, TextIO
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from grader.report import Report
-from grader.visibility import AUDIENCES, STAGES, view
+from grader.report.result import Report
+from grader.release import STAGES
+from grader.report.visibility import AUDIENCES, view
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]  # grader/
 FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "github")
 COLOURS = {"passed": "32", "failed": "31", "error": "35", "skipped": "90", "pending": "33", "bold": "1", "dim": "2"}
 TEMPLATES = {"text": "report.txt.j2", "md": "report.md.j2", "html": "report.html.j2", "junit": "report.junit.xml.j2"}

@@ -1,6 +1,6 @@
 """Start a submission's child process, talk to it with deadlines, and always clean it up.
 
-Parent side of the sandbox (the child confines itself with ``grader.confine``): the child
+Parent side of the sandbox (the child confines itself with ``grader.sandbox.confine``): the child
 runs in its own session, in a fresh temporary directory removed afterwards, with an
 environment built from an allowlist, stdin from /dev/null, and stdout/stderr captured into
 a bounded buffer (head and tail kept, the rest counted). Every request has a wall-clock
@@ -29,13 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from grader.confine import Policy
-from grader.protocol import HEADER, MAX_MESSAGE_BYTES
+from grader.errors import ChildFailure, SandboxError
+from grader.sandbox.confine import Policy
+from grader.sandbox.protocol import HEADER, MAX_MESSAGE_BYTES
 
-PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
-BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.child import main; main()"
+PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])  # the folder holding grader/
+BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.observe.child import main; main()"
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
-# Starts the child another way than exec (grader.pool forks it): gets the exec command line, its
+# Starts the child another way than exec (grader.sandbox.pool forks it): gets the exec command line, its
 # environment, working directory and (inbox read end, outbox write end, output write end); returns
 # an object with the pid/poll/wait/returncode of subprocess.Popen. The child joins a new process group.
 Launcher = Callable[[list[str], dict[str, str], str, tuple[int, int, int]], Any]
@@ -65,18 +66,6 @@ class Limits:
         return int(self.startup_s + 2 * self.total_s) + 1
 
 
-class ChildFailure(Exception):
-    """The child stopped answering: it ran out of time, died, or broke the protocol."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind  # "time" | "memory" | "crash" | "protocol" | "sandbox"
-        self.message = message
-
-
-class SandboxError(RuntimeError):
-    """The sandbox itself could not be set up (no free uid, a confinement step failed): the
-    grader's or the machine's problem, reported as an error, never held against a student."""
 
 
 class CapturedOutput:
@@ -268,14 +257,13 @@ def child_environment(devices: int, workdir: str, marker: str, compile_cache: st
     return env
 
 
-def hidden_paths(submission_dirs: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """What a child should not see: the exercises (their references and checks) and the
-    folders submissions came from (other students' files), unless hiding one would hide
-    the grader or Python itself."""
-    from grader.exercise import exercises_root  # late: exercise imports this module
+def hidden_paths(paths: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Of ``paths`` (the exercises with their references and checks, the folders submissions
+    came from), those a child can be kept from seeing: every existing folder, unless hiding
+    it would hide the grader or Python itself."""
     needed = [PACKAGE_PARENT + os.sep + "grader", sys.prefix, sys.base_prefix, tempfile.gettempdir()]
     hidden = []
-    for path in (str(exercises_root()), *submission_dirs):
+    for path in paths:
         real = os.path.realpath(path)
         if os.path.isdir(real) and not any(os.path.realpath(n).startswith(real + os.sep) or os.path.realpath(n) == real
                                            for n in needed):
@@ -325,7 +313,7 @@ class Child:
                             read_only=(compile_cache,) if compile_cache else ())
             arguments.append(policy.to_json())
         self.protections = parent_protections(limits, self.lease)
-        if launcher is not None:  # grader.pool: forked, ready-imported, from a warm process
+        if launcher is not None:  # grader.sandbox.pool: forked, ready-imported, from a warm process
             self.process = launcher(arguments, env, self.workdir, (to_child_r, from_child_w, output_w))
         else:
             self.process = subprocess.Popen(

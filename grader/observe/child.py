@@ -17,7 +17,8 @@ import types
 import warnings
 from typing import Any, Callable
 
-from grader.protocol import ChannelClosed, decode_array, encode_array, read_message, write_message
+from grader.errors import ChannelClosed
+from grader.sandbox.protocol import decode_array, encode_array, read_message, write_message
 
 MAX_RETURNED_ELEMENTS = 1 << 20
 _MISSING = object()
@@ -157,11 +158,11 @@ class Child:
         from jax._src.interpreters import partial_eval
         from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
 
-        from grader.jaxpr_graph import program_of
+        from grader.observe.jaxpr_graph import program_of
 
         self.jax, self.np = _Pinned(jax, numpy=_Pinned(jax.numpy)), _Pinned(np)
         self.program_of = program_of  # imported now: a later import could find the submission's "grader"
-        # The shared compilation cache is read-only here (grader.confine): a miss is not news.
+        # The shared compilation cache is read-only here (grader.sandbox.confine): a miss is not news.
         warnings.filterwarnings("ignore", message="Error writing persistent compilation cache entry")
         self.protections: dict[str, Any] = {}
         self.ArrayImpl, self.NamedSharding, self.SingleDeviceSharding = ArrayImpl, NamedSharding, SingleDeviceSharding
@@ -172,12 +173,12 @@ class Child:
         self.placed_x: list[Any] = []  # arrays an eager placement of x produced during this call
         self._install_observers(dispatch)
         # Everything below is fixed before the submission exists. Methods become instance
-        # attributes (they win over the class's, so patching grader.child.Child changes
+        # attributes (they win over the class's, so patching grader.observe.child.Child changes
         # nothing); every request starts, and every call of the student's function ends, by
         # undoing patches to JAX, NumPy and the standard library.
         self.pins = _Pins([jax, jax.numpy, jax.sharding, api, core, dispatch, pjit, partial_eval, array_module, np, json,
                            base64, os, builtins, traceback, inspect, sys.modules[__name__],
-                           sys.modules["grader.protocol"]],
+                           sys.modules["grader.sandbox.protocol"]],
                           [ArrayImpl, NamedSharding, Mesh, PartitionSpec, SingleDeviceSharding, dispatch.device_put_p,
                            core.Primitive, core.Tracer])
         for name, member in vars(Child).items():
@@ -402,9 +403,9 @@ def _restoring(function: Callable[..., Any], restore: Callable[[], None]) -> Cal
 
 def _forget_grader() -> None:
     """Drop the grader's modules from ``sys.modules`` and its folder from ``sys.path``: an
-    ``import grader.child`` in the submission then gets a fresh copy (or nothing), and
+    ``import grader.observe.child`` in the submission then gets a fresh copy (or nothing), and
     patching that copy touches nothing the running grader uses."""
-    here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
     for name in [n for n in sys.modules if n == "grader" or n.startswith("grader.")]:
         del sys.modules[name]
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
@@ -415,20 +416,20 @@ def main() -> None:
     warm process calls ``start`` directly."""
     policy = None
     if len(sys.argv) > 3:
-        from grader.confine import Policy
+        from grader.sandbox.confine import Policy
         policy = Policy.from_json(sys.argv[3])
     start(int(sys.argv[1]), int(sys.argv[2]), policy)
 
 
 def start(inbox: int, outbox: int, policy: Any = None) -> None:
     """Import JAX (backend not started), put the observers in place, confine the process as
-    ``policy`` (a ``grader.confine.Policy``) says, then serve; never returns."""
+    ``policy`` (a ``grader.sandbox.confine.Policy``) says, then serve; never returns."""
     try:
         for fd in (inbox, outbox):
             os.set_inheritable(fd, False)  # programs the submission runs do not get the channel
         child = Child(inbox, outbox)
         if policy is not None:
-            from grader.confine import confine
+            from grader.sandbox.confine import confine
             child.protections = confine(policy)
         _forget_grader()
     except BaseException as error:

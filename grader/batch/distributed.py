@@ -2,7 +2,7 @@
 
 jaxgrade grows no scheduler of its own: course teams already run dask.distributed (plain VMs,
 Kubernetes, HPC queues; see docs/cluster.md). :class:`DaskBackend` is a
-:class:`grader.batch.Backend`, so intake, resuming, progress, the per-student files, the
+:class:`grader.batch.run.Backend`, so intake, resuming, progress, the per-student files, the
 gradebook and the summary are exactly those of local grading: only where a submission is
 graded changes.
 
@@ -14,10 +14,10 @@ What travels, by content (workers need no shared file system and no copy of the 
   drawn Hypothesis inputs) for the following submissions;
 - each submission: its file name (the module name and the name in messages come from it),
   its bytes and where it came from, as the instructor knows it;
-- back: the whole :class:`grader.report.Report` as JSON text (plain data, every field the
+- back: the whole :class:`grader.report.result.Report` as JSON text (plain data, every field the
   renderers need). The machine that asked writes every file.
 
-On each worker process one warm :class:`grader.pool.Pool` is created the first time it
+On each worker process one warm :class:`grader.sandbox.pool.Pool` is created the first time it
 grades (the same machinery as local grading: a zygote that imported JAX once forks a fresh
 sandboxed child per submission). The worker process itself never imports JAX, exactly like
 the local grading process: forking from a process whose XLA backend started deadlocks, and a
@@ -54,14 +54,15 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Iterator
 
 from grader import __version__
+from grader.errors import ClusterError, WorkerMismatch
 from grader.exercise import Exercise, load_exercise
-from grader.report import CheckResult, Report
+from grader.report.result import CheckResult, Report
 
 if TYPE_CHECKING:
     from distributed import Client
-    from grader.batch import _Worker
-    from grader.intake import Submission
-    from grader.pool import Pool
+    from grader.batch.run import Worker
+    from grader.batch.intake import Submission
+    from grader.sandbox.pool import Pool
 
 RETRIES = 2             # for the grader's own failures on a worker; a worker's death is the scheduler's
 CONNECT_TIMEOUT_S = 30  # to reach the scheduler
@@ -69,14 +70,6 @@ WORKERS_TIMEOUT_S = 60  # for a cluster with no worker yet to get one
 SLOTS_PER_THREAD = 2    # submissions in flight per worker thread: every thread stays busy, little is queued
 
 
-class ClusterError(Exception):
-    """The cluster cannot grade this batch (unreachable, no workers, dask not installed); the
-    message says what to do."""
-
-
-class WorkerMismatch(RuntimeError):
-    """A worker runs another jaxgrade or JAX than the machine that asked: its verdicts could
-    differ, and results are keyed by the grader's version, so it must not grade."""
 
 
 # -- what travels ----------------------------------------------------------------------------------
@@ -138,7 +131,7 @@ def versions() -> dict[str, str]:
     digest of the grader's own code (a development checkout keeps its version number while its
     checks change, and results are keyed by the version)."""
     code = hashlib.sha256()
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # grader/
     for path in sorted(package.rglob("*.py")):
         if path.relative_to(package).parts[0] in ("exercises", "templates"):  # an installed copy's data
             continue
@@ -160,20 +153,20 @@ class WorkerGrader:
         (self.root / "submissions").mkdir()
         self._lock = threading.Lock()
         self._pool: Pool | None = None
-        self._prepared: dict[tuple[str, int], _Worker] = {}  # by (fingerprint, seed)
+        self._prepared: dict[tuple[str, int], Worker] = {}  # by (fingerprint, seed)
         self._preparing: dict[tuple[str, int], threading.Lock] = {}
 
     @property
     def pool(self) -> "Pool":
-        from grader.pool import Pool
+        from grader.sandbox.pool import Pool
         with self._lock:
             if self._pool is None:
                 self._pool = Pool()
             return self._pool
 
-    def _worker(self, package: dict[str, Any], seed: int) -> "_Worker":
+    def _worker(self, package: dict[str, Any], seed: int) -> "Worker":
         """The per-submission grader for this exercise and seed, prepared once per process."""
-        from grader.batch import _Worker, prepare
+        from grader.batch.run import Worker, prepare
         key = (str(package["fingerprint"]), seed)
         with self._lock:
             if key in self._prepared:
@@ -186,7 +179,7 @@ class WorkerGrader:
             exercise = unpack_exercise(package, self.root / "exercises")
             with _machine_lock("warming"):  # the worker processes of one machine share its cache
                 cache = prepare(exercise, seed)
-            work = _Worker(exercise, seed, cache, self.pool.launch)
+            work = Worker(exercise, seed, cache, self.pool.launch)
             with self._lock:
                 self._prepared[key] = work
             return work
@@ -194,7 +187,7 @@ class WorkerGrader:
     def grade(self, package: dict[str, Any], seed: int, name: str, data: bytes, source: str) -> Report:
         """Grade one submission as ``jaxgrade check`` would: the file keeps its name (the module
         name and the messages come from it) in a folder of its own, hidden from its child."""
-        from grader.intake import Submission
+        from grader.batch.intake import Submission
         if name in ("", ".", "..") or PurePosixPath(name).name != name or "\\" in name:
             raise ValueError(f"refusing the submission file name {name!r}: a name, not a path")
         work = self._worker(package, seed)
@@ -293,7 +286,7 @@ def _identity(value: Any) -> Any:
 
 # -- on the machine that asks ---------------------------------------------------------------------------
 class DaskBackend:
-    """A :class:`grader.batch.Backend` that grades on the Dask cluster at ``address``
+    """A :class:`grader.batch.run.Backend` that grades on the Dask cluster at ``address``
     (``tcp://HOST:PORT``), or through an existing ``client``."""
 
     def __init__(self, address: str | None = None, *, client: "Client | None" = None,

@@ -1,6 +1,6 @@
 """The traced program of a submission, as data, with the dataflow questions checks ask.
 
-Built in the grader's process from what the child sent (see ``grader.jaxpr_graph``).
+Built in the grader's process from what the child sent (see ``grader.observe.jaxpr_graph``).
 "May derive" is conservative: control flow links everything it reads to everything it
 writes, so a "does not derive" answer is certain and a "derives" answer is at least plausible.
 """

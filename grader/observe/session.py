@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from grader.protocol import decode_array, encode_array
-from grader.sandbox import Child, ChildFailure, Launcher, Limits, SandboxError
+from grader.sandbox.protocol import decode_array, encode_array
+from grader.errors import ChildFailure, SandboxError
+from grader.sandbox.process import Child, Launcher, Limits
 
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:
 # the report already says what went wrong, and each time-out costs the full call limit.
@@ -89,7 +90,7 @@ class Session:
     def __init__(self, submission: Path, function: str, devices: int, limits: Limits,
                  compile_cache: str | None = None, launcher: Launcher | None = None,
                  hide: tuple[str, ...] = ()) -> None:
-        self.launcher = launcher  # how children start: exec'd (None) or forked warm (grader.pool)
+        self.launcher = launcher  # how children start: exec'd (None) or forked warm (grader.sandbox.pool)
         self.hide = hide  # more folders the child must not see (a batch: the whole class)
         self.submission, self.function = submission, function
         self.compile_cache = compile_cache

@@ -38,6 +38,8 @@ import tempfile
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from grader.errors import ConfinementError
+
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
@@ -49,13 +51,10 @@ PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
 _CAPABILITY_VERSION_3 = 0x20080522
 
 
-class ConfinementError(Exception):
-    """A protection the policy requires could not be put in place: the child must not go on."""
-
 
 @dataclass(frozen=True)
 class Policy:
-    """What the child gives up. Built by the parent (``grader.sandbox``), sent as JSON.
+    """What the child gives up. Built by the parent (``grader.sandbox.process``), sent as JSON.
 
     ``uid``/``gid``: the dedicated unprivileged identity to drop to when running as root
     (None: keep the current one). ``hide``: paths covered by an empty read-only tmpfs when a

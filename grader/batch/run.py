@@ -3,19 +3,19 @@
     jaxgrade grade submissions/ -e SLUG -o out/ [-j N] [--seed N] [--regrade] [--scheduler tcp://HOST:PORT]
 
 With ``--scheduler`` the submissions are graded on a Dask cluster (a :class:`Backend` from
-:mod:`grader.distributed`, docs/cluster.md); everything else below is the same.
+:mod:`grader.batch.distributed`, docs/cluster.md); everything else below is the same.
 
-Intake (:mod:`grader.intake`) → grading → results on disk:
+Intake (:mod:`grader.batch.intake`) → grading → results on disk:
 
-    out/gradebook.csv                       one row per student (grader.gradebook)
-    out/summary.html, out/summary.md        the class summary (grader.summary)
+    out/gradebook.csv                       one row per student (grader.batch.gradebook)
+    out/summary.html, out/summary.md        the class summary (grader.batch.summary)
     out/students/<student>/report.json      the jaxgrade.report/1 document
     out/students/<student>/report.html|md   the report for reading
     out/students/<student>/result.json      jaxgrade.result/1: the key it was graded under + the report
 
 Each submission is graded exactly as ``jaxgrade check`` grades it (``grader.engine.grade``:
 its own fresh child process, the same checks, limits and seed) but the children are forked
-from a warm process that imported JAX once (:mod:`grader.pool`), ``-j`` of them at a time,
+from a warm process that imported JAX once (:mod:`grader.sandbox.pool`), ``-j`` of them at a time,
 and Hypothesis draws the inputs once for the whole class.
 
 Nothing is lost: each student's files are written (atomically, ``result.json`` last) as soon
@@ -30,11 +30,10 @@ changed submission or a changed exercise is, and ``--regrade`` regrades everythi
 
 The per-student reports here are the *instructor's* view (every check, hidden ones too):
 this folder is the instructor's. Feedback for a student is rendered for the ``student``
-audience (``grader.render.render(report, fmt, audience="student")``), which withholds hidden checks.
+audience (``grader.report.render.render(report, fmt, audience="student")``), which withholds hidden checks.
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -51,13 +50,14 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, TextIO
 
 from grader import __version__
 from grader.exercise import Exercise
-from grader.gradebook import write_atomically, write_gradebook
-from grader.intake import Intake, IntakeError, Problem, Submission, find_submissions
-from grader.report import Report
-from grader.summary import summarize, write_summary
+from grader.batch.gradebook import write_atomically, write_gradebook
+from grader.batch.intake import Intake, Problem, Submission, find_submissions
+from grader.errors import GraderFailure, IntakeError
+from grader.report.result import Report
+from grader.batch.summary import summarize, write_summary
 
 if TYPE_CHECKING:
-    from grader.pool import Pool
+    from grader.sandbox.pool import Pool
 
 RESULT_SCHEMA = "jaxgrade.result/1"
 REPORT_FORMATS = ("json", "html", "md")
@@ -111,7 +111,7 @@ def load_result(directory: Path) -> dict[str, Any] | None:
 
 def _write_student(directory: Path, submission: Submission, report: Report, key: dict[str, Any]) -> dict[str, Any]:
     """The student's reports, then ``result.json`` (the marker that the result is complete)."""
-    from grader.render import render
+    from grader.report.render import render
     directory.mkdir(parents=True, exist_ok=True)
     for format in REPORT_FORMATS:
         write_atomically(directory / f"report.{format}", render(report, format, audience=AUDIENCE))
@@ -170,12 +170,8 @@ def prepare(exercise: Exercise, seed: int) -> str | None:
     return cache
 
 
-class GraderFailure(Exception):
-    """The grader could not finish a submission for a reason of its own (its warm process
-    could not fork): no verdict is recorded, so the next run grades it again."""
 
-
-class _Worker:
+class Worker:
     """Grades one submission in a worker thread, as ``jaxgrade check`` would."""
 
     def __init__(self, exercise: Exercise, seed: int, cache: str | None, launcher: Callable[..., Any]) -> None:
@@ -202,7 +198,7 @@ class _Worker:
 class Backend(Protocol):
     """Where a batch's submissions are graded. ``grade_class`` keeps up to ``slots()`` of them in
     flight and does everything else itself (resuming, progress, every file written), so grading
-    here and on a cluster (``grader.distributed.DaskBackend``) give the same results on disk."""
+    here and on a cluster (``grader.batch.distributed.DaskBackend``) give the same results on disk."""
 
     def start(self, exercise: Exercise, seed: int) -> None: ...
 
@@ -218,23 +214,23 @@ class Backend(Protocol):
 
 class LocalBackend:
     """This machine: ``jobs`` grading threads (default: the number of CPUs) whose children are
-    forked from a warm :class:`grader.pool.Pool`, or started by ``launcher``."""
+    forked from a warm :class:`grader.sandbox.pool.Pool`, or started by ``launcher``."""
 
     def __init__(self, jobs: int | None = None, launcher: Callable[..., Any] | None = None) -> None:
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self._launcher = launcher
         self._pool: Pool | None = None
         self._threads: ThreadPoolExecutor | None = None
-        self._work: _Worker | None = None
+        self._work: Worker | None = None
 
     def start(self, exercise: Exercise, seed: int) -> None:
-        from grader.pool import Pool
+        from grader.sandbox.pool import Pool
         cache = prepare(exercise, seed)
         launcher = self._launcher
         if launcher is None:
             self._pool = Pool()
             launcher = self._pool.launch
-        self._work = _Worker(exercise, seed, cache, launcher)
+        self._work = Worker(exercise, seed, cache, launcher)
         self._threads = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="jaxgrade-grade")
 
     def slots(self) -> int:
@@ -262,8 +258,8 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
     """Grade every submission in ``source`` into ``out``; see the module docstring.
 
     ``jobs``: submissions graded at once (default: the number of CPUs). ``launcher``: how
-    children start (default: forked from a warm :class:`grader.pool.Pool`). ``backend``: grade
-    elsewhere instead (``grader.distributed.DaskBackend``: a cluster); ``jobs`` and ``launcher``
+    children start (default: forked from a warm :class:`grader.sandbox.pool.Pool`). ``backend``: grade
+    elsewhere instead (``grader.batch.distributed.DaskBackend``: a cluster); ``jobs`` and ``launcher``
     then do not apply. The backend is closed when the batch ends."""
     if backend is None:
         backend = LocalBackend(jobs, launcher)
@@ -362,60 +358,3 @@ def summary_data(exercise: Exercise, seed: int, outcome: BatchOutcome) -> dict[s
     info = {"slug": exercise.slug, "title": exercise.title, "version": exercise.fingerprint,
             "max_score": exercise.max_score, "seed": seed, "jaxgrade": __version__}
     return summarize(outcome.results.values(), problems, exercise=info, checks=checks)
-
-
-# -- the command ---------------------------------------------------------------------------------
-def _run(args: argparse.Namespace) -> int:
-    from grader.cli import UsageError
-    from grader.distributed import ClusterError
-    from grader.exercise import find_exercise
-
-    exercise = find_exercise(args.exercise)
-    source, out = Path(args.source), Path(args.output)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"{out} exists and is not a folder; give -o a folder for the results")
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError("-j must be at least 1")
-    backend = None
-    if args.scheduler:
-        from grader.distributed import DaskBackend
-        if args.jobs is not None:
-            raise UsageError("-j is for grading on this machine; on a cluster each worker grades as many at once "
-                             "as its --nthreads (see docs/cluster.md)")
-        backend = DaskBackend(args.scheduler)
-    try:
-        outcome = grade_class(exercise, source, out, jobs=args.jobs, seed=args.seed, regrade=args.regrade,
-                              progress=lambda total: Progress(total), backend=backend)
-    except IntakeError as error:
-        raise UsageError(str(error)) from None
-    except ClusterError as error:
-        raise UsageError(str(error)) from None
-    intake = outcome.intake
-    print(f"{len(outcome.graded)} graded, {len(outcome.reused)} unchanged since the last run (not regraded), "
-          f"{len(intake.problems)} entr{'y' if len(intake.problems) == 1 else 'ies'} not graded"
-          + (f", {len(outcome.failed)} failed in the grader (grade again to retry)" if outcome.failed else ""))
-    for problem in intake.problems:
-        print(f"  not graded: {problem.source}: {problem.reason}: {problem.message}")
-    print(f"Gradebook: {outcome.gradebook}")
-    print(f"Summary:   {outcome.summary}  (and {out / 'summary.md'})")
-    if outcome.interrupted:
-        print("jaxgrade: interrupted; every finished result is saved. Run the same command again to continue.",
-              file=sys.stderr)
-        return 130
-    return 1 if outcome.failed else 0
-
-
-def add_grade_command(commands: argparse._SubParsersAction) -> None:
-    """Register ``jaxgrade grade`` (called from grader.cli.build_parser)."""
-    grade = commands.add_parser("grade", help="grade a whole class: a folder or .zip of submissions")
-    grade.add_argument("source", help="a folder of .py files, a folder of per-student folders, or a .zip of either")
-    grade.add_argument("-e", "--exercise", required=True, help="exercise slug")
-    grade.add_argument("-o", "--output", required=True, help="folder for the gradebook, reports and summary")
-    grade.add_argument("-j", "--jobs", type=int, default=None,
-                       help="submissions graded at once (default: the number of CPUs)")
-    grade.add_argument("--seed", type=int, default=0, help="seed for the generated inputs (default 0)")
-    grade.add_argument("--regrade", action="store_true",
-                       help="grade every submission again, even those unchanged since the last run")
-    grade.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
-                       help="grade on this Dask cluster instead of this machine (see docs/cluster.md)")
-    grade.set_defaults(run=_run)

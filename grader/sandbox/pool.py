@@ -12,10 +12,10 @@ the *zygote*, is a separate, single-threaded process that only imports modules a
 - it refuses to serve if importing started a backend;
 - each forked child gets the pipes the grading process made for it, a new process group,
   the child's own environment, working directory and stdout/stderr capture, every other
-  descriptor closed, and is killed if the zygote dies; then it runs ``grader.child.main()``,
+  descriptor closed, and is killed if the zygote dies; then it runs ``grader.observe.child.main()``,
   the same entry point the exec'd child runs. The judging stays in the grading process.
 
-Use :class:`Pool` as the ``launcher`` of :class:`grader.sandbox.Child` (through
+Use :class:`Pool` as the ``launcher`` of :class:`grader.sandbox.process.Child` (through
 ``grader.engine.grade(..., launcher=pool.launch)``). It is thread-safe: several grading
 threads share one zygote per distinct child environment.
 """
@@ -35,26 +35,25 @@ import threading
 from pathlib import Path
 from typing import Any
 
-PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
-ZYGOTE_BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.pool import zygote_main; zygote_main()"
+from grader.errors import PoolError
+
+PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])  # the folder holding grader/
+ZYGOTE_BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.sandbox.pool import zygote_main; zygote_main()"
 # What a child imports before the student's module does, and what JAX imports lazily on its
 # first compilation (about 50 ms a child); importing them never starts a backend.
-PRELOAD = ("grader.protocol", "grader.child", "numpy", "jax", "jax.numpy", "jax.sharding", "jax._src.dispatch",
-           "jax._src.array", "grader.jaxpr_graph", "jax.experimental.multihost_utils", "jaxlib.mlir.dialects.mhlo",
+PRELOAD = ("grader.sandbox.protocol", "grader.observe.child", "numpy", "jax", "jax.numpy", "jax.sharding", "jax._src.dispatch",
+           "jax._src.array", "grader.observe.jaxpr_graph", "jax.experimental.multihost_utils", "jaxlib.mlir.dialects.mhlo",
            "jaxlib.mlir.dialects.builtin", "jaxlib.mlir.extras.meta")
 # Variables that differ between children of one zygote; every other variable must match it.
-# JAXGRADE_SANDBOX is grader.sandbox.MARKER, which names one child (for cleanup).
+# JAXGRADE_SANDBOX is grader.sandbox.process.MARKER, which names one child (for cleanup).
 PER_CHILD = frozenset({"HOME", "TMPDIR", "JAXGRADE_SANDBOX"})
 MAX_MESSAGE = 1 << 16
 PR_SET_PDEATHSIG = 1
 
 
-class PoolError(OSError):
-    """The warm process could not start or fork; grading cannot continue through it."""
-
 
 class ForkedProcess:
-    """The part of ``subprocess.Popen`` that :class:`grader.sandbox.Child` uses, for a child
+    """The part of ``subprocess.Popen`` that :class:`grader.sandbox.process.Child` uses, for a child
     forked by the zygote (which reaps it and reports how it ended)."""
 
     def __init__(self, pid: int) -> None:
@@ -190,7 +189,7 @@ class Pool:
         self._closed = False
 
     def launch(self, argv: list[str], env: dict[str, str], workdir: str, fds: tuple[int, int, int]) -> ForkedProcess:
-        """A :data:`grader.sandbox.Launcher`: the child ``argv`` describes, forked warm."""
+        """A :data:`grader.sandbox.process.Launcher`: the child ``argv`` describes, forked warm."""
         key = tuple(sorted((k, v) for k, v in env.items() if k not in PER_CHILD))
         with self._lock:
             if self._closed:
@@ -306,7 +305,7 @@ def zygote_main() -> None:
 
 
 def _become_child(request: dict[str, Any], fds: list[int], libc: Any, set_by_imports: dict[str, str]) -> None:
-    """In the forked process: become what ``grader.sandbox.Child`` would have exec'd, then run
+    """In the forked process: become what ``grader.sandbox.process.Child`` would have exec'd, then run
     the same ``-c`` code with the same arguments (its modules are already imported)."""
     code = 70
     try:

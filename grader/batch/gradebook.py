@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from grader.intake import Problem
+from grader.batch.intake import Problem
 
 FIXED = ("student", "score", "max_score", "status")
 TRAILING = ("source", "sha256", "note")
@@ -33,7 +33,7 @@ def _text(value: str) -> str:
 
 def gradebook_rows(check_ids: Sequence[str], results: Iterable[dict[str, Any]],
                    problems: Iterable[Problem]) -> list[dict[str, str]]:
-    """Rows sorted by student. ``results`` are ``jaxgrade.result/1`` records (see grader.batch)."""
+    """Rows sorted by student. ``results`` are ``jaxgrade.result/1`` records (see grader.batch.run)."""
     rows = []
     for result in results:
         report = result["report"]

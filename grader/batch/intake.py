@@ -27,15 +27,14 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from grader.errors import IntakeError
+
 MAX_FILE_BYTES = 1 << 20  # a solution to one exercise is a few kB; 1 MiB is not a solution
 MAX_ZIP_BYTES = 256 << 20
 MAX_ZIP_MEMBERS = 20_000
 # Made by operating systems and editors, never by students on purpose: skipped silently.
 JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"})
 
-
-class IntakeError(Exception):
-    """The input as a whole cannot be read; the message says what to give instead."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,91 @@
+"""The package's shape: one folder per stage of the flow, and imports that only point down.
+
+submission → sandbox (a confined child) → observe (what it did) → checks (judgements) →
+exercise (the declarations) → report (the result and its renderings) → engine (one grading)
+→ batch, validate, export, scaffold (many gradings, authoring, platforms) → cli.
+A module may import its own layer or any layer below it, never one above, and no import
+cycle exists even inside a layer (function-level imports included: they are still imports).
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+GRADER = Path(__file__).resolve().parent.parent / "grader"
+
+LAYERS = (
+    ("grader", "grader.errors", "grader.outcome", "grader.release", "grader.arguments", "grader.strategies",
+     "grader.cache"),
+    ("grader.sandbox",),
+    ("grader.observe",),
+    ("grader.checks",),
+    ("grader.exercise",),
+    ("grader.report",),
+    ("grader.engine",),
+    ("grader.batch", "grader.validate", "grader.scaffold", "grader.export"),
+    ("grader.cli", "grader.__main__"),
+)
+
+
+def _module_name(path: Path) -> str:
+    name = ".".join(path.relative_to(GRADER.parent).with_suffix("").parts)
+    return name.removesuffix(".__init__")
+
+
+def _imports() -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for path in GRADER.rglob("*.py"):
+        module = _module_name(path)
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "grader":
+                if node.module == "grader":
+                    targets.update(f"grader.{a.name}" if a.name != "__version__" else "grader" for a in node.names)
+                else:
+                    targets.add(node.module)
+            elif isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names if a.name.split(".")[0] == "grader")
+        found[module] = targets - {module}
+    return found
+
+
+def _layer(module: str) -> int:
+    best = None
+    for rank, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if module == prefix or module.startswith(prefix + "."):
+                if best is None or len(prefix) > best[1]:
+                    best = (rank, len(prefix))
+    assert best is not None, f"{module} belongs to no layer: add it to LAYERS in tests/test_layout.py"
+    return best[0]
+
+
+def test_every_import_points_down_or_sideways() -> None:
+    upward = [f"{module} imports {target}" for module, targets in _imports().items() for target in targets
+              if _layer(target) > _layer(module)]
+    assert not upward, upward
+
+
+def test_no_import_cycles() -> None:
+    graph = _imports()
+
+    def reaches(start: str) -> set[str]:
+        seen: set[str] = set()
+        todo = [start]
+        while todo:
+            for target in graph.get(todo.pop(), ()):
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        return seen
+
+    assert not [m for m in graph if m in reaches(m)]
+
+
+def test_errors_live_in_one_module() -> None:
+    """Errors other modules raise or catch are defined in grader/errors.py only."""
+    defined = [f"{_module_name(p)}.{node.name}" for p in GRADER.rglob("*.py") if p.name != "errors.py"
+               for node in ast.walk(ast.parse(p.read_text()))
+               if isinstance(node, ast.ClassDef) and any(getattr(b, "id", "").endswith(("Error", "Exception"))
+                                                         for b in node.bases)]
+    assert not defined, defined
