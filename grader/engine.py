@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import shlex
 import time
 from importlib.metadata import version
@@ -11,12 +12,20 @@ from pathlib import Path
 from grader import __version__
 from grader.cache import compile_cache_dir, warmed_marker
 from grader.checks.base import Check, Context
+from grader.errors import SandboxError
 from grader.exercise import Exercise, exercises_root
+from grader.observe.session import Session
 from grader.outcome import Outcome
 from grader.report.result import CheckResult, Report
-from grader.errors import SandboxError
 from grader.sandbox.process import Launcher, Limits
-from grader.observe.session import Session
+
+# Checks run in this order (load first: nothing else can run without it; structure after the
+# value checks, so it can compare every call they made; limits last: it reads the incidents
+# of all the others). Reports list them in the exercise's own order.
+RUN_ORDER = ("load", "type", "value", "structure", "limits")
+# A check's time budget is at least this many times what the reference solution needed for
+# it on this machine: a correct student solution may be unjitted, or run shard_map eagerly.
+REFERENCE_FACTOR = 20.0
 
 
 def _result(check: Check, points: float, outcome: Outcome, visibility: str = "visible",
@@ -39,24 +48,39 @@ def _judge(check: Check, context: Context) -> Outcome:
 
 def warm_compile_cache(exercise: Exercise) -> str | None:
     """The compilation cache directory, filled from the exercise's reference solution the
-    first time this exercise (at this version of its files) is graded here."""
+    first time this exercise (at this version of its files) is graded here. That grading's
+    time per check is kept next to it (see :func:`check_budgets`)."""
     directory = compile_cache_dir(version("jax"))
     marker = warmed_marker(exercise.slug, exercise.fingerprint)
     if directory is None or marker is None:
         return None
     if not marker.exists():
         # The reference is trusted and must write the cache, which confined children only read.
-        grade(exercise, exercise.reference, compile_cache=str(directory),
-              limits=dataclasses.replace(exercise.limits, confine=False))
+        report = grade(exercise, exercise.reference, compile_cache=str(directory),
+                       limits=dataclasses.replace(exercise.limits, confine=False))
         marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.touch()
+        marker.write_text(json.dumps({c.id: c.duration_s for c in report.checks}))
     return str(directory)
+
+
+def check_budgets(exercise: Exercise) -> dict[str, float]:
+    """Each check's time budget: the exercise's ``check_s``, or REFERENCE_FACTOR times what the
+    reference needed for the check on this machine, whichever is more."""
+    marker = warmed_marker(exercise.slug, exercise.fingerprint)
+    try:
+        measured = json.loads(marker.read_text()) if marker is not None else {}
+    except (OSError, ValueError):
+        measured = {}
+    floor = exercise.limits.check_s
+    return {check_id: max(floor, REFERENCE_FACTOR * float(measured.get(check_id) or 0.0))
+            for check_id in exercise.points}
 
 
 def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits | None = None,
           display_path: str | None = None, compile_cache: str | None | bool = True,
           launcher: Launcher | None = None, hide: tuple[str, ...] = ()) -> Report:
-    """Grade ``submission`` against ``exercise``. Never raises for anything the submission does.
+    """Grade ``submission`` against ``exercise``. Never raises for anything the submission does
+    (an exercise that is broken raises ExerciseError: that is the author's to fix).
 
     ``compile_cache``: True uses (and first fills) the shared cache; a path uses that
     directory as it is; False or None compiles everything afresh. ``launcher``: how the
@@ -70,15 +94,19 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
         sha256 = hashlib.sha256(submission.read_bytes()).hexdigest()
     except OSError:
         sha256 = None
+    signature = exercise.signature
     # The child sees neither the exercises (references, checks) nor the other students' folders.
-    session = Session(submission, exercise.function, exercise.devices, limits or exercise.limits, cache, launcher,
-                      (str(exercises_root()), str(exercise.directory), *hide))
+    session = Session(submission, exercise.function, signature.names, exercise.devices, limits or exercise.limits,
+                      cache, launcher, (str(exercises_root()), str(exercise.directory), *hide))
     module = submission.stem if submission.stem.isidentifier() else "submission"
+    budgets = check_budgets(exercise)
     results: dict[str, CheckResult] = {}
 
     def run(check: Check, outcome: Outcome | None = None) -> None:
         started_check = time.monotonic()
-        outcome = outcome or _judge(check, context)
+        if outcome is None:
+            with session.budget(budgets[check.id]):
+                outcome = _judge(check, context)
         results[check.id] = _result(check, exercise.points[check.id], outcome, exercise.visibility_of(check.id),
                                     time.monotonic() - started_check)
 
@@ -87,17 +115,17 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
     try:
         session.start()  # JAX imports in the child while the checks load and draw their inputs here
         checks = exercise.checks
-        context = Context(session, exercise.probe, seed, exercise.function, module, exercise.devices)
+        context = Context(session, signature, exercise.probe, seed, exercise.function, module, exercise.devices)
         for check in checks:
             check.prepare(seed)
         loaded = None
-        for check in checks:  # limits last: it reads the incidents every other check ran into
-            if check.category != "limits":
-                run(check, not_loaded if check.category != "load" and loaded is not None and not loaded.ok else None)
-                if check.category == "load":
-                    loaded = session.load()
-        for check in checks:
-            if check.category == "limits":
+        for check in sorted(checks, key=lambda c: RUN_ORDER.index(c.category)):
+            if check.category == "load":
+                run(check)
+                loaded = session.load()
+            elif check.category != "limits":
+                run(check, not_loaded if loaded is not None and not loaded.ok else None)
+            else:  # the incidents every other check ran into
                 run(check, not_loaded if loaded is not None and not loaded.ok and not session.incidents else None)
     except SandboxError as error:  # the grader's environment failed, not the submission
         checks = checks or exercise.checks

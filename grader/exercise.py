@@ -1,13 +1,19 @@
 """The exercise format: one folder per exercise under ``exercises/``.
 
-    exercise.toml   metadata: slug, title, version, function, signature, devices, limits, points
+    exercise.toml   metadata: slug, title, version, function, devices, limits, points
+                    (``signature`` is derived from checks.py; if given, it must agree)
     statement.md    the task for students (why it matters, the task, the pitfalls)
     starter.py      what ``jaxgrade start`` writes; the task is its docstring
     reference.py    a correct solution (must get full marks)
-    checks.py       CHECKS (a list built from grader.checks) and PROBE (the input structure is
-                    observed on)
+    checks.py       SIGNATURE (grader.arguments.Signature: the parameters and the return
+                    structure), PROBE (a dict of arguments structure is observed on) and CHECKS
+                    (a list built from grader.checks)
     wrong/*.py      known-wrong variants; the first line says ``# expect: CATEGORY``
     right/*.py      other correct solutions that must also get full marks
+
+An author's mistake is an :class:`ExerciseError` whose message names the file and what to
+change, never a traceback: ``Exercise.problems`` lists everything ``jaxgrade validate`` and
+the test suite require of an exercise (docs/authoring.md states the same list).
 
 Optional tables in exercise.toml: ``[visibility]`` maps a check id to visible, after_due_date,
 after_published or hidden (default visible); ``[release]`` holds ``due`` (a date-time with a UTC
@@ -20,13 +26,13 @@ import importlib.util
 import os
 import re
 import tomllib
+import traceback
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from grader.arguments import Signature
 from grader.errors import ExerciseError
 from grader.outcome import CATEGORIES
 from grader.sandbox.process import Limits
@@ -36,6 +42,9 @@ if TYPE_CHECKING:  # the check library (and Hypothesis) loads with an exercise's
     from grader.checks.base import Check
 
 PACKAGE = Path(__file__).resolve().parent
+_WHAT = {"SIGNATURE": "grader.arguments.Signature({name: Array(...)}, returns=...)",
+         "PROBE": "a dict from parameter name to the argument structure is observed on",
+         "CHECKS": "a list of checks from grader.checks"}
 EXPECT = re.compile(r"^#\s*expect:\s*(\w+)", re.MULTILINE)
 
 
@@ -61,7 +70,6 @@ class Exercise:
     title: str
     version: str
     function: str
-    signature: str
     devices: int
     limits: Limits
     points: dict[str, float] = field(hash=False)
@@ -80,6 +88,8 @@ class Exercise:
     def reference(self) -> Path:
         return self.directory / "reference.py"
 
+    stated_signature: str | None = None  # exercise.toml's signature, checked against SIGNATURE
+
     @cached_property
     def _checks_module(self) -> Any:
         path = self.directory / "checks.py"
@@ -87,23 +97,57 @@ class Exercise:
         if spec is None or spec.loader is None:
             raise ExerciseError(f"{path} cannot be imported")
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        except ExerciseError as error:
+            raise ExerciseError(f"{path}: {error}") from None
+        except Exception as error:  # an author's mistake, said in one line with where it is
+            line = next((f.lineno for f in reversed(traceback.extract_tb(error.__traceback__))
+                         if f.filename == str(path)), None)
+            where = f"{path}, line {line}" if line else str(path)
+            raise ExerciseError(f"{where}: {type(error).__name__}: {error}") from None
+        for name, kind in (("SIGNATURE", Signature), ("PROBE", dict), ("CHECKS", (list, tuple))):
+            if not isinstance(getattr(module, name, None), kind):
+                raise ExerciseError(f"{path} must define {name} ({_WHAT[name]})")
         return module
 
     @property
     def checks(self) -> list["Check"]:
         checks = list(self._checks_module.CHECKS)
-        ids = [c.id for c in checks]
+        ids = [getattr(c, "id", None) for c in checks]
         if len(set(ids)) != len(ids):
             raise ExerciseError(f"{self.slug}: check ids repeat: {ids}")
         if set(ids) != set(self.points):
             raise ExerciseError(f"{self.slug}: exercise.toml [points] names {sorted(self.points)}, "
-                                f"checks.py defines {sorted(ids)}; make them the same")
+                                f"checks.py defines {sorted(map(str, ids))}; make them the same")
         return checks
 
     @property
-    def probe(self) -> np.ndarray:
-        return np.asarray(self._checks_module.PROBE)
+    def signature(self) -> Signature:
+        signature = self._checks_module.SIGNATURE
+        if self.stated_signature is not None and self.stated_signature != signature.text(self.function):
+            raise ExerciseError(f"{self.directory / 'exercise.toml'}: signature = {self.stated_signature!r} disagrees "
+                                f"with checks.py's SIGNATURE, {signature.text(self.function)!r}; remove the line "
+                                "(it is derived) or make them the same")
+        return signature
+
+    @property
+    def signature_text(self) -> str:
+        return self.signature.text(self.function)
+
+    @property
+    def probe(self) -> dict[str, Any]:
+        probe = dict(self._checks_module.PROBE)
+        problem = self.signature.problem(probe, "PROBE")
+        if problem:
+            raise ExerciseError(f"{self.directory / 'checks.py'}: {problem}")
+        return probe
+
+    def problems(self) -> list[str]:
+        """Everything wrong with this exercise as the catalogue requires it (docs/authoring.md,
+        "What an exercise must have"); empty when it is complete and consistent."""
+        from grader.lint import exercise_problems  # the check library loads with it
+        return exercise_problems(self)
 
     def visibility_of(self, check_id: str) -> str:
         return self.visibility.get(check_id, "visible")
@@ -140,7 +184,8 @@ def load_exercise(directory: Path) -> Exercise:
     try:
         limits = Limits(**{k: v for k, v in meta.get("limits", {}).items()})
         return Exercise(directory=directory, slug=meta["slug"], title=meta["title"], version=str(meta["version"]),
-                        function=meta["function"], signature=meta["signature"], devices=int(meta.get("devices", 8)),
+                        function=meta["function"], stated_signature=meta.get("signature"),
+                        devices=int(meta.get("devices", 8)),
                         limits=limits, points={k: float(v) for k, v in meta["points"].items()},
                         visibility=_visibility(meta, meta_path),
                         release=parse_release(meta.get("release", {}), str(meta_path)))

@@ -1,10 +1,11 @@
 """``jaxgrade new SLUG``: start a new exercise folder with every part the format needs.
 
-The folder is complete except for the two things only the author knows: the reference
-solution and the expected answer in checks.py. Once those are written it validates
-(``jaxgrade validate SLUG``): the one known-wrong variant it starts with defines the wrong
-function name, so it fails the load check whatever the exercise is about. Authors then add
-the mistakes their students make (see docs/authoring.md).
+The folder grades once the two things only the author knows are written: the reference
+solution and the expected answer in checks.py. ``jaxgrade validate SLUG`` then grades the
+reference and the one known-wrong variant it starts with (it defines the wrong function name,
+so it fails the load check whatever the exercise is about), and lists what the catalogue
+still requires: structure checks, the mistakes students make, other correct solutions
+(docs/authoring.md, "What an exercise must have").
 """
 from __future__ import annotations
 
@@ -21,12 +22,12 @@ title = "{title}"
 # Bump when a change to the checks should regrade earlier results.
 version = "1"
 function = "{function}"
-signature = "{function}(x: jax.Array) -> jax.Array"
 # Simulated CPU devices the submission sees (several make a wrong mesh visible).
 devices = {devices}
 
 [limits]
 call_s = 5          # each import, call or trace
+check_s = 30        # the calls of one check together (raised for checks the reference itself needs long for)
 total_s = 60        # the whole grading of one submission
 memory_mib = 4096
 
@@ -85,11 +86,15 @@ def {function}(x: jax.Array) -> jax.Array:
 CHECKS = '''"""Checks for {slug}, built from the grader's check library (see docs/authoring.md)."""
 import numpy as np
 
-from grader.checks import LoadsFunction, ReturnsArray, ValueProperty, WithinLimits
-from grader.strategies import elementwise_tolerance, float32_vectors
+from grader.arguments import Array, Signature
+from grader.checks import LoadsFunction, Returns, ValueProperty, WithinLimits
+from grader.strategies import LENGTHS, arguments, dims, elementwise_tolerance, float32_array
 
-# Structure checks observe the function on this input: distinct values, a shape no value test uses.
-PROBE = np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5, 3.0], dtype=np.float32)
+# The parameters (names, dtypes, shapes by dimension name) and what the function returns.
+SIGNATURE = Signature({{"x": Array("float32", "n")}}, returns=Array("float32", "n"))
+
+# Structure checks observe the function on these arguments: distinct values, a shape no value test uses.
+PROBE = {{"x": np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5, 3.0], dtype=np.float32)}}
 
 
 def expected(x: np.ndarray) -> np.ndarray:
@@ -99,10 +104,9 @@ def expected(x: np.ndarray) -> np.ndarray:
 
 CHECKS = [
     LoadsFunction(id="load.function", title="The file loads and defines {function}(x)"),
-    ReturnsArray(id="type.array", title="Returns a float32 JAX array shaped like x", shape="input",
-                 dtype="float32"),
+    Returns(id="type.array", title="Returns a float32 JAX array shaped like x"),
     ValueProperty(id="value.random_inputs", title="Correct on random inputs (Hypothesis)",
-                  strategy=float32_vectors(bound=1e3), expected=expected,
+                  inputs=arguments(dims(n=LENGTHS), x=float32_array("n", bound=1e3)), expected=expected,
                   # one float32 rounding per element (and flushed subnormals); derive your own from the
                   # computation (docs/authoring.md, "Value properties")
                   tolerance=elementwise_tolerance(expected)),

@@ -1,10 +1,13 @@
 """``jaxgrade validate``: prove an exercise's checks before students see it.
 
-For every exercise: the reference and every ``right/*.py`` get full marks; every
-``wrong/*.py`` fails at least one check of the category its first line declares (and so
-gets less than full marks); no check ever reports a grader error; all of it under several
-seeds, because a property check that passes by luck on one seed is flaky on another; and
-the reference grades within the exercise's time budget (``limits.total_s``).
+For every exercise: everything the catalogue requires of an exercise holds
+(``Exercise.problems``: a signature, a probe and checks that fit together, enough structure
+checks and known-wrong variants, a statement with its sections; docs/authoring.md lists
+them); the reference and every ``right/*.py`` get full marks; every ``wrong/*.py`` fails at
+least one check of the category its first line declares (and so gets less than full marks);
+no check ever reports a grader error; all of it under several seeds, because a property
+check that passes by luck on one seed is flaky on another; and the reference grades within
+the exercise's time budget (``limits.total_s``).
 
 Every verdict comes from ``grader.engine.grade``, the same path students go through, each
 grading in its own sandboxed child. As in ``jaxgrade grade`` (``grader.batch.run``), the children
@@ -73,10 +76,11 @@ class ExerciseValidation:
     slug: str
     variants: list[VariantResult] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # the exercise itself is broken
+    requirements: list[str] = field(default_factory=list)  # what the catalogue requires and is missing
 
     @property
     def ok(self) -> bool:
-        return not self.errors and all(v.ok for v in self.variants)
+        return not self.errors and not self.requirements and all(v.ok for v in self.variants)
 
 
 def judge(job: Job, report: Report, budget_s: float) -> str | None:
@@ -120,7 +124,7 @@ def run_job(job: Job, exercise: Exercise, launcher: Callable[..., Any] | None = 
 
 def jobs_for(exercise: Exercise, seeds: Sequence[int], variant_seeds: Sequence[int]) -> list[Job]:
     """Every grading validation needs; raises ExerciseError for a malformed exercise."""
-    exercise.checks  # noqa: B018 — loads checks.py and matches its ids against [points]
+    exercise.checks, exercise.probe  # noqa: B018 — loads checks.py, matches ids and fits the probe
     directory = str(exercise.directory)
     if not exercise.variants("wrong"):
         raise ExerciseError(f"{exercise.slug}: no known-wrong variants in wrong/: add at least one whose first "
@@ -145,6 +149,7 @@ def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, varian
     for exercise in exercises:
         result = results[exercise.directory.as_posix()] = ExerciseValidation(exercise.slug)
         loaded[str(exercise.directory)] = exercise
+        result.requirements = exercise.problems()
         try:
             jobs.extend(jobs_for(exercise, seeds, variant_seeds))
         except ExerciseError as error:
@@ -205,8 +210,12 @@ def table(results: list[ExerciseValidation]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    missing = [r for result in results for r in result.requirements if r not in problems]
     if problems:
         lines += ["", "Problems:"] + [f"  {p}" for p in problems]
+    if missing:
+        lines += ["", "Not yet what the catalogue requires (docs/authoring.md, \"What an exercise must have\"):"]
+        lines += [f"  {r}" for r in missing]
     return "\n".join(lines) + "\n"
 
 

@@ -18,7 +18,11 @@ def describe(target):
 
 
 def program(fn) -> Program:
-    return Program.from_data(program_of(jax.make_jaxpr(fn)(X), describe))
+    return Program.from_data(program_of(jax.make_jaxpr(fn)(X), describe, ["x"], ["result"]))
+
+
+def device_puts(p: Program) -> list[tuple[int | None, int | None, dict]]:
+    return [(f.source, f.placed, f.sharding) for f in p.all_placements() if f.via == "device_put"]
 
 
 def sharding():
@@ -26,12 +30,12 @@ def sharding():
 
 
 def feeds_output(p: Program, node_output: int) -> bool:
-    return p.outputs[0] in p.derived_from([node_output])
+    return p.feeds(node_output)
 
 
 def test_sum_of_placed_array_derives_from_the_placement():
     p = program(lambda x: jnp.sum(jax.device_put(x, sharding())))
-    [(source, placed, target)] = p.placements()
+    [(source, placed, target)] = device_puts(p)
     assert source == p.inputs[0] and target == {"type": "NamedSharding"}
     assert feeds_output(p, placed)
 
@@ -41,7 +45,7 @@ def test_sum_of_the_original_does_not_derive_from_the_placement():
         jax.device_put(x, sharding())
         return jnp.sum(x)
     p = program(fn)
-    [(_, placed, _)] = p.placements()
+    [(_, placed, _)] = device_puts(p)
     assert not feeds_output(p, placed)
 
 
@@ -54,7 +58,7 @@ def test_dataflow_follows_values_through_jit_and_keeps_calls_apart():
         place(x)  # the same jitted program twice: its values must not be confused
         return jnp.sum(place(x * 2))
     p = program(fn)
-    placements = p.placements()
+    placements = device_puts(p)
     assert len(placements) == 2
     assert [feeds_output(p, placed) for _, placed, _ in placements] == [False, True]
     assert "jit" in p.primitives()
@@ -65,5 +69,27 @@ def test_control_flow_links_conservatively():
         placed = jax.device_put(x, sharding())
         return jax.lax.cond(x[0] > 0, jnp.sum, lambda v: jnp.float32(0), placed)
     p = program(fn)
-    [(_, placed, _)] = p.placements()
+    [(_, placed, _)] = device_puts(p)
     assert feeds_output(p, placed)
+
+
+def test_a_library_jit_is_inlined_without_counting_as_the_students_jit():
+    p = program(lambda x: jnp.sum(jax.jit(lambda v: v * 2)(x)) + jnp.cumsum(x)[-1])
+    multiplies = [n for n in p.nodes if n.primitive == "mul"]
+    assert multiplies and all(n.within == ("jit",) for n in multiplies)
+    assert all("jit" not in n.within for n in p.nodes if n.primitive in ("cumsum", "reduce_sum"))
+
+
+def test_literals_are_recorded_so_a_mean_can_be_told_from_a_sum():
+    p = program(lambda x: x / 4.0)
+    [divide] = p.uses("div")
+    assert divide.literals == {1: 4.0}
+
+
+def test_malformed_program_data_is_refused():
+    import pytest
+    good = program_of(jax.make_jaxpr(jnp.sum)(X), describe, ["x"], ["result"])
+    for broken in ({**good, "inputs": ["one"]}, {**good, "nodes": [{"primitive": 3}]}, {**good, "input_paths": []},
+                   [1, 2]):
+        with pytest.raises(ValueError):
+            Program.from_data(broken)

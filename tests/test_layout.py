@@ -19,7 +19,7 @@ LAYERS = (
     ("grader.sandbox",),
     ("grader.observe",),
     ("grader.checks",),
-    ("grader.exercise",),
+    ("grader.exercise", "grader.lint"),
     ("grader.report",),
     ("grader.engine",),
     ("grader.batch", "grader.validate", "grader.scaffold", "grader.export"),

@@ -1,9 +1,10 @@
-"""Program checks (``UsesPrimitive``, ``AvoidsPrimitives``) and result-layout checks
-(``ResultSharding``, ``ShardLayout``) judged on real submissions run in a real child.
+"""Program checks (``UsesPrimitive``, ``AvoidsPrimitives``), placement checks and result-layout
+checks (``ResultSharding``, ``ShardLayout``) judged on real submissions run in a real child.
 
 Each case is a small submission written to a temporary file, loaded in a sandboxed child with
-8 simulated devices; the check reads the real probe call and the real traced program, exactly
-as during grading (without the value checks, which cost most of a grading).
+8 simulated devices; the check reads the real probe call (its recorded program) and the
+traced program, exactly as during grading (without the value checks, which cost most of a
+grading). Untraceable code is judged from the real call as precisely as traceable code.
 """
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from typing import Iterator
 import numpy as np
 import pytest
 
-from grader.checks import (AvoidsPrimitives, Context, NamedShardingTarget, ResultSharding, ShardLayout,
-                           UsesPrimitive)
+from grader.arguments import Array, Signature
+from grader.checks import (AvoidsPrimitives, Context, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
+                           ResultFromPlacement, ResultSharding, ShardLayout, SpecMatches, UsesPrimitive)
 from grader.checks.base import Check
 from grader.outcome import Outcome
 from grader.sandbox.process import Limits
@@ -42,10 +44,11 @@ def judge(tmp_path: Path) -> Iterator:
     def run(check: Check, body: str, probe: np.ndarray = PROBE) -> Outcome:
         path = tmp_path / f"case{len(sessions)}.py"
         path.write_text(HEADER + "\n\n" + textwrap.dedent(body))
-        session = Session(path, "f", 8, Limits(call_s=20, total_s=60))
+        session = Session(path, "f", ("x",), 8, Limits(call_s=20, total_s=60))
         sessions.append(session)
         assert session.load().ok, session.load().detail
-        return check.judge(Context(session, probe, 0, "f", path.stem, 8))
+        signature = Signature({"x": Array("float32", tuple(probe.shape))})
+        return check.judge(Context(session, signature, {"x": probe}, 0, "f", path.stem, 8))
 
     yield run
     for session in sessions:
@@ -96,7 +99,7 @@ def test_a_psum_of_something_unrelated_to_x_does_not_count(judge) -> None:
                                   in_specs=P("data"), out_specs=P())(x)
             return jnp.sum(x) + 0 * count
     """)
-    assert outcome.status == "failed" and "never reads a value computed from x" in outcome.message
+    assert outcome.status == "failed" and "never reads a value computed from your arguments" in outcome.message
 
 
 def test_a_psum_whose_result_is_dropped_does_not_count(judge) -> None:
@@ -109,12 +112,20 @@ def test_a_psum_whose_result_is_dropped_does_not_count(judge) -> None:
     assert outcome.status == "failed" and "is never used" in outcome.message
 
 
-def test_an_untraceable_function_cannot_show_its_program(judge) -> None:
+def test_a_shard_map_body_that_refuses_to_be_staged_cannot_show_its_collectives(judge) -> None:
+    """An eager shard_map body runs on tracers too, so one that runs eagerly also stages, unless
+    it behaves differently on purpose: then nothing inside it can be credited."""
     outcome = judge(PSUM, """
+        def body(b):
+            if type(b).__name__ == "DynamicJaxprTracer":
+                raise ValueError("not while the grader looks")
+            return jax.lax.psum(jnp.sum(b), "data")
+
         def f(x):
-            return jnp.asarray(float(np.asarray(x).sum()))
+            return jax.shard_map(body, mesh=MESH, in_specs=P("data"), out_specs=P())(x)
     """)
     assert outcome.status == "failed" and "could not be inspected" in outcome.message
+    assert "body of your jax.shard_map could not be traced" in outcome.message
 
 
 def test_avoided_primitives_are_named_when_used(judge) -> None:
@@ -153,7 +164,7 @@ def test_devices_in_another_order_hold_the_wrong_blocks(judge) -> None:
             return jax.device_put(x, NamedSharding(backwards, P("data", "model")))
     """, MATRIX)
     assert outcome.status == "failed"
-    assert "holds x[2:4, 6:8], should hold x[0:2, 0:2]" in outcome.message  # device 0 is now last in the grid
+    assert "holds [2:4, 6:8], should hold [0:2, 0:2]" in outcome.message  # device 0 is now last in the grid
 
 
 def test_a_replicated_result_is_not_the_declared_sharding(judge) -> None:
@@ -165,7 +176,7 @@ def test_a_replicated_result_is_not_the_declared_sharding(judge) -> None:
     assert sharding.status == "failed" and "its spec is PartitionSpec(), not PartitionSpec('data', 'model')" \
         in sharding.message
     layout = judge(ShardLayout(id="structure.blocks", title="blocks", target=BLOCKS), body, MATRIX)
-    assert layout.status == "failed" and "holds x[0:4, 0:8]" in layout.message
+    assert layout.status == "failed" and "holds [0:4, 0:8]" in layout.message
 
 
 def test_a_numpy_result_has_no_layout(judge) -> None:
@@ -174,3 +185,94 @@ def test_a_numpy_result_has_no_layout(judge) -> None:
             return np.asarray(x)
     """, MATRIX)
     assert outcome.status == "failed" and "not a JAX array" in outcome.message
+
+
+# -- collectives by meaning --------------------------------------------------------------------
+PMEAN = UsesPrimitive(id="structure.pmean", title="pmean over data", operation="pmean", axes=("data",),
+                      inside="shard_map")
+
+
+def _mean_body(expression: str) -> str:
+    return f"""
+        def f(x):
+            return jax.shard_map(lambda b: {expression}, mesh=MESH, in_specs=P("data"), out_specs=P())(x)
+    """
+
+
+def test_pmean_is_found_by_meaning(judge) -> None:
+    assert judge(PMEAN, _mean_body('jax.lax.pmean(jnp.sum(b), "data")')).status == "passed"
+    assert judge(PMEAN, _mean_body('jax.lax.psum(jnp.sum(b), "data") / 8')).status == "passed"
+    summed = judge(PMEAN, _mean_body('jax.lax.psum(jnp.sum(b), "data")'))
+    assert summed.status == "failed" and "never uses jax.lax.pmean" in summed.message
+
+
+def test_a_mean_scaled_back_up_is_not_a_psum(judge) -> None:
+    outcome = judge(PSUM, _mean_body('jax.lax.pmean(jnp.sum(b), "data") * 8'))
+    assert outcome.status == "failed" and "averages with a mean" in outcome.message
+
+
+# -- untraceable code, judged from the real call -----------------------------------------------
+MATRIX16 = np.arange(48, dtype=np.float32).reshape(16, 3) - 7.0
+ROWS = NamedShardingTarget(axis_names=("data",), spec=("data", None), via="jit_in")
+CONSTRAINED = NamedShardingTarget(axis_names=("data",), spec=("data", None), via="constraint", match="derived",
+                                  shaped_like="x", inside="jit", label="the squares")
+
+
+@pytest.mark.parametrize("untraceable", ["print(out.sharding)", "out.block_until_ready()",
+                                         "assert len(out.addressable_shards) == 8"])
+def test_jit_shardings_of_untraceable_code_are_seen_in_the_real_call(judge, untraceable) -> None:
+    body = f"""
+        SUM = jax.jit(lambda m: jnp.sum(m, axis=0), in_shardings=NamedSharding(MESH, P("data", None)),
+                      out_shardings=NamedSharding(MESH, P()))
+
+        def f(x):
+            out = SUM(x)
+            {untraceable}
+            return out
+    """
+    for check in (PlacedOnNamedSharding(id="structure.in", title="in", target=ROWS),
+                  MeshMatches(id="structure.mesh", title="mesh", target=ROWS),
+                  SpecMatches(id="structure.spec", title="spec", target=ROWS)):
+        outcome = judge(check, body, MATRIX16)
+        assert outcome.status == "passed", outcome.message
+
+
+def test_a_constraint_in_untraceable_code_is_seen_and_must_be_on_the_squares(judge) -> None:
+    template = """
+        @jax.jit
+        def energies(m):
+            y = m * m
+            {constrained}
+            return jnp.sum(y, axis=1)
+
+        def f(x):
+            out = energies(x)
+            print(out.sharding)
+            return out
+    """
+    right = template.format(constrained='y = jax.lax.with_sharding_constraint(y, NamedSharding(MESH, P("data", None)))')
+    for check in (PlacedOnNamedSharding(id="structure.c", title="c", target=CONSTRAINED),
+                  ResultFromPlacement(id="structure.used", title="used", target=CONSTRAINED)):
+        assert judge(check, right, MATRIX16).status == "passed"
+    on_input = template.replace("y = m * m", "m = jax.lax.with_sharding_constraint(m, NamedSharding(MESH, "
+                                                 "P('data', None)))\n            y = m * m").format(constrained="")
+    outcome = judge(PlacedOnNamedSharding(id="structure.c", title="c", target=CONSTRAINED), on_input, MATRIX16)
+    assert outcome.status == "failed" and "x itself" in outcome.message
+    on_sum = template.replace("return jnp.sum(y, axis=1)", "return jax.lax.with_sharding_constraint("
+                                                            "jnp.sum(y, axis=1), NamedSharding(MESH, P('data')))")
+    outcome = judge(PlacedOnNamedSharding(id="structure.c", title="c", target=CONSTRAINED),
+                    on_sum.format(constrained=""), MATRIX16)
+    assert outcome.status == "failed" and "another shape than x" in outcome.message
+
+
+def test_an_eager_untraceable_shard_map_is_judged_from_the_real_call(judge) -> None:
+    body = """
+        def f(x):
+            out = jax.shard_map(lambda b: jax.lax.psum(jnp.sum(b), "data"), mesh=MESH,
+                                in_specs=P("data"), out_specs=P())(x)
+            print(out.sharding, len(out.addressable_shards))
+            return out
+    """
+    assert judge(PSUM, body).status == "passed"
+    target = NamedShardingTarget(axis_names=("data",), spec=("data",), via="shard_map_in")
+    assert judge(SpecMatches(id="structure.spec", title="spec", target=target), body).status == "passed"

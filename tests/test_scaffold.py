@@ -32,7 +32,7 @@ def test_the_folder_has_every_part_of_the_format(tmp_path: Path) -> None:
     assert [c.id for c in exercise.checks] == list(exercise.points)  # checks and [points] agree
     assert [v.expect for v in exercise.variants("wrong")] == ["load"]
     assert "def double_it(x" in exercise.starter.read_text()
-    assert exercise.probe.ndim == 1
+    assert exercise.probe["x"].ndim == 1 and exercise.signature_text == "double_it(x: jax.Array) -> jax.Array"
 
 
 def test_unfilled_it_does_not_validate_and_filled_in_it_does(tmp_path: Path) -> None:
@@ -48,8 +48,12 @@ def test_unfilled_it_does_not_validate_and_filled_in_it_does(tmp_path: Path) -> 
         '    raise NotImplementedError("write the expected answer of double_it in checks.py")',
         "    return np.asarray(x, np.float64) * 2"))
     [after] = validate([load_exercise(directory)], seeds=(0, 1), workers=2)
-    assert after.ok, [(v.name, [x.problem for x in v.verdicts]) for v in after.variants]
+    assert not after.errors and all(v.ok for v in after.variants), \
+        [(v.name, [x.problem for x in v.verdicts]) for v in after.variants]
     assert {v.name for v in after.variants} == {"reference", "wrong/load_wrong_name.py"}
+    # What remains is the author's: structure checks, the mistakes students make, other solutions.
+    missing = " ".join(after.requirements)
+    assert "structure checks" in missing and "wrong/ needs" in missing and "right/ needs" in missing
 
 
 def test_bad_slugs_and_existing_folders_are_refused(tmp_path: Path) -> None:

@@ -1,29 +1,32 @@
 """Checks for jit_shardings, built from the grader's check library."""
 import numpy as np
 
+from grader.arguments import Array, Signature
 from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultSharding,
-                           ReturnsArray, SpecMatches, ValueProperty, WithinLimits)
-from grader.strategies import exact_axis_sum, float32_arrays, float32_axis_sum_tolerance
+                           Returns, SpecMatches, ValueProperty, WithinLimits)
+from grader.strategies import arguments, exact_axis_sum, float32_array, float32_axis_sum_tolerance, shapes
+
+SIGNATURE = Signature({"x": Array("float32", "r c")}, returns=Array("float32", "c"))
 
 # Structure is observed on this input: 16 rows, 3 columns, a shape no value test uses.
-PROBE = np.arange(48, dtype=np.float32).reshape(16, 3) * 0.75 - 9.0
+PROBE = {"x": np.arange(48, dtype=np.float32).reshape(16, 3) * 0.75 - 9.0}
 
-SHAPES = ((0, 3), (8, 1), (8, 4), (16, 5), (32, 2))
+# Rows a multiple of 8 (the mesh splits them), any number of columns: no rows, no columns, one column.
+SHAPES = shapes("r c", (0, 3), (8, 0), (8, 1), (8, 4), (16, 5), (32, 2))
 
 # x goes into the jitted function split by rows; its output comes back replicated.
 INPUT = NamedShardingTarget(
     axis_names=("data",), spec=("data", None), via="jit_in",
     also_accept={("data",): "PartitionSpec('data') splits the rows the same way."})
-OUTPUT = NamedShardingTarget(axis_names=("data",), spec=(), via="jit_out", operand="derived", label="the result",
+OUTPUT = NamedShardingTarget(axis_names=("data",), spec=(), via="jit_out", operand="result",
                              also_accept={(None,): "PartitionSpec(None) leaves a vector whole too."})
 
 CHECKS = [
     LoadsFunction(id="load.function", title="The file loads and defines column_sums(x)"),
-    ReturnsArray(id="type.one_per_column", title="Returns a float32 JAX array with one entry per column",
-                 shape=lambda shape: shape[1:],
+    Returns(id="type.one_per_column", title="Returns a float32 JAX array with one entry per column",
                  hint="Sum over the rows (axis=0): one number per column."),
     ValueProperty(id="value.random_matrices", title="Sums the columns of random matrices correctly (Hypothesis)",
-                  strategy=float32_arrays(SHAPES, bound=1e30), expected=exact_axis_sum(0),
+                  inputs=arguments(SHAPES, x=float32_array("r c", bound=1e30)), expected=exact_axis_sum(0),
                   tolerance=float32_axis_sum_tolerance(0),
                   hint="Each entry is the plain sum of one column over all rows."),
     PlacedOnNamedSharding(id="structure.in_shardings", title="x enters a jax.jit through in_shardings",

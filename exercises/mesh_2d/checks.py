@@ -1,21 +1,25 @@
 """Checks for mesh_2d, built from the grader's check library."""
 import numpy as np
 
+from grader.arguments import Array, Signature
 from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
-                           ResultFromPlacement, ReturnsArray, ShardLayout, SpecMatches, ValueProperty, WithinLimits)
-from grader.strategies import elementwise_tolerance, float32_arrays
+                           ResultFromPlacement, Returns, ShardLayout, SpecMatches, ValueProperty, WithinLimits)
+from grader.strategies import arguments, elementwise_tolerance, float32_array, shapes
+
+SIGNATURE = Signature({"x": Array("float32", "r c")}, returns=Array("float32", "r c"))
 
 # Structure is observed on this input: 8 x 12 (every spec the wrong variants use divides it),
 # a shape no value test uses.
-PROBE = (np.arange(96, dtype=np.float32).reshape(8, 12) - 40.0) * 0.25
+PROBE = {"x": (np.arange(96, dtype=np.float32).reshape(8, 12) - 40.0) * 0.25}
 
 # Rows divide by 8 and columns by 8, so swapped or flattened specs run too (and fail structure only).
 # No empty matrix: in jax 0.10.2 reading back an empty 2-D-sharded result of jnp.square on a
 # jax.make_mesh (Explicit) mesh raises inside JAX, which would fail correct solutions.
-SHAPES = ((8, 8), (16, 8), (8, 16), (24, 8))
+# The smallest matrix the statement allows (2 x 4), and sizes every spec of the wrong variants divides.
+SHAPES = shapes("r c", (2, 4), (8, 8), (16, 8), (8, 16), (24, 8))
 
 TARGET = NamedShardingTarget(axis_names=("data", "model"), spec=("data", "model"), mesh_shape=(2, 4),
-                             operand="x_exact")
+                             match="exact")
 
 
 def square(x: np.ndarray) -> np.ndarray:
@@ -24,9 +28,9 @@ def square(x: np.ndarray) -> np.ndarray:
 
 CHECKS = [
     LoadsFunction(id="load.function", title="The file loads and defines square_blocks(x)"),
-    ReturnsArray(id="type.like_x", title="Returns a float32 JAX array shaped like x", shape="input"),
+    Returns(id="type.like_x", title="Returns a float32 JAX array shaped like x"),
     ValueProperty(id="value.random_matrices", title="Squares random matrices element by element (Hypothesis)",
-                  strategy=float32_arrays(SHAPES, bound=1e15), expected=square,
+                  inputs=arguments(SHAPES, x=float32_array("r c", bound=1e15)), expected=square,
                   tolerance=elementwise_tolerance(square),
                   hint="Multiply the placed matrix by itself element by element (placed * placed)."),
     PlacedOnNamedSharding(id="structure.placed", title="Places x itself with jax.device_put on a NamedSharding",

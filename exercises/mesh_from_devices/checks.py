@@ -1,16 +1,19 @@
 """Checks for mesh_from_devices, built from the grader's check library."""
 import numpy as np
 
+from grader.arguments import Array, Signature
 from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultSharding,
-                           ReturnsArray, SpecMatches, ValueProperty, WithinLimits)
-from grader.strategies import elementwise_tolerance, float32_vectors
+                           Returns, SpecMatches, ValueProperty, WithinLimits)
+from grader.strategies import LENGTHS, arguments, dims, elementwise_tolerance, float32_array
+
+SIGNATURE = Signature({"x": Array("float32", "n")}, returns=Array("float32", "n"))
 
 # Structure is observed on this input: distinct values, a length no value test uses.
-PROBE = np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5], dtype=np.float32)
+PROBE = {"x": np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5], dtype=np.float32)}
 
 # x itself (not a value computed from it) goes onto a 2 x 2 mesh over jax.devices()[:4].
 TARGET = NamedShardingTarget(axis_names=("data", "model"), spec=(), devices=(None, 4), mesh_shape=(2, 2),
-                             operand="x_exact")
+                             match="exact")
 
 
 def four_times(x: np.ndarray) -> np.ndarray:
@@ -20,10 +23,10 @@ def four_times(x: np.ndarray) -> np.ndarray:
 
 CHECKS = [
     LoadsFunction(id="load.function", title="The file loads and defines replicate_on_mesh(x)"),
-    ReturnsArray(id="type.like_x", title="Returns a float32 JAX array shaped like x", shape="input",
+    Returns(id="type.like_x", title="Returns a float32 JAX array shaped like x",
                  hint="Return the JAX array itself, with x's shape: no float(), no NumPy conversion, no reshaping."),
     ValueProperty(id="value.random_vectors", title="Scales random vectors by the mesh size (Hypothesis)",
-                  strategy=float32_vectors(bound=1e30), expected=four_times,
+                  inputs=arguments(dims(n=LENGTHS), x=float32_array("n", bound=1e30)), expected=four_times,
                   tolerance=elementwise_tolerance(four_times),
                   hint="mesh.size counts the devices in the mesh (4), not jax.device_count() (8) and not the "
                        "number of axes (2)."),

@@ -1,25 +1,28 @@
 """Checks for move_between_shardings, built from the grader's check library."""
 import numpy as np
 
-from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, ResultFromPlacement, ReturnsArray,
+from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, ResultFromPlacement, Returns,
                            ShardLayout, SpecMatches, ValueProperty, WithinLimits)
-from grader.strategies import exactly, float32_vectors, no_tolerance
+from grader.arguments import Array, Signature
+from grader.strategies import arguments, dims, exactly, float32_array, no_tolerance
+
+SIGNATURE = Signature({"x": Array("float32", "n")}, returns=Array("float32", "n"))
 
 # Structure is observed on this input: 12 distinct values, three per device.
-PROBE = np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5, 6.0, -2.5, 3.0, 9.0, -4.0], dtype=np.float32)
+PROBE = {"x": np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5, 6.0, -2.5, 3.0, 9.0, -4.0], dtype=np.float32)}
 
 # First x itself goes onto jax.devices()[:4]; then a value computed from it (the placed copy)
 # goes onto jax.devices()[4:], in device order.
-FIRST = NamedShardingTarget(axis_names=("data",), spec=("data",), devices=(None, 4), operand="x_exact")
-SECOND = NamedShardingTarget(axis_names=("data",), spec=("data",), devices=(4, None), operand="derived",
+FIRST = NamedShardingTarget(axis_names=("data",), spec=("data",), devices=(None, 4), match="exact")
+SECOND = NamedShardingTarget(axis_names=("data",), spec=("data",), devices=(4, None), match="derived",
                              label="the placed array")
 
 CHECKS = [
     LoadsFunction(id="load.function", title="The file loads and defines move_to_second_half(x)"),
-    ReturnsArray(id="type.like_x", title="Returns a float32 JAX array shaped like x", shape="input",
+    Returns(id="type.like_x", title="Returns a float32 JAX array shaped like x",
                  hint="Return the moved JAX array itself, in float32."),
     ValueProperty(id="value.random_vectors", title="Moving changes no value (Hypothesis)",
-                  strategy=float32_vectors(lengths=(0, 4, 8, 16, 32), bound=1e30), expected=exactly,
+                  inputs=arguments(dims(n=(0, 4, 8, 16, 32)), x=float32_array("n", bound=1e30)), expected=exactly,
                   tolerance=no_tolerance,
                   hint="jax.device_put copies values bit for bit: no casting, reordering or arithmetic."),
     MeshMatches(id="structure.first_mesh", title="x is first placed on jax.devices()[:4] with axis 'data'",

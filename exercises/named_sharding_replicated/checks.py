@@ -1,12 +1,15 @@
 """Checks for named_sharding_replicated, built from the grader's check library."""
 import numpy as np
 
+from grader.arguments import Array, Signature
 from grader.checks import (Case, FixedCases, LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
-                           ResultFromPlacement, ReturnsArray, SpecMatches, ValueProperty, WithinLimits)
-from grader.strategies import float32_vectors
+                           ResultFromPlacement, Returns, SpecMatches, ValueProperty, WithinLimits)
+from grader.strategies import LENGTHS, arguments, dims, float32_array
+
+SIGNATURE = Signature({"x": Array("float32", "n")}, returns=Array("float32", ()))
 
 # Structure is observed on this input: distinct values, a length no value test uses.
-PROBE = np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5], dtype=np.float32)
+PROBE = {"x": np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5], dtype=np.float32)}
 
 TARGET = NamedShardingTarget(
     axis_names=("data",), spec=(), devices=(None, 1),
@@ -15,21 +18,21 @@ TARGET = NamedShardingTarget(
 
 CHECKS = [
     LoadsFunction(id="load.function", title="The file loads and defines replicated_sharding_value(x)"),
-    ReturnsArray(id="type.float32_scalar", title="Returns a float32 JAX array of shape ()", shape=(), dtype="float32",
+    Returns(id="type.float32_scalar", title="Returns a float32 JAX array of shape ()",
                  hint="Return the JAX array itself: float(...), .item() or np.float32(...) turn it into something "
                       "else, and keepdims=True or reshaping keeps a dimension."),
     ValueProperty(id="value.random_vectors", title="Sums random vectors correctly (Hypothesis)",
-                  strategy=float32_vectors(bound=1e30),
+                  inputs=arguments(dims(n=LENGTHS), x=float32_array("n", bound=1e30)),
                   hint="The sum of the placed array is the plain sum of x: replication does not multiply it "
                        "by the number of devices, and every element counts."),
     FixedCases(id="value.special_inputs", title="Sums empty, long and non-finite vectors correctly",
-               cases=(Case(label="the empty vector", code="[]"),
+               cases=(Case(label="the empty vector", code={"x": "[]"}),
                       Case(label="a vector of 100,000 mixed elements",
-                           code="np.random.default_rng(7).uniform(-1e3, 1e3, 100_000)"),
-                      Case(label="[nan]", code="[np.nan]", answer=float("nan")),
-                      Case(label="[inf, -inf]", code="[np.inf, -np.inf]", answer=float("nan")),
-                      Case(label="[inf, 1.0]", code="[np.inf, 1.0]", answer=float("inf")),
-                      Case(label="a float32 overflow", code="[3e38, 3e38]", answer=float("inf"))),
+                           code={"x": "np.random.default_rng(7).uniform(-1e3, 1e3, 100_000)"}),
+                      Case(label="[nan]", code={"x": "[np.nan]"}, answer=float("nan")),
+                      Case(label="[inf, -inf]", code={"x": "[np.inf, -np.inf]"}, answer=float("nan")),
+                      Case(label="[inf, 1.0]", code={"x": "[np.inf, 1.0]"}, answer=float("inf")),
+                      Case(label="a float32 overflow", code={"x": "[3e38, 3e38]"}, answer=float("inf"))),
                hint="Sum the whole array with jnp.sum in float32: no slicing, no loops that skip elements, "
                     "no special-casing of empty or non-finite inputs."),
     PlacedOnNamedSharding(id="structure.placed", title="Places x with jax.device_put on a NamedSharding",

@@ -1,24 +1,27 @@
 """Checks for shard_map_psum, built from the grader's check library."""
 import numpy as np
 
-from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ReturnsArray,
+from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, Returns,
                            SpecMatches, UsesPrimitive, ValueProperty, WithinLimits)
-from grader.strategies import float32_vectors
+from grader.arguments import Array, Signature
+from grader.strategies import arguments, dims, float32_array
+
+SIGNATURE = Signature({"x": Array("float32", "n")}, returns=Array("float32", ()))
 
 # Structure is observed on this input: 16 elements (two per device), distinct values.
-PROBE = np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5, 6.0, -2.5, 3.0, 9.0, -4.0, 0.25, 5.5, -6.0, 8.0],
-                 dtype=np.float32)
+PROBE = {"x": np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5, 6.0, -2.5, 3.0, 9.0, -4.0, 0.25, 5.5, -6.0, 8.0],
+                       dtype=np.float32)}
 
 # x enters shard_map split over 'data' (one block per device).
 TARGET = NamedShardingTarget(axis_names=("data",), spec=("data",), via="shard_map_in")
 
 CHECKS = [
     LoadsFunction(id="load.function", title="The file loads and defines sharded_sum(x)"),
-    ReturnsArray(id="type.float32_scalar", title="Returns a float32 JAX array of shape ()", shape=(),
+    Returns(id="type.float32_scalar", title="Returns a float32 JAX array of shape ()",
                  hint="Return the psum'd total as shard_map gives it back: out_specs=PartitionSpec() makes it a "
                       "scalar."),
     ValueProperty(id="value.random_vectors", title="Sums random vectors correctly (Hypothesis)",
-                  strategy=float32_vectors(lengths=(0, 8, 16, 24, 64), bound=1e30),
+                  inputs=arguments(dims(n=(0, 8, 16, 24, 64)), x=float32_array("n", bound=1e30)),
                   hint="The total is the plain sum of x: psum adds the partial sums (pmean would average them)."),
     PlacedOnNamedSharding(id="structure.shard_map", title="x is split over a mesh by jax.shard_map", target=TARGET,
                           hint="Call jax.shard_map(f, mesh=mesh, in_specs=PartitionSpec('data'), "

@@ -2,30 +2,33 @@
 import numpy as np
 
 from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
-                           ResultFromPlacement, ResultSharding, ReturnsArray, SpecMatches, ValueProperty,
+                           ResultFromPlacement, ResultSharding, Returns, SpecMatches, ValueProperty,
                            WithinLimits)
-from grader.strategies import exact_axis_sum, float32_arrays, float32_axis_sum_tolerance
+from grader.arguments import Array, Signature
+from grader.strategies import arguments, exact_axis_sum, float32_array, float32_axis_sum_tolerance, shapes
+
+SIGNATURE = Signature({"x": Array("float32", "r c")}, returns=Array("float32", "r"))
 
 # Structure is observed on this input: 16 rows (two per device), 8 columns (so a column split
 # also runs and can be named), a shape no value test uses.
-PROBE = np.arange(128, dtype=np.float32).reshape(16, 8) * 0.5 - 20.0
+PROBE = {"x": np.arange(128, dtype=np.float32).reshape(16, 8) * 0.5 - 20.0}
 
 # Every row count divides evenly over the 8 devices (JAX refuses uneven splits).
-SHAPES = ((0, 4), (8, 1), (8, 5), (16, 3), (24, 2), (32, 7))
+# No rows, no columns, one column, and rows in multiples of 8.
+SHAPES = shapes("r c", (0, 4), (8, 0), (8, 1), (8, 5), (16, 3), (24, 2), (32, 7))
 
 TARGET = NamedShardingTarget(
-    axis_names=("data",), spec=("data", None), operand="x_exact",
+    axis_names=("data",), spec=("data", None), match="exact",
     also_accept={("data",): "PartitionSpec('data') splits the rows the same way; writing the trailing None "
                             "says explicitly that columns stay whole."})
 RESULT = NamedShardingTarget(axis_names=("data",), spec=("data",))
 
 CHECKS = [
     LoadsFunction(id="load.function", title="The file loads and defines row_sums(x)"),
-    ReturnsArray(id="type.one_per_row", title="Returns a float32 JAX array with one entry per row",
-                 shape=lambda shape: shape[:1],
+    Returns(id="type.one_per_row", title="Returns a float32 JAX array with one entry per row",
                  hint="Sum along axis 1 (across the columns): the result has one number per row."),
     ValueProperty(id="value.random_matrices", title="Sums the rows of random matrices correctly (Hypothesis)",
-                  strategy=float32_arrays(SHAPES, bound=1e30), expected=exact_axis_sum(1),
+                  inputs=arguments(SHAPES, x=float32_array("r c", bound=1e30)), expected=exact_axis_sum(1),
                   tolerance=float32_axis_sum_tolerance(1),
                   hint="Each entry is the plain sum of one row: every column counts, and sharding does not "
                        "change the numbers."),

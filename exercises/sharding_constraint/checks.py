@@ -4,17 +4,21 @@ import math
 import numpy as np
 
 from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
-                           ResultFromPlacement, ReturnsArray, SpecMatches, ValueProperty, WithinLimits)
-from grader.strategies import FLOAT32, float32_arrays
+                           ResultFromPlacement, Returns, SpecMatches, ValueProperty, WithinLimits)
+from grader.arguments import Array, Signature
+from grader.strategies import FLOAT32, arguments, float32_array, shapes
+
+SIGNATURE = Signature({"x": Array("float32", "r c")}, returns=Array("float32", "r"))
 
 # Structure is observed on this input: 16 rows, 3 columns, a shape no value test uses.
-PROBE = np.arange(48, dtype=np.float32).reshape(16, 3) * 0.5 - 11.0
+PROBE = {"x": np.arange(48, dtype=np.float32).reshape(16, 3) * 0.5 - 11.0}
 
-SHAPES = ((0, 3), (8, 1), (8, 4), (16, 5), (32, 2))
+# No rows, no columns, one column, and rows in multiples of 8.
+SHAPES = shapes("r c", (0, 3), (8, 0), (8, 1), (8, 4), (16, 5), (32, 2))
 
 # A value computed from x (the squares), constrained inside jax.jit, split by rows.
 TARGET = NamedShardingTarget(
-    axis_names=("data",), spec=("data", None), via="constraint", operand="derived", inside="jit",
+    axis_names=("data",), spec=("data", None), via="constraint", match="derived", shaped_like="x", inside="jit",
     label="the squares", also_accept={("data",): "PartitionSpec('data') splits the rows the same way."})
 
 
@@ -33,10 +37,10 @@ def energy_tolerance(x: np.ndarray) -> np.ndarray:
 
 CHECKS = [
     LoadsFunction(id="load.function", title="The file loads and defines row_energies(x)"),
-    ReturnsArray(id="type.one_per_row", title="Returns a float32 JAX array with one entry per row",
-                 shape=lambda shape: shape[:1], hint="Sum the squares along axis 1: one number per row."),
+    Returns(id="type.one_per_row", title="Returns a float32 JAX array with one entry per row",
+            hint="Sum the squares along axis 1: one number per row."),
     ValueProperty(id="value.random_matrices", title="Sums the squares of each row correctly (Hypothesis)",
-                  strategy=float32_arrays(SHAPES, bound=1e15), expected=energies, tolerance=energy_tolerance,
+                  inputs=arguments(SHAPES, x=float32_array("r c", bound=1e15)), expected=energies, tolerance=energy_tolerance,
                   hint="Square each element, then sum each row: jnp.sum(y, axis=1) with y = m * m."),
     PlacedOnNamedSharding(id="structure.constrained",
                           title="The squares are constrained with with_sharding_constraint inside jax.jit",

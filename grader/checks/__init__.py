@@ -14,7 +14,7 @@ _EXPORTS = {
     "WithinLimits": "limits",
     "LoadsFunction": "load",
     "AvoidsPrimitives": "program_checks", "UsesPrimitive": "program_checks",
-    "ReturnsArray": "returns",
+    "Returns": "returns",
     "MeshMatches": "structure", "NamedShardingTarget": "structure", "PlacedOnNamedSharding": "structure",
     "ResultFromPlacement": "structure", "SpecMatches": "structure",
     "Case": "values", "FixedCases": "values", "ValueProperty": "values",

@@ -3,28 +3,30 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, TypeVar
 
 from grader.outcome import Category, Outcome
 
 if TYPE_CHECKING:
+    from grader.arguments import Signature
     from grader.observe.session import Session
+
+T = TypeVar("T")
 
 
 @dataclass
 class Context:
-    """What a check may use: the live session, the exercise's probe input, the seed, and
-    how to name the submission in a reproduce command."""
+    """What a check may use: the live session, the exercise's signature and probe arguments
+    (a dict by parameter name), the seed, and how to name the submission in a reproduce command."""
     session: "Session"
-    probe: np.ndarray
+    signature: "Signature"
+    probe: dict[str, Any]
     seed: int
     function: str
     module: str
     devices: int
 
-    def memo(self, key: str, compute: Any) -> Any:
+    def memo(self, key: str, compute: Callable[[], T]) -> T:
         """Compute a shared observation once per submission (several checks read it)."""
         if key not in self.session.cache:
             self.session.cache[key] = compute()
@@ -46,3 +48,8 @@ class Check(ABC):
 
     def prepare(self, seed: int) -> None:
         """Work that needs no submission (drawing inputs), done while the child starts."""
+
+    def problems(self, signature: "Signature", probe: dict[str, Any]) -> list[str]:
+        """What is wrong with this check's declaration for an exercise (an operand that names
+        no parameter, inputs that do not fit the signature); ``jaxgrade validate`` reports them."""
+        return []

@@ -1,4 +1,4 @@
-"""``load``: the file can be imported and defines the function with one parameter."""
+"""``load``: the file can be imported and defines the function, callable with the declared arguments."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,8 +15,11 @@ class LoadsFunction(Check):
     def judge(self, context: Context) -> Outcome:
         loaded = context.session.load()
         name = context.function
+        call = context.signature.call_text(name)
+        count = len(context.signature.names)
+        arguments = "one argument" if count == 1 else f"{count} arguments"
         if loaded.ok:
-            return Outcome.passed(f"{loaded.detail.get('signature', name)} is defined and takes one argument.")
+            return Outcome.passed(f"{loaded.detail.get('signature', name)} is defined and takes {arguments}.")
         detail = loaded.detail
         if loaded.incident:
             return Outcome.failed(f"Your file could not be imported: {loaded.incident.message}.",
@@ -35,15 +38,15 @@ class LoadsFunction(Check):
             defined = detail.get("defined") or []
             found = f" Your file defines: {', '.join(defined)}." if defined else " Your file defines no functions."
             return Outcome.failed(f"Your file does not define a function named {name}.{found} "
-                                  f"Rename your function to {name}.", expected=f"def {name}(x): ...",
+                                  f"Rename your function to {name}.", expected=f"def {call}: ...",
                                   observed=", ".join(defined) or "no functions")
         if loaded.stage == "not_callable":
             return Outcome.failed(f"{name} in your file is a {detail.get('type')}, not a function. "
-                                  f"Define it with def {name}(x): ...")
+                                  f"Define it with def {call}: ...")
         if loaded.stage == "signature":
-            return Outcome.failed(f"{detail.get('signature')} cannot be called with one argument. "
-                                  f"The task calls {name}(x) with the array only; define {name}(x).",
-                                  expected=f"{name}(x)", observed=str(detail.get("signature")))
+            return Outcome.failed(f"{detail.get('signature')} cannot be called with {arguments}. "
+                                  f"The task calls {call}; define {call}.",
+                                  expected=call, observed=str(detail.get("signature")))
         if loaded.stage == "read":
             return Outcome.failed(f"Your file could not be read ({detail.get('error')}). Check the path and that "
                                   "the file is a readable Python source file.")

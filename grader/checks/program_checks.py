@@ -1,26 +1,35 @@
-"""``structure``: which operations the traced program performs, or must not perform.
+"""``structure``: which operations the function's program performs, or must not perform.
 
 A sharded computation is only what the task asks when the program really does it: a sum
 over a sharded array that matches ``jnp.sum(x)`` can come from a ``psum`` across devices or
-from gathering everything to one place first. These checks read the program JAX traces
-for the function (``jax.make_jaxpr`` in the child) and declare, per exercise, which
-primitives must appear (over which mesh axes, inside which transformation, on the path from
-x to the result) and which must not.
+from gathering everything to one place first. These checks read the program the probe call
+really ran (``grader.observe.recorder``: jitted functions and shard_map bodies included) and
+declare, per exercise, which operations must appear (over which mesh axes, inside which
+transformation, on the path from the arguments to the result) and which must not.
+
+Collectives are judged by meaning. ``jax.lax.pmean`` traces as a ``psum`` followed by a
+division by the axis size, so a psum whose result is divided by the size of its axes (or
+multiplied by its inverse) *is* a mean: it satisfies ``operation="pmean"`` and not
+``operation="psum"``, and ``pmean(...) * n`` is a mean scaled, not a psum.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 from typing import Any, ClassVar
 
+from grader.arguments import Signature, is_within
 from grader.checks.base import Check, Context
 from grader.checks.returns import probe_call
-from grader.outcome import Category, Outcome
+from grader.checks.structure import evidence
 from grader.observe.program import Node, Program
+from grader.outcome import Category, Outcome
 
 # JAX binds some collectives under several primitive names depending on the version and on
 # shard_map's check_vma; a task names the operation, the program shows one of these.
 ALIASES: dict[str, tuple[str, ...]] = {
     "psum": ("psum", "psum_invariant", "psum2"),
+    "pmean": ("psum", "psum_invariant", "psum2"),
     "all_gather": ("all_gather", "all_gather_invariant"),
     "psum_scatter": ("reduce_scatter", "psum_scatter"),
     "pmax": ("pmax",),
@@ -29,9 +38,10 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "all_to_all": ("all_to_all",),
 }
 # How a student writes each one, for messages.
-SPELLING = {"psum": "jax.lax.psum", "all_gather": "jax.lax.all_gather", "psum_scatter": "jax.lax.psum_scatter",
-            "pmax": "jax.lax.pmax", "pmin": "jax.lax.pmin", "ppermute": "jax.lax.ppermute",
-            "all_to_all": "jax.lax.all_to_all", "shard_map": "jax.shard_map", "jit": "jax.jit"}
+SPELLING = {"psum": "jax.lax.psum", "pmean": "jax.lax.pmean", "all_gather": "jax.lax.all_gather",
+            "psum_scatter": "jax.lax.psum_scatter", "pmax": "jax.lax.pmax", "pmin": "jax.lax.pmin",
+            "ppermute": "jax.lax.ppermute", "all_to_all": "jax.lax.all_to_all", "shard_map": "jax.shard_map",
+            "jit": "jax.jit"}
 
 
 def names_of(operation: str) -> tuple[str, ...]:
@@ -42,31 +52,77 @@ def spelled(operation: str) -> str:
     return SPELLING.get(operation, operation)
 
 
-def traced_program(context: Context) -> tuple[Program | None, str | None]:
-    """The submission's program on the probe input (traced once per submission), or why not."""
-    def trace() -> tuple[Program | None, str | None]:
-        returned = probe_call(context)
-        if not returned.ok:
-            return None, f"your function {returned.describe()}"
-        reply = context.memo("trace", lambda: context.session.trace(context.probe))  # shared with placements
-        if not reply.get("ok"):
-            return None, f"jax.make_jaxpr could not trace your function: {reply.get('error')}"
-        return Program.from_data(reply["program"]), None
-    return context.memo("program", trace)
+def _axes(node: Node) -> list[Any]:
+    axes = node.params.get("axes", node.params.get("axis_name", ()))
+    return list(axes) if isinstance(axes, (list, tuple)) else [axes]
+
+
+def axis_sizes(program: Program) -> dict[str, int]:
+    """The size of every mesh axis a shard_map of the program runs over."""
+    sizes: dict[str, int] = {}
+    for node in program.uses("shard_map"):
+        mesh = node.params.get("mesh") or {}
+        sizes.update(zip(mesh.get("axis_names") or (), mesh.get("mesh_shape") or ()))
+    return sizes
+
+
+def mean_of(program: Program, node: Node, sizes: dict[str, int]) -> Node | None:
+    """The division that makes ``node`` (a psum) a mean: a consumer dividing its output by the
+    size of its axes, or multiplying it by the inverse; None when the psum stays a sum."""
+    axes = _axes(node)
+    if not all(a in sizes for a in axes):
+        return None
+    count = prod(sizes[a] for a in axes)
+    for out in node.outputs:
+        if out is None:
+            continue
+        for consumer in program.consumers(out):
+            literals = consumer.literals or {}
+            if consumer.primitive == "div" and consumer.inputs[:1] == (out,) and _near(literals.get(1), count):
+                return consumer
+            if consumer.primitive == "mul" and any(_near(v, 1 / count) for v in literals.values()):
+                return consumer
+    return None
+
+
+def _near(value: Any, wanted: float) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value - wanted) <= 1e-6 * abs(wanted)
+
+
+def observed_program(context: Context) -> tuple[Program | None, str | None]:
+    """The program the probe call ran, or why there is none to judge."""
+    returned = probe_call(context)
+    if not returned.ok or returned.program is None:
+        return None, f"your function {returned.describe()}"
+    problem = evidence(context).problem
+    if problem:
+        return None, problem[:1].lower() + problem[1:]
+    unstaged = [n for n in returned.program.uses("shard_map") if "unstaged" in n.params]
+    if unstaged:
+        return None, ("the body of your jax.shard_map could not be traced "
+                      f"({str(unstaged[0].params['unstaged'])[:200]}), so the operations inside it cannot be seen")
+    return returned.program, None
 
 
 @dataclass(frozen=True, kw_only=True)
 class UsesPrimitive(Check):
-    """``operation`` (a primitive, or a collective named as in ``ALIASES``) appears in the
-    traced program: over exactly ``axes`` when given (collectives), inside ``inside`` when
-    given (e.g. ``"shard_map"``), and, with ``on_path``, reading a value computed from x and
+    """``operation`` (a primitive, or a collective named as in ``ALIASES``; ``"psum"`` and
+    ``"pmean"`` by meaning) appears in the program: over exactly ``axes`` when given
+    (collectives), inside ``inside`` when given (e.g. ``"shard_map"``), and, with ``on_path``,
+    reading a value computed from ``reads`` (a parameter or leaf; any argument when None) and
     feeding the result (so a collective on a constant, or one whose output is dropped, does
     not count)."""
     operation: str
     axes: tuple[str, ...] | None = None
     inside: str | None = None
     on_path: bool = True
+    reads: str | None = None
     category: ClassVar[Category] = "structure"
+
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        if self.reads is not None and not any(is_within(p, self.reads) for p in signature.leaf_specs()):
+            return [f"{self.id}: reads={self.reads!r} names no parameter or leaf of one"]
+        return []
 
     def expected_text(self) -> str:
         text = spelled(self.operation)
@@ -74,18 +130,30 @@ class UsesPrimitive(Check):
             text += f" over axis {', '.join(map(repr, self.axes))}"
         if self.inside:
             text += f" inside {spelled(self.inside)}"
-        return text + (" on the way from x to the result" if self.on_path else "")
+        source = self.reads or "the arguments"
+        return text + (f" on the way from {source} to the result" if self.on_path else "")
 
     def judge(self, context: Context) -> Outcome:
-        program, why = traced_program(context)
+        program, why = observed_program(context)
         want = self.expected_text()
         if program is None:
-            return Outcome.failed(f"The program could not be inspected: {why}. This check needs a function "
-                                  "jax.make_jaxpr can trace.", expected=want, observed=str(why))
+            return Outcome.failed(f"The program could not be inspected: {why}.", expected=want, observed=str(why))
+        sizes = axis_sizes(program)
         found = [n for n in program.nodes if n.primitive in names_of(self.operation)]
+        means: list[Node] = []
+        if self.operation in ("psum", "pmean"):
+            means = [n for n in found if mean_of(program, n, sizes)]
+            found = means if self.operation == "pmean" else [n for n in found if n not in means]
         if not found:
+            if self.operation == "psum" and means:
+                axes = _axes(means[0])
+                return Outcome.failed(
+                    f"Your program averages with a mean (a psum divided by the size of axis {axes}, which is what "
+                    f"jax.lax.pmean does); the task asks for {want}, whose result is the sum over the devices. "
+                    "Scaling a mean back up is not the same operation.",
+                    expected=want, observed=f"jax.lax.pmean over {axes}")
             return Outcome.failed(f"Your program never uses {spelled(self.operation)}. The task asks for {want}.",
-                                  expected=want, observed=f"no {spelled(self.operation)} in the traced program")
+                                  expected=want, observed=f"no {spelled(self.operation)} in the program")
         if self.axes is not None:
             axes_seen = [_axes(n) for n in found]
             found = [n for n in found if set(_axes(n)) == set(self.axes)]
@@ -101,32 +169,38 @@ class UsesPrimitive(Check):
                                       f"(found {len(outside)} outside it).", expected=want,
                                       observed=f"{spelled(self.operation)} outside {spelled(self.inside)}")
         if self.on_path:
-            from_x = program.derived_from(program.inputs[:1])
-            reads_x = [n for n in found if from_x.intersection(i for i in n.inputs if i is not None)]
-            if not reads_x:
-                return Outcome.failed(f"Your {spelled(self.operation)} never reads a value computed from x, so it "
-                                      "does no part of the task's work.", expected=want,
-                                      observed=f"{spelled(self.operation)} on values unrelated to x")
-            results = {o for o in program.outputs if o is not None}
-            feeding = [n for n in reads_x if results.intersection(program.derived_from(
-                [o for o in n.outputs if o is not None]))]
+            sources = [i for p, i in zip(program.input_paths, program.inputs)
+                       if self.reads is None or is_within(p, self.reads)]
+            reached = program.derived_from(sources)
+            reads = [n for n in found if reached.intersection(i for i in n.inputs if i is not None)]
+            source = self.reads or "your arguments"
+            if not reads:
+                return Outcome.failed(f"Your {spelled(self.operation)} never reads a value computed from {source}, "
+                                      "so it does no part of the task's work.", expected=want,
+                                      observed=f"{spelled(self.operation)} on values unrelated to {source}")
+            feeding = [n for n in reads if any(program.feeds(o) for o in self._outputs(program, n, sizes))]
             if not feeding:
                 return Outcome.failed(f"The result of your {spelled(self.operation)} is never used: the value you "
                                       "return is computed without it.", expected=want,
                                       observed=f"{spelled(self.operation)} whose output is dropped")
         return Outcome.passed(f"Your program uses {want}.")
 
+    def _outputs(self, program: Program, node: Node, sizes: dict[str, int]) -> list[int]:
+        """What a found operation gives: for a mean, what the division gives."""
+        divided = mean_of(program, node, sizes) if self.operation == "pmean" else None
+        return [o for o in (divided or node).outputs if o is not None]
+
 
 @dataclass(frozen=True, kw_only=True)
 class AvoidsPrimitives(Check):
-    """None of ``operations`` appears in the traced program (for tasks that must not, say,
-    gather the whole array onto every device). ``why`` says what each would mean."""
+    """None of ``operations`` appears in the program (for tasks that must not, say, gather the
+    whole array onto every device). ``why`` says what each would mean."""
     operations: tuple[str, ...]
     why: str = ""
     category: ClassVar[Category] = "structure"
 
     def judge(self, context: Context) -> Outcome:
-        program, reason = traced_program(context)
+        program, reason = observed_program(context)
         listed = ", ".join(spelled(o) for o in self.operations)
         if program is None:
             return Outcome.failed(f"The program could not be inspected: {reason}.",
@@ -135,10 +209,5 @@ class AvoidsPrimitives(Check):
         if used:
             text = ", ".join(spelled(o) for o in used)
             return Outcome.failed(f"Your program uses {text}. {self.why}".strip(), expected=f"no {listed}",
-                                  observed=f"{text} in the traced program")
+                                  observed=f"{text} in the program")
         return Outcome.passed(f"Your program uses none of {listed}.")
-
-
-def _axes(node: Node) -> list[Any]:
-    axes = node.params.get("axes", node.params.get("axis_name", ()))
-    return list(axes) if isinstance(axes, (list, tuple)) else [axes]

@@ -1,59 +1,91 @@
-"""``type``: what kind of value the function gives back."""
+"""``type``: what kind of value the function gives back, against the declared return structure."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, ClassVar
+from typing import Any, ClassVar
 
+from grader.arguments import Array, Key, Scalar, Signature, flatten_spec, resolve_shape
 from grader.checks.base import Check, Context
+from grader.observe.returned import Leaf, Returned, describe_structure
 from grader.outcome import Category, Outcome
-from grader.observe.session import Returned, describe_value
 
 
 def probe_call(context: Context) -> Returned:
-    """The function's answer on the exercise's probe input, shared by several checks."""
-    return context.memo("probe_call", lambda: context.session.call(context.probe))
+    """The function's answer on the exercise's probe arguments, shared by several checks. The
+    whole program this call runs is recorded too: structure is judged on it."""
+    return context.memo("probe_call", lambda: context.session.call(context.probe, record="full"))
+
+
+def wanted_leaves(signature: Signature, probe: dict[str, Any]) -> dict[str, Any]:
+    """The declared return structure for the probe's dimensions, by leaf path."""
+    dims = signature.dims_of(probe)
+    found: dict[str, Any] = {}
+    for path, spec in flatten_spec(signature.returns, "result"):
+        found[path] = (spec.dtype, resolve_shape(spec, dims)) if isinstance(spec, Array) else spec
+    return found
+
+
+def _wanted_text(want: Any) -> str:
+    if isinstance(want, tuple):
+        dtype, shape = want
+        return f"a JAX array of shape {shape} and dtype {dtype}"
+    if isinstance(want, Scalar):
+        return f"a Python {want.kind}"
+    return "a JAX PRNG key"
+
+
+def _leaf_problem(leaf: Leaf, want: Any, shape_advice: str) -> str | None:
+    if isinstance(want, Scalar):
+        ok = leaf.kind == "python" and leaf.type.split(".")[-1] == want.kind
+        return None if ok else f"Return a Python {want.kind}."
+    if isinstance(want, Key):
+        return None if leaf.kind == "jax_array" and "key" in (leaf.dtype or "") else "Return a JAX PRNG key."
+    dtype, shape = want
+    if leaf.kind == "jax_array" and leaf.shape == shape and leaf.dtype == dtype:
+        return None
+    if leaf.kind == "python":
+        return "Return the JAX array itself: do not convert it with float() or .item()."
+    if leaf.kind == "numpy":
+        return "Return the JAX array itself: do not convert it to NumPy."
+    if leaf.kind == "other":
+        return "Return the result of a jax.numpy operation."
+    if leaf.shape != shape:
+        return shape_advice
+    return f"Make the result {dtype}, e.g. with .astype(jnp.{dtype}) or jnp.sum(..., dtype=jnp.{dtype})."
 
 
 @dataclass(frozen=True, kw_only=True)
-class ReturnsArray(Check):
-    """The return value is a real ``jax.Array`` (not a lookalike) of the given shape and dtype.
-    ``shape`` is a fixed shape, ``"input"`` (shaped like the probe input), or a function of
-    the probe input's shape (``lambda s: s[:1]`` for one number per row)."""
-    shape: tuple[int, ...] | str | Callable[[tuple[int, ...]], tuple[int, ...]] = ()
-    dtype: str = "float32"
+class Returns(Check):
+    """The probe call returns the exercise's declared return structure (``Signature.returns``):
+    real ``jax.Array`` leaves (not lookalikes) of the declared shapes and dtypes, in the
+    declared tuple or dict. ``advice`` is said when a shape is wrong."""
+    advice: str | None = None
     category: ClassVar[Category] = "type"
-
-    def wanted_shape(self, context: Context) -> tuple[int, ...]:
-        given = tuple(context.probe.shape)
-        if self.shape == "input":
-            return given
-        if callable(self.shape):
-            return tuple(self.shape(given))
-        return tuple(self.shape)
 
     def judge(self, context: Context) -> Outcome:
         returned = probe_call(context)
-        shape = self.wanted_shape(context)
-        wanted = f"a JAX array of shape {shape} and dtype {self.dtype}"
+        wanted = wanted_leaves(context.signature, context.probe)
+        wanted_text = ("; ".join(f"{p}: {_wanted_text(w)}" for p, w in wanted.items()) if list(wanted) != ["result"]
+                       else _wanted_text(wanted["result"]))
         if not returned.ok:
             return Outcome.failed(f"Your function {returned.describe()}.", hint_applies=False,
-                                  expected=wanted, observed=returned.describe())
-        value = returned.value or {}
-        observed = describe_value(value)
-        if value.get("kind") == "jax_array" and tuple(value.get("shape", ())) == shape \
-                and value.get("dtype") == self.dtype:
-            return Outcome.passed(f"Returned {wanted}.")
-        advice = {
-            "python": "Return the JAX array itself: do not convert it with float() or .item().",
-            "numpy": "Return the JAX array itself: do not convert it to NumPy.",
-            "other": "Return the result of a jax.numpy operation.",
-        }.get(value.get("kind", ""), "")
-        if value.get("kind") == "jax_array":
-            if tuple(value.get("shape", ())) != shape:
-                advice = (f"Reduce to shape {shape}: a sum over the whole array, without keepdims or reshaping."
-                          if shape == () else f"Return an array of shape {shape} for the probe input x of shape "
-                                              f"{tuple(context.probe.shape)}.")
-            else:
-                advice = f"Make the result {self.dtype}, e.g. jnp.sum(..., dtype=jnp.{self.dtype})."
-        return Outcome.failed(f"Your function returned {observed}; the task asks for {wanted}. {advice}".strip(),
-                              expected=wanted, observed=observed)
+                                  expected=wanted_text, observed=returned.describe())
+        got = {leaf.path: leaf for leaf in returned.leaves}
+        observed = describe_structure(returned.leaves)
+        if set(got) != set(wanted):
+            missing, extra = sorted(set(wanted) - set(got)), sorted(set(got) - set(wanted))
+            parts = [f"missing {', '.join(missing)}" if missing else "", f"not asked for: {', '.join(extra)}" if extra
+                     else ""]
+            return Outcome.failed(f"Your function returned {observed}; the task asks for {wanted_text} "
+                                  f"({'; '.join(p for p in parts if p)}).", expected=wanted_text, observed=observed)
+        probe_shapes = ", ".join(f"{k} of shape {v.shape}" for k, v in context.probe.items() if hasattr(v, "shape"))
+        for path, want in wanted.items():
+            shape_advice = self.advice or (f"Return an array of shape {want[1]} for the probe input ({probe_shapes})."
+                                           if isinstance(want, tuple) else "")
+            advice = _leaf_problem(got[path], want, shape_advice)
+            if advice is not None:
+                what = "" if path == "result" else f" at {path}"
+                return Outcome.failed(f"Your function returned {got[path].describe()}{what}; the task asks for "
+                                      f"{_wanted_text(want)}. {advice}".strip(),
+                                      expected=wanted_text, observed=observed)
+        return Outcome.passed(f"Returned {wanted_text}.")

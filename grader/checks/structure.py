@@ -1,25 +1,43 @@
-"""``structure``: what the function really did with its argument, not just what it returned.
+"""``structure``: what the function really did with its arguments, not just what it returned.
 
-Three independent observations, all taken in the child by mechanisms in place before the
-submission was imported: the program JAX traces for it, the placements JAX performed while
-it really ran, and the sharding of the array it returned. The parent combines them into one
-``Evidence``; if they contradict each other (code that behaves differently when traced),
-every structure check fails and says so. Code that cannot be traced is judged from the real
-call alone.
+Evidence comes from a real call on the probe arguments, recorded as a program in the child
+(``grader.observe.recorder``): every placement it made (``jax.device_put``, the in/out
+shardings of every ``jax.jit`` it called, sharding constraints, ``shard_map`` specs), with
+exact dataflow, and the real device buffers of what it placed and returned. Code that cannot
+be traced is judged exactly like code that can. Then cross-checks, each of which turns a
+disagreement into a failure of every structure check:
+
+- the observers were still in place when each call ended (nothing removed them);
+- the buffers JAX really holds agree with the shardings the arrays report (a rewritten
+  ``Mesh`` or spec cannot make data on eight devices look like data on one);
+- the program ``jax.make_jaxpr`` traces, when it can, places the same things the same way
+  (code that behaves differently when traced);
+- every other call the value checks made placed the arguments, and returned its result, the
+  same way as the probe call (code that behaves correctly only for the probe's shapes).
+
+A :class:`NamedShardingTarget` names the value it is about by parameter or pytree path
+(``operand="w"``, ``operand="params['dense']['kernel']"``, ``operand="result"``), so
+messages name the student's own variables.
 """
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from abc import abstractmethod
 from dataclasses import dataclass, field
+from math import prod
 from typing import Any, ClassVar
 
+import numpy as np
+
+from grader.arguments import Signature, argument_leaves, is_within
 from grader.checks.base import Check, Context
 from grader.checks.returns import probe_call
-from grader.outcome import Category, Outcome
 from grader.observe.program import Program
+from grader.outcome import Category, Outcome
 
 Spec = tuple[Any, ...]
+Blocks = tuple[tuple[int, int], ...]  # [start, stop) per dimension
 
 
 def spec_key(spec: Any) -> Spec:
@@ -31,32 +49,81 @@ def spec_text(spec: Spec) -> str:
     return f"PartitionSpec({', '.join(repr(p) for p in spec)})"
 
 
+def trimmed(spec: Spec) -> Spec:
+    """Trailing Nones say nothing: PartitionSpec('data') and PartitionSpec('data', None) lay a
+    matrix out the same way, and JAX reports whichever the code wrote."""
+    spec = tuple(spec)
+    while spec and spec[-1] is None:
+        spec = spec[:-1]
+    return spec
+
+
 def sharding_text(sharding: dict[str, Any], names: list[str]) -> str:
     kind = sharding.get("type")
     if kind == "NamedSharding":
-        devices = ", ".join(names[i] if i < len(names) else f"#{i}" for i in sharding.get("mesh_devices", []))
+        devices = ", ".join(names[i] if isinstance(i, int) and 0 <= i < len(names) else f"#{i}"
+                            for i in sharding.get("mesh_devices") or [])
         return (f"NamedSharding(mesh over [{devices}] with axes {tuple(sharding.get('axis_names', []))}, "
                 f"{spec_text(spec_key(sharding.get('spec', [])))})")
     if kind == "default":
         return "the default device"
-    devices = ", ".join(names[i] if i < len(names) else f"#{i}" for i in sharding.get("devices", []))
+    devices = ", ".join(names[i] if isinstance(i, int) and 0 <= i < len(names) else f"#{i}"
+                        for i in sharding.get("devices", []))
     return f"{kind}({devices})"
+
+
+def blocks_of(sharding: dict[str, Any], shape: tuple[int, ...]) -> dict[int, Blocks] | None:
+    """Which block of an array of ``shape`` each device holds under ``sharding`` (a described
+    NamedSharding, or a single device); None when the description says too little."""
+    whole = tuple((0, n) for n in shape)
+    if sharding.get("type") != "NamedSharding":
+        devices = sharding.get("devices") or []
+        return {int(devices[0]): whole} if len(devices) == 1 else None
+    ids, mesh_shape = sharding.get("mesh_devices"), tuple(sharding.get("mesh_shape") or ())
+    axes = tuple(sharding.get("axis_names") or ())
+    if not ids or len(mesh_shape) != len(axes) or prod(mesh_shape) != len(ids):
+        return None
+    grid = np.array(ids).reshape(mesh_shape)
+    sizes = dict(zip(axes, mesh_shape))
+    spec = spec_key(sharding.get("spec") or ())
+    spec = spec + (None,) * (len(shape) - len(spec))
+    layout: dict[int, Blocks] = {}
+    for coords in np.ndindex(*mesh_shape):
+        where = dict(zip(axes, coords))
+        blocks = []
+        for n, entry in zip(shape, spec):
+            names = () if entry is None else ((entry,) if isinstance(entry, str) else tuple(entry))
+            if any(a not in sizes for a in names):
+                return None
+            count = prod(sizes[a] for a in names)
+            index = int(np.ravel_multi_index([where[a] for a in names], [sizes[a] for a in names])) if names else 0
+            size = n // count if count else n
+            blocks.append((index * size, (index + 1) * size))
+        layout[int(grid[coords])] = tuple(blocks)
+    return layout
+
+
+def digest(value: np.ndarray) -> str:
+    """The digest the child sends for a buffer holding exactly ``value``."""
+    return hashlib.sha1(np.ascontiguousarray(value).tobytes()).hexdigest()[:20]
 
 
 # How each way of giving a value a sharding (grader.observe.program.VIAS) reads in a message.
 VIA_TEXT = {
     "device_put": "jax.device_put({operand}, NamedSharding({mesh}, {spec}))",
     "jit_in": "jax.jit(f, in_shardings=NamedSharding({mesh}, {spec})) applied to {operand}",
-    "jit_out": "jax.jit(f, out_shardings=NamedSharding({mesh}, {spec}))",
+    "jit_out": "jax.jit(f, out_shardings=NamedSharding({mesh}, {spec})) giving {operand}",
     "constraint": "jax.lax.with_sharding_constraint({operand}, NamedSharding({mesh}, {spec}))",
     "shard_map_in": "jax.shard_map(f, mesh={mesh}, in_specs={spec}, ...) applied to {operand}",
-    "shard_map_out": "jax.shard_map(f, mesh={mesh}, out_specs={spec}, ...)",
+    "shard_map_out": "jax.shard_map(f, mesh={mesh}, out_specs={spec}, ...) giving {operand}",
 }
 VIA_NAME = {"device_put": "jax.device_put", "jit_in": "the in_shardings of jax.jit",
             "jit_out": "the out_shardings of jax.jit", "constraint": "jax.lax.with_sharding_constraint",
             "shard_map_in": "the in_specs of jax.shard_map", "shard_map_out": "the out_specs of jax.shard_map"}
-# Which placed values a target counts, by ``NamedShardingTarget.operand``.
-OPERANDS = ("x", "x_exact", "derived")
+# How the placed value must relate to the operand, by ``NamedShardingTarget.match``.
+MATCHES = {"exact": ("exact",), "copy": ("exact", "copy"), "derived": ("copy", "derived")}
+MATCH_TEXT = {"exact": "{label} itself", "copy": "{label} (or an unchanged copy of it)",
+              "derived": "a value computed from {label}"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,12 +131,16 @@ class NamedShardingTarget:
     """The placement a task asks for. ``devices`` is a (start, stop) slice of jax.devices();
     ``also_accept`` maps other specs that lay the data out the same way to an advisory note.
 
-    ``via`` says how the sharding is given (a key of ``VIA_TEXT``). ``operand`` says which
-    value is placed: ``"x"`` the argument or a same-shaped copy of it, ``"x_exact"`` the
-    argument itself (so computing first and placing the result does not count),
-    ``"derived"`` any value computed from x. ``inside`` names a transformation the placement
-    must happen in (``"jit"``: a sharding constraint only means something under jit).
-    ``label`` names the placed value in messages."""
+    ``via`` says how the sharding is given (a key of ``VIA_TEXT``). ``operand`` names the value
+    it is about: a parameter (``"x"``), a leaf or subtree of one (``"params['dense']"``: every
+    leaf under it must be placed so), or the returned value (``"result"``, ``"result['w']"``).
+    ``match`` says how the placed value relates to it: ``"exact"`` the argument itself (so
+    computing first and placing the result does not count), ``"copy"`` the argument or an
+    unchanged same-shaped copy, ``"derived"`` a value computed from it (not itself: an
+    intermediate to constrain, a placed copy to move again). ``shaped_like`` names a
+    parameter whose shape the placed value must have (the squares of x, not their sums).
+    ``inside`` names a transformation the placement must happen in (``"jit"``: a sharding
+    constraint only means something under jit). ``label`` names the value in messages."""
     axis_names: tuple[str, ...]
     spec: Spec = ()
     devices: tuple[int | None, int | None] = (None, None)
@@ -77,23 +148,31 @@ class NamedShardingTarget:
     also_accept: dict[Spec, str] = field(default_factory=dict)
     via: str = "device_put"
     operand: str = "x"
+    match: str = "copy"
+    shaped_like: str | None = None
     inside: str | None = None
-    label: str = "x"
+    label: str | None = None
 
     def __post_init__(self) -> None:
-        if self.via not in VIA_TEXT or self.operand not in OPERANDS:
-            raise ValueError(f"NamedShardingTarget: via must be one of {sorted(VIA_TEXT)} and operand one of "
-                             f"{OPERANDS}; got via={self.via!r}, operand={self.operand!r}")
+        if self.via not in VIA_TEXT or self.match not in MATCHES:
+            raise ValueError(f"NamedShardingTarget: via must be one of {sorted(VIA_TEXT)} and match one of "
+                             f"{sorted(MATCHES)}; got via={self.via!r}, match={self.match!r}")
+        if self.label is None:
+            object.__setattr__(self, "label", "the result" if self.on_result else self.operand)
 
-    def counts(self, placement: "Placement") -> bool:
-        """Is ``placement`` one this target judges (the right way, of the right value)?"""
-        if placement.via != self.via:
-            return False
-        if self.operand == "x_exact":
-            return bool(placement.exact)
-        if self.operand == "derived":
-            return placement.derived is not False
-        return placement.of_argument
+    @property
+    def on_result(self) -> bool:
+        return is_within(self.operand, "result")
+
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        """What an author got wrong: an operand or ``shaped_like`` that names nothing."""
+        leaves = list(signature.leaf_specs())
+        found = []
+        for name in (self.operand, self.shaped_like):
+            if name is not None and not is_within(name, "result") and not any(is_within(p, name) for p in leaves):
+                found.append(f"operand {name!r} names no parameter or leaf of one; the parameters' leaves are "
+                             f"{', '.join(leaves)}")
+        return found
 
     def device_ids(self, available: int) -> list[int]:
         return list(range(available))[slice(*self.devices)]
@@ -112,132 +191,182 @@ class NamedShardingTarget:
         text = VIA_TEXT[self.via].format(operand=self.label, mesh=self.mesh_text(), spec=spec_text(self.spec))
         return f"{text} inside jax.{self.inside}" if self.inside else text
 
+    def as_sharding(self, available: int) -> dict[str, Any]:
+        """The target as the child would describe the sharding it asks for."""
+        ids = self.device_ids(available)
+        return {"type": "NamedSharding", "mesh_devices": ids, "mesh_shape": list(self.mesh_shape or (len(ids),)),
+                "axis_names": list(self.axis_names), "spec": [list(p) if isinstance(p, tuple) else p
+                                                              for p in self.spec]}
+
 
 @dataclass(frozen=True)
 class Placement:
+    """One value given a sharding during the probe call. ``relation`` maps each argument leaf
+    (or result leaf) the placed value relates to onto how: exact, copy or derived."""
     sharding: dict[str, Any]
-    of_argument: bool
-    input_shape: tuple[int, ...] | None
-    feeds_result: bool | None  # None: not known (nothing to tell it by)
-    source: str  # "trace" | "call"
-    via: str = "device_put"  # see grader.observe.program.VIAS
-    exact: bool | None = None  # the placed value is the argument itself (None: not known)
-    derived: bool | None = None  # the placed value is computed from the argument (None: not known)
-    within: tuple[str, ...] = ()  # the transformations it happened inside (trace only)
+    via: str
+    relation: dict[str, str]
+    shape: tuple[int, ...] | None
+    feeds_result: bool
+    within: tuple[str, ...] = ()
+    placed: int | None = None
 
 
 @dataclass(frozen=True)
 class Evidence:
     placements: tuple[Placement, ...]
-    unobservable: str | None
-    result_sharding: dict[str, Any] | None
+    unobservable: str | None  # why nothing could be judged
+    problem: str | None  # a cross-check that failed: every structure check fails with it
+    how: str  # how the function was observed, for messages
     traced: bool
-    trace_error: str | None
-    disagreement: str | None
     device_names: list[str]
-
-    def chosen(self, target: NamedShardingTarget | None = None) -> Placement | None:
-        """The placement to judge: of the value the target names (the argument by default),
-        made inside what the target asks for; one the result is computed from if any, and
-        among those the one closest to the target."""
-        ours = [p for p in self.placements if (target.counts(p) if target else p.of_argument)]
-        if target is not None and target.inside:
-            ours = [p for p in ours if target.inside in p.within]
-        count = len(self.device_names)
-        ranked = sorted(ours, key=lambda p: (not p.feeds_result, -_closeness(p.sharding, target, count)))
-        return ranked[0] if ranked else None
+    program: Program | None = None
+    probe_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
-def _closeness(sharding: dict[str, Any], target: NamedShardingTarget | None, available: int) -> int:
-    """How many of the target's properties a sharding has (used only to rank candidates)."""
-    if target is None or sharding.get("type") != "NamedSharding":
-        return 0
-    return sum((tuple(sharding.get("axis_names", [])) == target.axis_names,
-                spec_key(sharding.get("spec", [])) == target.spec,
-                target.mesh_shape is None or tuple(sharding.get("mesh_shape", [])) == target.mesh_shape,
-                sorted(sharding.get("mesh_devices") or []) == target.device_ids(available)))
+def placements_in(program: Program, shapes: dict[str, tuple[int, ...]]) -> list[Placement]:
+    """Every placement of ``program``, with how it relates to the argument leaves (through the
+    value it reads: ``exact`` the leaf itself, ``copy`` a value of the leaf's shape computed
+    from it, ``derived`` any other value computed from it) and to the result leaves (through
+    the value it gives: ``exact`` returned as it is, ``derived`` the result computed from it)."""
+    reach = {path: program.derived_from([leaf]) for path, leaf in zip(program.input_paths, program.inputs)}
+    found = []
+    for p in program.all_placements():
+        relation: dict[str, str] = {}
+        for path, leaf in zip(program.input_paths, program.inputs):
+            if p.source == leaf:
+                relation[path] = "exact"
+            elif p.source is not None and p.source in reach[path]:
+                relation[path] = "copy" if program.shapes.get(p.source) == shapes.get(path) else "derived"
+        given = program.derived_from([p.placed]) if p.placed is not None else set()
+        for path, out in zip(program.output_paths, program.outputs):
+            if out is not None and out in given:
+                relation[path] = "exact" if out == p.placed else "derived"
+        found.append(Placement(p.sharding, p.via, relation, program.shapes.get(p.placed) if p.placed is not None
+                               else None, any(is_within(k, "result") for k in relation), p.within, p.placed))
+    return found
 
 
-def _devices_of(sharding: dict[str, Any]) -> list[int] | None:
-    return sharding.get("mesh_devices") if sharding.get("type") == "NamedSharding" else sharding.get("devices")
+def _canonical(sharding: dict[str, Any]) -> tuple[Any, ...]:
+    if sharding.get("type") == "NamedSharding":
+        return ("NamedSharding", tuple(sharding.get("mesh_devices") or ()), tuple(sharding.get("axis_names") or ()),
+                trimmed(spec_key(sharding.get("spec") or ())))
+    return (str(sharding.get("type")), tuple(sharding.get("devices") or ()))
 
 
-def _same_mesh(a: dict[str, Any], b: dict[str, Any] | None) -> bool:
-    """Could an array placed on ``a`` have produced a result that lives on ``b``? A sum over a
-    mesh stays a NamedSharding over that mesh; a sum over one device stays on that device."""
-    if not b or _devices_of(a) is None or sorted(_devices_of(a) or []) != sorted(_devices_of(b) or []):
-        return False
-    if a.get("type") == "NamedSharding" or b.get("type") == "NamedSharding":
-        return a.get("type") == b.get("type") and a.get("axis_names") == b.get("axis_names")
-    return True
+def _seen(placements: list[Placement], names: list[str]) -> dict[tuple[Any, ...], str]:
+    """What must be the same whether a function is traced or called: each placement of a value
+    computed from the arguments onto a real sharding (keyed for comparing, with its words)."""
+    seen = {}
+    for p in placements:
+        operands = sorted((k, v) for k, v in p.relation.items() if not is_within(k, "result"))
+        if p.sharding.get("type") in ("default", None) or not operands:
+            continue
+        what = " and ".join(f"{k} itself" if v == "exact" else f"a value computed from {k}" for k, v in operands)
+        seen[(p.via, tuple(operands), _canonical(p.sharding))] = \
+            f"{what} by {VIA_NAME.get(p.via, p.via)} onto {sharding_text(p.sharding, names)}"
+    return seen
 
 
-def _canonical(sharding: dict[str, Any]) -> str:
-    return repr(sorted((k, repr(v)) for k, v in sharding.items() if k != "memory_kind"))
+def _buffers_problem(program: Program, probe: dict[str, Any], leaves: dict[str, Any],
+                     names: list[str]) -> str | None:
+    """Do the buffers JAX holds agree with the shardings the arrays report? Checked for every
+    placement of an argument leaf itself and for every returned array, against the argument's
+    or the result's own values."""
+    arrays = program.arrays or {}
+    checks: list[tuple[str, int, np.ndarray]] = []
+    for placement in program.all_placements():
+        if placement.via == "device_put" and placement.placed in arrays:
+            for path, leaf in zip(program.input_paths, program.inputs):
+                if placement.source == leaf and isinstance(probe.get(path), np.ndarray):
+                    checks.append((f"the placed {path}", placement.placed, probe[path]))
+    for path, out in zip(program.output_paths, program.outputs):
+        if out in arrays and isinstance(leaves.get(path), np.ndarray):
+            checks.append(("the returned array" if path == "result" else f"the returned {path}", out, leaves[path]))
+    for what, value_id, value in checks:
+        held = arrays[value_id]
+        layout = blocks_of(held.sharding, tuple(value.shape))
+        if layout is None:
+            continue
+        got = {device: digest_ for device, _, digest_ in held.buffers}
+        want = {device: digest(value[tuple(slice(a, b) for a, b in block)]) for device, block in layout.items()}
+        if set(got) != set(want) or any(got[d] != want[d] for d in want):
+            where = ", ".join(names[d] if d < len(names) else f"#{d}" for d in sorted(got))
+            return (f"{what} reports {sharding_text(held.sharding, names)}, but JAX holds its data on {where} in a "
+                    "layout that sharding does not describe. The arrays JAX really holds are what counts: do not "
+                    "rewrite meshes, shardings or arrays after creating them")
+    return None
+
+
+def _calls_problem(context: Context, probe: Any, names: list[str]) -> str | None:
+    """Did every other call place the arguments, and return its result, as the probe call did?"""
+    def placed(returned: Any) -> set[tuple[Any, ...]]:
+        return {(p["operand"], _canonical(p["sharding"])) for p in returned.placements if p.get("operand")}
+
+    def results(returned: Any) -> dict[str, tuple[Any, ...]]:
+        return {leaf.path: _canonical(leaf.sharding) for leaf in returned.leaves if leaf.sharding}
+
+    want_placed, want_results = placed(probe), results(probe)
+    for arguments, other in context.session.calls:
+        if other is probe or not other.ok:
+            continue
+        if any(getattr(leaf, "size", 1) == 0 for _, leaf in argument_leaves(arguments)):
+            continue  # JAX lays out what it computes from empty arrays as it likes (replicated, often)
+        if not other.intact:
+            return _TAMPERED
+        shapes = ", ".join(f"{leaf.path} of shape {leaf.shape}" for leaf in other.leaves[:3])
+        if placed(other) != want_placed:
+            return (f"Your function placed its arguments differently on other inputs (a call returning {shapes}) "
+                    "than on the probe input; grading needs the same placements for every input the task allows")
+        if results(other) != want_results:
+            return (f"The arrays your function returned for other inputs (a call returning {shapes}) live on a "
+                    "different sharding than for the probe input; grading needs the same behaviour for every input "
+                    "the task allows")
+    return None
+
+
+_TAMPERED = ("The grader's observers of JAX were removed or replaced while your function ran, so what it did cannot "
+             "be seen. Do not patch JAX (or the grader) in your solution")
 
 
 def gather(context: Context) -> Evidence:
     returned = probe_call(context)
     names = list(context.session.environment.get("devices", []))
-    shape = tuple(context.probe.shape)
-    result_sharding = (returned.value or {}).get("sharding") if returned.ok else None
-
-    called = []
-    for p in returned.placements:
-        input_shape = tuple(p["input_shape"]) if p.get("input_shape") is not None else None
-        eager = p.get("phase") == "eager"
-        of_argument = bool(p.get("of_argument")) if eager else input_shape == shape
-        called.append(Placement(p.get("sharding", {}), of_argument, input_shape, None, "call",
-                                exact=of_argument if eager else None))
-
-    trace = context.memo("trace", lambda: context.session.trace(context.probe)) if returned.ok \
-        else {"ok": False, "error": returned.describe()}
-    traced = []
-    if trace.get("ok"):
-        program = Program.from_data(trace["program"])
-        from_argument = program.derived_from(program.inputs[:1])
-        for found in program.all_placements():
-            source, placed = found.source, found.placed
-            input_shape = program.shapes.get(source) if source is not None else None
-            feeds = any(o in program.derived_from([placed]) for o in program.outputs if o is not None) \
-                if placed is not None else False
-            traced.append(Placement(found.sharding, source in from_argument and input_shape == shape,
-                                    input_shape, feeds, "trace", via=found.via,
-                                    exact=source is not None and source in program.inputs[:1],
-                                    derived=source in from_argument, within=found.within))
-
-    disagreement = None
-    if trace.get("ok"):
-        put = [p for p in traced if p.via == "device_put"]  # the only way a real call is observed
-        seen_traced = {_canonical(p.sharding) for p in put if p.of_argument}
-        seen_called = {_canonical(p.sharding) for p in called if p.of_argument}
-        feeding = [p for p in traced if p.of_argument and p.feeds_result]
-        if seen_called and seen_called != seen_traced:
-            disagreement = ("Your function placed x differently when traced than when called: traced "
-                            f"{_list([p for p in put if p.of_argument], names)}; called "
-                            f"{_list([p for p in called if p.of_argument], names)}.")
-        elif seen_traced and called and not seen_called:  # e.g. places x when traced, the sum when called
-            shapes = ", ".join(f"a value of shape {p.input_shape}" for p in called)
-            disagreement = ("When traced, your function placed x on "
-                            f"{_list([p for p in put if p.of_argument], names)}; when really called it placed "
-                            f"only {shapes}, never x.")
-        elif feeding and all(p.via == "device_put" for p in feeding) and returned.value \
-                and returned.value.get("kind") == "jax_array" \
-                and not any(_same_mesh(p.sharding, result_sharding) for p in feeding):
-            disagreement = ("When traced, your function computed its result from x placed on "
-                            f"{sharding_text(feeding[-1].sharding, names)}, but the array it really returned "
-                            f"lives on {sharding_text(result_sharding or {}, names)}.")
-        placements = traced
-    else:
-        placements = [Placement(p.sharding, p.of_argument, p.input_shape,
-                                _same_mesh(p.sharding, result_sharding), "call", exact=p.exact) for p in called]
-    unobservable = None if returned.ok else f"your function {returned.describe()}"
-    return Evidence(tuple(placements), unobservable, result_sharding, bool(trace.get("ok")),
-                    None if trace.get("ok") else str(trace.get("error")), disagreement, names)
+    shapes = {path: tuple(np.shape(value)) for path, value in _probe_leaves(context.probe).items()}
+    if not returned.ok or returned.program is None:
+        why = f"your function {returned.describe()}" if not returned.ok else "the call was not recorded"
+        return Evidence((), why, None, "", False, names, probe_shapes=shapes)
+    program = returned.program
+    placements = placements_in(program, shapes)
+    traced = context.memo("trace", lambda: context.session.trace(context.probe))
+    problem = None
+    if not returned.intact:
+        problem = _TAMPERED
+    if problem is None:
+        problem = _buffers_problem(program, _probe_leaves(context.probe),
+                                   {leaf.path: leaf.array for leaf in returned.leaves}, names)
+    if problem is None and traced.program is not None:
+        in_trace, in_call = _seen(placements_in(traced.program, shapes), names), _seen(placements, names)
+        if set(in_trace) != set(in_call):
+            only = lambda mine, other: "; ".join(mine[k] for k in mine if k not in other) or "nothing"  # noqa: E731
+            problem = ("Your function places values differently when traced (jax.make_jaxpr) than when really "
+                       f"called: only when traced, it placed {only(in_trace, in_call)}; only when called, it placed "
+                       f"{only(in_call, in_trace)}")
+    if problem is None:
+        problem = _calls_problem(context, returned, names)
+    how = ("seen in the real call, and the same in the traced program" if traced.program is not None else
+           f"seen in the real call; jax.make_jaxpr could not trace your function ({_first_line(traced.error)}), "
+           "which is fine: it was judged from what the call really did")
+    return Evidence(tuple(placements), None, problem, how, traced.program is not None, names, program, shapes)
 
 
-def _list(placements: list[Placement], names: list[str]) -> str:
-    return ", ".join(sharding_text(p.sharding, names) for p in placements) or "nowhere"
+def _probe_leaves(probe: dict[str, Any]) -> dict[str, Any]:
+    return dict(argument_leaves(probe))
+
+
+def _first_line(text: str | None) -> str:
+    line = (text or "unknown reason").strip().splitlines()[0] if (text or "").strip() else "unknown reason"
+    return line[:200]
 
 
 def evidence(context: Context) -> Evidence:
@@ -246,9 +375,13 @@ def evidence(context: Context) -> Evidence:
 
 @dataclass(frozen=True, kw_only=True)
 class StructureCheck(Check):
-    """Shared by the placement checks: they all judge the same chosen placement."""
+    """Shared by the placement checks: each judges, for every leaf of the target's operand,
+    the placement the evidence singles out for it."""
     target: NamedShardingTarget
     category: ClassVar[Category] = "structure"
+
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        return [f"{self.id}: {p}" for p in self.target.problems(signature, probe)]
 
     def judge(self, context: Context) -> Outcome:
         found = evidence(context)
@@ -256,15 +389,54 @@ class StructureCheck(Check):
             full = Outcome.failed(f"What your function does could not be observed: {found.unobservable}.",
                                   expected=self.target.text(), observed=found.unobservable, hint_applies=False)
             return self._once(context, "unobservable", full)
-        if found.disagreement:
-            full = Outcome.failed(found.disagreement + " Grading needs the same behaviour both ways.",
-                                  expected="the same placements when traced and when called",
-                                  observed=found.disagreement)
-            return self._once(context, "disagreement", full)
-        chosen = found.chosen(self.target)
-        if chosen is None:
-            return self._once(context, ("absent", self.target), self.nothing_placed(found))
-        return self.judge_placement(chosen, found, context)
+        if found.problem:
+            full = Outcome.failed(found.problem + ".", expected="what the arrays JAX holds show, the same on every "
+                                  "call and whether traced or not", observed=found.problem)
+            return self._once(context, "problem", full)
+        outcomes = []
+        for leaf in self.leaves(found):
+            chosen = self.chosen(found, leaf)
+            outcome = (self._once(context, ("absent", self.target, leaf), self.nothing_placed(found, leaf))
+                       if chosen is None else self.judge_placement(chosen, found, leaf))
+            outcomes.append((leaf, outcome))
+        failed = [(leaf, o) for leaf, o in outcomes if o.status != "passed"]
+        if failed:
+            leaf, outcome = failed[0]
+            more = f" ({len(failed) - 1} more of {self.target.label}'s leaves fail too.)" if len(failed) > 1 else ""
+            return dataclasses.replace(outcome, message=outcome.message + more)
+        passed = outcomes[0][1]
+        advisory = passed.advisory or (None if found.traced else self._once_note(context, found.how))
+        if len(outcomes) > 1:
+            return Outcome.passed(f"Every leaf of {self.target.label} passes: " +
+                                  " ".join(o.message for _, o in outcomes), advisory=advisory)
+        return dataclasses.replace(passed, advisory=advisory)
+
+    def leaves(self, found: Evidence) -> list[str]:
+        """The leaves the target is about (several when it names a subtree such as ``params``)."""
+        if self.target.on_result:
+            return [self.target.operand]
+        leaves = [p for p in found.probe_shapes if is_within(p, self.target.operand)]
+        return leaves or [self.target.operand]
+
+    def counts(self, placement: Placement, leaf: str, found: Evidence) -> bool:
+        """Is ``placement`` one this target judges for ``leaf`` (the right way, of the right value)?"""
+        target = self.target
+        # A result relates to a placement "exact"ly (returned as placed) or "derived" (computed from it).
+        allowed = (("exact",) if target.match == "exact" else ("exact", "derived")) if target.on_result \
+            else MATCHES[target.match]
+        if placement.via != target.via or placement.relation.get(leaf) not in allowed:
+            return False
+        if target.shaped_like is not None and placement.shape != found.probe_shapes.get(target.shaped_like):
+            return False
+        return target.inside is None or target.inside in placement.within
+
+    def chosen(self, found: Evidence, leaf: str) -> Placement | None:
+        """The placement to judge for ``leaf``: one the result is computed from if any, and
+        among those the one closest to the target."""
+        ours = [p for p in found.placements if self.counts(p, leaf, found)]
+        count = len(found.device_names)
+        ranked = sorted(ours, key=lambda p: (not p.feeds_result, -_closeness(p.sharding, self.target, count)))
+        return ranked[0] if ranked else None
 
     @staticmethod
     def _once(context: Context, reason: object, full: Outcome) -> Outcome:
@@ -277,59 +449,87 @@ class StructureCheck(Check):
         why = (full.observed or "").rstrip(".")
         return dataclasses.replace(full, message=f"There is nothing to judge here: {why[:1].lower()}{why[1:]}.")
 
-    def nothing_placed(self, found: Evidence) -> Outcome:
+    @staticmethod
+    def _once_note(context: Context, note: str) -> str | None:
+        """How the function was observed, said once per report (on the first structure check)."""
+        if context.session.cache.get("structure noted"):
+            return None
+        context.session.cache["structure noted"] = True
+        return note[:1].upper() + note[1:] + "."
+
+    def nothing_placed(self, found: Evidence, leaf: str) -> Outcome:
         target = self.target
         name, want = VIA_NAME[target.via], target.text()
+        label = leaf if leaf != target.operand or not target.on_result else target.label
         same_way = [p for p in found.placements if p.via == target.via]
-        counted = [p for p in same_way if target.counts(p)]
-        if counted and target.inside:
+        related = [p for p in same_way if leaf in p.relation]
+        if any(self.counts(p, leaf, dataclasses.replace(found)) for p in related) and target.inside:
             observed = f"your function used {name} only outside jax.{target.inside}"
             advice = f"Use it inside the function you pass to jax.{target.inside}: {want}."
-        elif same_way:
-            shapes = ", ".join(f"a value computed from x (shape {p.input_shape})" if p.derived and not p.exact
-                               else f"a value of shape {p.input_shape}" for p in same_way if not target.counts(p))
-            whom = {"x": "x itself", "x_exact": "the argument x itself",
-                    "derived": "a value computed from x"}[target.operand]
-            observed = f"your function applied {name} to {shapes}, not to {whom}"
-            advice = ("Place the argument x itself first, then compute on the placed array." if target.operand != "derived"
+        elif related:
+            kinds = {p.relation[leaf] for p in related}
+            wrong_shape = target.shaped_like is not None and any(
+                p.shape != found.probe_shapes.get(target.shaped_like) for p in related)
+            what = {"exact": f"{label} itself", "copy": f"an unchanged copy of {label}",
+                    "derived": f"a value computed from {label}"}
+            observed = (f"your function applied {name} to {' and '.join(what[k] for k in sorted(kinds))}"
+                        + (f" of another shape than {target.shaped_like}" if wrong_shape else "")
+                        + f", not to {MATCH_TEXT[target.match].format(label=label)}")
+            advice = (f"Place {label} itself first, then compute on the placed array." if target.match == "exact"
                       else f"Use {want}.")
+        elif same_way:
+            observed = f"your function used {name}, but not on {MATCH_TEXT[target.match].format(label=label)}"
+            advice = f"Use {want}."
         elif target.via == "device_put":
-            observed = f"no jax.device_put of {target.label} happened"
-            advice = f"Place {target.label} with {want} before computing."
+            observed = f"no jax.device_put of {label} happened"
+            advice = f"Place {label} with {want} before computing."
         else:
             observed = f"your function never used {name}"
             advice = f"Use {want}."
         return Outcome.failed(f"{observed[0].upper()}{observed[1:]}. {advice}", expected=want, observed=observed)
 
     @abstractmethod
-    def judge_placement(self, chosen: Placement, found: Evidence, context: Context) -> Outcome:
-        """Judge the placement of x that the evidence singles out."""
+    def judge_placement(self, chosen: Placement, found: Evidence, leaf: str) -> Outcome:
+        """Judge the placement of ``leaf`` that the evidence singles out."""
+
+
+def _closeness(sharding: dict[str, Any], target: NamedShardingTarget, available: int) -> int:
+    """How many of the target's properties a sharding has (used only to rank candidates)."""
+    if sharding.get("type") != "NamedSharding":
+        return 0
+    return sum((tuple(sharding.get("axis_names", [])) == target.axis_names,
+                spec_key(sharding.get("spec", [])) == target.spec,
+                target.mesh_shape is None or tuple(sharding.get("mesh_shape", [])) == target.mesh_shape,
+                sorted(sharding.get("mesh_devices") or []) == target.device_ids(available)))
+
+
+def _named(leaf: str, target: NamedShardingTarget) -> str:
+    return target.label if leaf == target.operand else leaf
 
 
 @dataclass(frozen=True, kw_only=True)
 class PlacedOnNamedSharding(StructureCheck):
-    """x itself is placed with jax.device_put on a NamedSharding."""
+    """The value the target names is given a NamedSharding the way the target says."""
 
-    def judge_placement(self, chosen: Placement, found: Evidence, context: Context) -> Outcome:
+    def judge_placement(self, chosen: Placement, found: Evidence, leaf: str) -> Outcome:
         where = sharding_text(chosen.sharding, found.device_names)
-        how = "traced program" if chosen.source == "trace" else "real call (the function could not be traced)"
+        label = _named(leaf, self.target)
         if chosen.sharding.get("type") == "NamedSharding":
-            return Outcome.passed(f"{self.target.label} is placed with {VIA_NAME[chosen.via]} on {where} "
-                                  f"(seen in the {how}).")
-        return Outcome.failed(f"You placed {self.target.label} on {where}, which is not a NamedSharding over a mesh. "
+            return Outcome.passed(f"{label} is placed with {VIA_NAME[chosen.via]} on {where} ({found.how.split(';')[0]}).")
+        return Outcome.failed(f"You placed {label} on {where}, which is not a NamedSharding over a mesh. "
                               f"Use {self.target.text()}.", expected=self.target.text(), observed=where)
 
 
 @dataclass(frozen=True, kw_only=True)
 class MeshMatches(PlacedOnNamedSharding):
-    """The mesh holds exactly the asked-for devices, with the asked-for axis names."""
+    """The mesh holds exactly the asked-for devices, with the asked-for shape and axis names."""
 
-    def judge_placement(self, chosen: Placement, found: Evidence, context: Context) -> Outcome:
+    def judge_placement(self, chosen: Placement, found: Evidence, leaf: str) -> Outcome:
         if chosen.sharding.get("type") != "NamedSharding":
-            return super().judge_placement(chosen, found, context)
+            return super().judge_placement(chosen, found, leaf)
         names = found.device_names
         want = self.target.device_ids(len(names))
-        got = list(chosen.sharding.get("mesh_devices", []))
+        got = list(chosen.sharding.get("mesh_devices") or [])
         axes = tuple(chosen.sharding.get("axis_names", []))
         shape = tuple(chosen.sharding.get("mesh_shape", []))
         problems = []
@@ -345,11 +545,12 @@ class MeshMatches(PlacedOnNamedSharding):
             return Outcome.failed(text[0].upper() + text[1:] + ".",
                                   expected=self.target.mesh_text(),
                                   observed=f"a mesh over {_count(got, names)} with axes {axes}")
-        return Outcome.passed(f"The mesh holds {_count(got, names)} with axis names {axes}.")
+        return Outcome.passed(f"The mesh {self.target.label} is placed on holds {_count(got, names)} with axis "
+                              f"names {axes}.")
 
 
 def _count(ids: list[int], names: list[str]) -> str:
-    labels = [names[i] if i < len(names) else f"#{i}" for i in ids]
+    labels = [names[i] if isinstance(i, int) and 0 <= i < len(names) else f"#{i}" for i in ids]
     if len(labels) > 4:
         labels = [labels[0], "…", labels[-1]]
     noun = "device" if len(ids) == 1 else "devices"
@@ -360,10 +561,10 @@ def _count(ids: list[int], names: list[str]) -> str:
 class SpecMatches(PlacedOnNamedSharding):
     """The PartitionSpec is the asked-for one (or one the target accepts with a note)."""
 
-    def judge_placement(self, chosen: Placement, found: Evidence, context: Context) -> Outcome:
+    def judge_placement(self, chosen: Placement, found: Evidence, leaf: str) -> Outcome:
         if chosen.sharding.get("type") != "NamedSharding":
-            return super().judge_placement(chosen, found, context)
-        got, label = spec_key(chosen.sharding.get("spec", [])), self.target.label
+            return super().judge_placement(chosen, found, leaf)
+        got, label = spec_key(chosen.sharding.get("spec", [])), _named(leaf, self.target)
         if got == self.target.spec:
             return Outcome.passed(f"{label} is placed with {spec_text(got)}.")
         if got in self.target.also_accept:
@@ -377,21 +578,17 @@ class SpecMatches(PlacedOnNamedSharding):
 
 @dataclass(frozen=True, kw_only=True)
 class ResultFromPlacement(StructureCheck):
-    """The returned value is computed from the placed array, not from the original x."""
+    """The returned value (the leaves under ``result``) is computed from the placed value, not
+    from the original argument, and not placed afterwards."""
+    result: str = "result"
 
-    def judge_placement(self, chosen: Placement, found: Evidence, context: Context) -> Outcome:
-        if chosen.feeds_result:
-            how = "the traced program's dataflow" if chosen.source == "trace" else \
-                "the sharding of the array it returned"
-            return Outcome.passed(f"The result is computed from the placed array (seen in {how}).")
-        if chosen.source == "trace" and self.target.label != "x":
-            observed = (f"the result is not computed from what {VIA_NAME[chosen.via]} returned for "
-                        f"{self.target.label}; that placed copy is never used")
-        elif chosen.source == "trace":
-            observed = "the result is computed from the original x; the placed copy is never used"
-        else:
-            observed = (f"the returned value lives on {sharding_text(found.result_sharding or {}, found.device_names)}"
-                        if found.result_sharding else "the returned value is not a JAX array on the placed mesh")
-        return Outcome.failed(f"{observed[0].upper()}{observed[1:]}. Compute the result from the placed array "
+    def judge_placement(self, chosen: Placement, found: Evidence, leaf: str) -> Outcome:
+        label = _named(leaf, self.target)
+        what = "the result" if self.result == "result" else self.result
+        if chosen.placed is not None and found.program is not None and found.program.feeds(chosen.placed, self.result):
+            return Outcome.passed(f"{what[:1].upper()}{what[1:]} is computed from the placed {label}.")
+        observed = (f"{what} is not computed from what {VIA_NAME[chosen.via]} returned for {label}; that placed "
+                    "copy is never used")
+        return Outcome.failed(f"{observed[0].upper()}{observed[1:]}. Compute {what} from the placed {label} "
                               f"({VIA_NAME[chosen.via]} gives it), and place before computing, not after.",
-                              expected="a result computed from the placed array", observed=observed)
+                              expected=f"{what} computed from the placed {label}", observed=observed)

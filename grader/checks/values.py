@@ -1,27 +1,41 @@
 """``value``: the numbers the function returns, against exact answers.
 
-Property checks draw inputs with Hypothesis in the grader's process and run each one in
-the child; only a submission that fails is shrunk (each shrinking step is another call in
-the child), so correct submissions pay for generation once and nothing more.
+Property checks draw whole argument dicts with Hypothesis in the grader's process and run
+each in the child; only a submission that fails is shrunk (each shrinking step is another
+call in the child), so correct submissions pay for generation once and nothing more. Every
+size of every declared dimension is drawn first (``Arguments.covering``), so the edges of
+the input domain are always tested.
+
+Answers may be pytrees (a number, an array, a dict or tuple of them): returned and expected
+values are compared leaf by leaf, by path (``result['w']``), each leaf within its own
+tolerance. The walk is ours, not ``chex.assert_trees_all_close`` or ``jax.tree_util``: the
+grader's process never imports JAX (it would cost every ``jaxgrade check`` the import, and
+forking children from it would be unsafe); the child flattens what came back with
+``jax.tree_util`` itself, so both sides name leaves the way JAX does.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, ClassVar
+from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
+from hypothesis.errors import HypothesisException
 
+from grader.arguments import Signature, flatten, literal, short
 from grader.checks.base import Check, Context
+from grader.errors import ExerciseError
+from grader.observe.returned import Leaf, Returned, describe_structure
 from grader.outcome import Category, Outcome
-from grader.observe.session import Returned
-from grader.strategies import exact_sum, float32_sum_tolerance
+from grader.strategies import Arguments, exact_sum, float32_sum_tolerance
 
-# An oracle gives one number (a scalar answer or tolerance) or an array (element by element).
-Oracle = Callable[[np.ndarray], "float | np.ndarray"]
-_DRAWN: dict[tuple[int, int, int], list[np.ndarray]] = {}
+# An oracle takes the arguments by name (``expected(x=..., w=...)``) and gives the exact
+# answer: a number, an array, or a dict/tuple of them; a tolerance gives one number for every
+# leaf, an array (element by element), or a tree shaped like the answer.
+Oracle = Callable[..., Any]
+_DRAWN: dict[tuple[int, int, int], list[dict[str, Any]]] = {}
 
 
 def format_number(value: float) -> str:
@@ -32,45 +46,83 @@ def format_number(value: float) -> str:
     return repr(value)
 
 
-def format_array(x: np.ndarray, limit: int = 12) -> str:
-    def one(v: np.float32) -> str:
-        return {"nan": "jnp.nan", "inf": "jnp.inf", "-inf": "-jnp.inf"}.get(str(v), str(v))
-    items = [one(v) for v in x.ravel()[:limit]]
-    if x.size > limit:
-        return f"<float32 array of shape {x.shape} starting [{', '.join(items)}, ...]>"
-    flat = f"jnp.array([{', '.join(items)}], dtype=jnp.float32)"
-    return flat if x.ndim == 1 else f"{flat}.reshape{tuple(x.shape)}"
-
-
-def format_value(value: "float | np.ndarray") -> str:
-    """An expected answer as a report shows it: a number, or an array."""
+def format_value(value: Any) -> str:
+    """An expected answer as a report shows it: a number, an array, or a tree of them."""
     if isinstance(value, np.ndarray) and value.ndim > 0:
-        return format_array(value.astype(np.float32), limit=64)
+        return short(value.astype(np.float32), limit=64)
+    if isinstance(value, (Mapping, tuple, list)):
+        return "{" + ", ".join(f"{path}: {format_value(leaf)}" for path, leaf in flatten(value, "result")) + "}"
     return format_number(float(value))
 
 
-def compare_arrays(returned: Returned, expected: np.ndarray, tolerance: "float | np.ndarray") -> str | None:
-    """Element by element: the same shape, NaN where the answer is NaN, the same infinities,
-    and every finite element within its tolerance."""
-    got = returned.array()
-    if got is None or got.dtype.kind not in "biuf":
-        return f"your function {returned.describe()}, which is not an array of real numbers"
-    if got.shape != expected.shape:
-        return f"your function returned an array of shape {got.shape}; the answer has shape {expected.shape}"
-    got64, want = got.astype(np.float64), expected.astype(np.float64)
-    limit = np.broadcast_to(np.asarray(tolerance, np.float64), want.shape)
-    with np.errstate(invalid="ignore", over="ignore"):
-        good = np.where(np.isnan(want), np.isnan(got64),
-                        np.where(np.isinf(want), got64 == want,
-                                 np.isfinite(got64) & (np.abs(got64 - want) <= limit)))
-    if good.all():
+def arguments_text(arguments: Mapping[str, Any], limit: int = 12) -> str:
+    return ", ".join(f"{name} = {short(value, limit)}" for name, value in arguments.items())
+
+
+def _compare_leaf(got: Leaf, want: Any, tolerance: Any, where: str) -> str | None:
+    """None when the leaf is acceptable, else what is wrong with it (``where`` names it)."""
+    if isinstance(want, np.ndarray) and want.ndim > 0:
+        if got.array is None or got.array.dtype.kind not in "biuf":
+            return f"{where} is {got.describe()}, which is not an array of real numbers"
+        if got.array.shape != want.shape:
+            return f"{where} has shape {got.array.shape}; the answer has shape {want.shape}"
+        got64, want64 = got.array.astype(np.float64), want.astype(np.float64)
+        limit = np.broadcast_to(np.asarray(tolerance, np.float64), want64.shape)
+        with np.errstate(invalid="ignore", over="ignore"):
+            good = np.where(np.isnan(want64), np.isnan(got64),
+                            np.where(np.isinf(want64), got64 == want64,
+                                     np.isfinite(got64) & (np.abs(got64 - want64) <= limit)))
+        if good.all():
+            return None
+        wrong = np.argwhere(~good)
+        first = tuple(int(i) for i in wrong[0])
+        index = first[0] if len(first) == 1 else first
+        bound = f" (within {limit[first]:.3g})" if np.isfinite(want64[first]) and limit[first] else ""
+        return (f"{len(wrong)} of {want64.size} elements of {where} are wrong; at index {index} your function "
+                f"returned {format_number(float(got64[first]))}, the exact answer is "
+                f"{format_number(float(want64[first]))}{bound}")
+    number = got.number()
+    expected = float(np.asarray(want).reshape(()))
+    if number is None:
+        return f"{where} is {got.describe()}, which is not one number"
+    limit = float(np.asarray(tolerance, np.float64).reshape(-1)[0]) if np.size(tolerance) else 0.0
+    if math.isnan(expected):
+        good = math.isnan(number)
+    elif math.isinf(expected):
+        good = number == expected
+    else:
+        good = math.isfinite(number) and abs(number - expected) <= limit
+    if good:
         return None
-    wrong = np.argwhere(~good)
-    first = tuple(int(i) for i in wrong[0])
-    where = first[0] if len(first) == 1 else first
-    bound = f" (within {limit[first]:.3g})" if np.isfinite(want[first]) and limit[first] else ""
-    return (f"{len(wrong)} of {want.size} elements are wrong; at index {where} your function returned "
-            f"{format_number(float(got64[first]))}, the exact answer is {format_number(float(want[first]))}{bound}")
+    bound = f" (a correct float32 result lies within {limit:.3g} of it)" if math.isfinite(expected) and limit else ""
+    return f"{where} is {format_number(number)}; the exact answer is {format_number(expected)}{bound}"
+
+
+def compare(returned: Returned, expected: Any, tolerance: Any) -> str | None:
+    """None when every returned leaf is acceptable, else what is wrong (the first problem)."""
+    if returned.incident or not returned.ok:
+        return f"your function {returned.describe()}"
+    wanted = dict(flatten(expected, "result"))
+    got = {leaf.path: leaf for leaf in returned.leaves}
+    if set(wanted) != set(got):
+        return (f"your function returned {describe_structure(returned.leaves)}; the answer is "
+                f"{_structure_text(list(wanted))}")
+    if isinstance(tolerance, (Mapping, tuple, list)):
+        limits = dict(flatten(tolerance, "result"))
+    else:
+        limits = {path: tolerance for path in wanted}
+    for path, want in wanted.items():
+        where = "what your function returned" if path == "result" else f"{path} of what your function returned"
+        problem = _compare_leaf(got[path], np.asarray(want), limits.get(path, 0.0), where)
+        if problem:
+            return problem
+    return None
+
+
+def _structure_text(paths: list[str]) -> str:
+    if paths == ["result"]:
+        return "one value"
+    return f"a structure of {len(paths)} values ({', '.join(paths[:8])}{', ...' if len(paths) > 8 else ''})"
 
 
 def observed(returned: Returned) -> str:
@@ -80,30 +132,18 @@ def observed(returned: Returned) -> str:
     return f"{format_number(number)} ({described.removeprefix('returned ')})" if number is not None else described
 
 
-def reproduce_call(context: Context, expression: str) -> str:
-    return (f"JAX_NUM_CPU_DEVICES={context.devices} python -c \"import numpy as np, jax.numpy as jnp; "
-            f"from {context.module} import {context.function} as f; print(repr(f({expression})))\"")
-
-
-def compare(returned: Returned, expected: "float | np.ndarray", tolerance: "float | np.ndarray") -> str | None:
-    """None when the returned number is acceptable, else what is wrong with it."""
-    if returned.incident or not returned.ok:
-        return f"your function {returned.describe()}"
-    if isinstance(expected, np.ndarray) and expected.ndim > 0:
-        return compare_arrays(returned, expected, tolerance)
-    got = returned.number()
-    if got is None:
-        return f"your function {returned.describe()}, which is not one number"
-    if math.isnan(expected):
-        good = math.isnan(got)
-    elif math.isinf(expected):
-        good = got == expected
-    else:
-        good = math.isfinite(got) and abs(got - expected) <= tolerance
-    if good:
-        return None
-    bound = f" (a correct float32 sum lies within {tolerance:.3g} of it)" if math.isfinite(expected) and tolerance else ""
-    return f"your function returned {format_number(got)}; the exact answer is {format_number(expected)}{bound}"
+def reproduce_call(context: Context, arguments: Mapping[str, Any], written: Mapping[str, str] | None = None) -> str:
+    """A shell command that shows the failure outside the grader: valid Python, whatever the
+    size of the arguments (large arrays travel as their compressed bytes, or as the expression
+    ``written`` gives for them)."""
+    def expression(name: str) -> str:
+        if written and name in written:
+            dtype = getattr(context.signature.parameters[name], "dtype", None)
+            return f"jnp.asarray(np.asarray({written[name]}, dtype=np.{dtype}))" if dtype else written[name]
+        return literal(arguments[name])
+    call = ", ".join(expression(name) for name in context.signature.names)
+    return (f"JAX_NUM_CPU_DEVICES={context.devices} python -c \"import base64, zlib, numpy as np, jax, "
+            f"jax.numpy as jnp; from {context.module} import {context.function} as f; print(repr(f({call})))\"")
 
 
 def _quiet_settings(examples: int, phases: tuple[Phase, ...]) -> settings:
@@ -112,67 +152,96 @@ def _quiet_settings(examples: int, phases: tuple[Phase, ...]) -> settings:
                     report_multiple_bugs=False, print_blob=False)
 
 
+def _draw(strategy: st.SearchStrategy[dict[str, Any]], run_seed: int, examples: int) -> list[dict[str, Any]]:
+    drawn: list[dict[str, Any]] = []
+
+    @seed(run_seed)
+    @_quiet_settings(examples, (Phase.generate,))
+    @given(strategy)
+    def record(arguments: dict[str, Any]) -> None:
+        drawn.append(arguments)
+
+    try:
+        record()
+    except HypothesisException as error:
+        raise ExerciseError(f"the value check's strategy cannot draw inputs: {type(error).__name__}: {error}") from None
+    return drawn
+
+
+def _evaluate(oracle: Oracle, arguments: Mapping[str, Any], what: str) -> Any:
+    try:
+        return oracle(**arguments)
+    except Exception as error:  # the exercise's oracle, not the student: say which and why
+        raise ExerciseError(f"the check's {what} failed on {arguments_text(arguments)}: "
+                            f"{type(error).__name__}: {error}") from None
+
+
 @dataclass(frozen=True, kw_only=True)
 class ValueProperty(Check):
-    """For every input the strategy draws, the function returns ``expected(x)`` within
-    ``tolerance(x)``. Deterministic: the seed fixes every input, and no example database."""
-    strategy: st.SearchStrategy[np.ndarray]
+    """For every argument dict ``inputs`` draws, the function returns ``expected(**args)``
+    within ``tolerance(**args)``. Deterministic: the seed fixes every input, and no example
+    database. The first inputs cover every size of every dimension."""
+    inputs: Arguments
     expected: Oracle = exact_sum
     tolerance: Oracle = float32_sum_tolerance
     examples: int = 100
     category: ClassVar[Category] = "value"
 
-    def draw(self, run_seed: int) -> list[np.ndarray]:
-        """The inputs for ``run_seed``, drawn once per process and reused for every submission."""
-        key = (id(self.strategy), run_seed, self.examples)
+    def draw(self, run_seed: int) -> list[dict[str, Any]]:
+        """The inputs for ``run_seed``, drawn once per process and reused for every submission:
+        one per covering assignment of the dimensions first, then random ones."""
+        key = (id(self.inputs), run_seed, self.examples)
         if key not in _DRAWN:
-            drawn: list[np.ndarray] = []
-
-            @seed(run_seed)
-            @_quiet_settings(self.examples, (Phase.generate,))
-            @given(self.strategy)
-            def record(x: np.ndarray) -> None:
-                drawn.append(x)
-
-            record()
-            _DRAWN[key] = drawn
+            covering = [_draw(strategy, run_seed, 1)[0] for strategy in self.inputs.covering()]
+            rest = _draw(self.inputs.strategy(), run_seed, max(self.examples - len(covering), 1))
+            _DRAWN[key] = covering + rest[:max(self.examples - len(covering), 0)]
         return _DRAWN[key]
 
     def prepare(self, seed: int) -> None:
         self.draw(seed)
 
-    def problem(self, context: Context, x: np.ndarray) -> tuple[str | None, Returned]:
-        returned = context.session.call(x)
-        return compare(returned, self.expected(x), self.tolerance(x)), returned
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        found = []
+        for arguments in self.draw(0)[:len(self.inputs.dims.covering()) + 3]:
+            problem = signature.problem(arguments, "the drawn arguments")
+            if problem:
+                found.append(f"{self.id}: {problem}")
+                break
+        return found
+
+    def problem(self, context: Context, arguments: dict[str, Any]) -> tuple[str | None, Returned]:
+        returned = context.session.call(arguments)
+        return compare(returned, _evaluate(self.expected, arguments, "oracle (expected)"),
+                       _evaluate(self.tolerance, arguments, "tolerance")), returned
 
     def judge(self, context: Context) -> Outcome:
         inputs = self.draw(context.seed)
-        for x in inputs:
-            problem, returned = self.problem(context, x)
+        for arguments in inputs:
+            problem, returned = self.problem(context, arguments)
             if problem is not None:
                 if not returned.incident:
-                    x, problem, returned = self.shrink(context, x, problem, returned)
+                    arguments, problem, returned = self.shrink(context, arguments, problem, returned)
                 return Outcome.failed(
-                    f"On x = {format_array(x)}, {problem}. (Hypothesis seed {context.seed}.)",
-                    expected=format_value(self.expected(x)), observed=observed(returned),
-                    counterexample=f"x = {format_array(x, limit=64)}",
-                    reproduce=reproduce_call(context, format_array(x, limit=64)), hint_applies=not returned.incident)
+                    f"On {arguments_text(arguments)}, {problem}. (Hypothesis seed {context.seed}.)",
+                    expected=format_value(self.expected(**arguments)), observed=observed(returned),
+                    counterexample=arguments_text(arguments, limit=64),
+                    reproduce=reproduce_call(context, arguments), hint_applies=not returned.incident)
         return Outcome.passed(f"Correct on all {len(inputs)} generated inputs (Hypothesis seed {context.seed}).")
 
-    def shrink(self, context: Context, first: np.ndarray, first_problem: str,
-               first_returned: Returned) -> tuple[np.ndarray, str, Returned]:
+    def shrink(self, context: Context, first: dict[str, Any], first_problem: str,
+               first_returned: Returned) -> tuple[dict[str, Any], str, Returned]:
         """Let Hypothesis find a smaller failing input; keep the first one if it cannot."""
-        smallest: list[tuple[np.ndarray, str, Returned]] = [(first, first_problem, first_returned)]
+        smallest: list[tuple[dict[str, Any], str, Returned]] = [(first, first_problem, first_returned)]
 
         @seed(context.seed)
         @_quiet_settings(self.examples, (Phase.generate, Phase.shrink))
-        @given(self.strategy)
-        def holds(x: np.ndarray) -> None:
-            problem, returned = self.problem(context, x)
+        @given(self.inputs.strategy())
+        def holds(arguments: dict[str, Any]) -> None:
+            problem, returned = self.problem(context, arguments)
             if returned.incident:
                 return  # a crash or time-out while shrinking says nothing about this input's value
             if problem is not None:
-                smallest.append((x, problem, returned))  # Hypothesis replays the smallest one last
+                smallest.append((arguments, problem, returned))  # Hypothesis replays the smallest one last
                 raise AssertionError(problem)
 
         try:
@@ -184,14 +253,29 @@ class ValueProperty(Check):
 
 @dataclass(frozen=True, kw_only=True)
 class Case:
-    """One fixed input, written as the Python expression that builds it (so the report can
-    show exactly how to reproduce it), with its exact answer when that is not ``expected(x)``."""
+    """One fixed set of arguments, each written as the Python expression that builds it (so
+    the report shows exactly how to reproduce it), with its exact answer when that is not
+    ``expected(**args)``. ``code`` maps parameter names to expressions; the values are
+    converted to the declared dtype."""
     label: str
-    code: str
-    answer: float | None = None
+    code: Mapping[str, str]
+    answer: Any = None
 
-    def build(self) -> np.ndarray:
-        return np.asarray(eval(self.code, {"np": np, "inf": math.inf, "nan": math.nan}), np.float32)
+    def build(self, signature: Signature) -> dict[str, Any]:
+        names = {"np": np, "inf": math.inf, "nan": math.nan}
+        built = {}
+        for name in signature.names:
+            if name not in self.code:
+                raise ExerciseError(f"Case {self.label!r} gives no expression for parameter {name!r}")
+            try:
+                value = eval(self.code[name], dict(names))
+            except Exception as error:
+                raise ExerciseError(f"Case {self.label!r}: {name} = {self.code[name]} fails: "
+                                    f"{type(error).__name__}: {error}") from None
+            spec = signature.parameters[name]
+            dtype = getattr(spec, "dtype", None)
+            built[name] = np.asarray(value, dtype) if dtype else value
+        return built
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -202,23 +286,35 @@ class FixedCases(Check):
     tolerance: Oracle = float32_sum_tolerance
     category: ClassVar[Category] = "value"
 
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        found = []
+        for case in self.cases:
+            try:
+                problem = signature.problem(case.build(signature), f"case {case.label!r}")
+            except ExerciseError as error:
+                problem = str(error)
+            if problem:
+                found.append(f"{self.id}: {problem}")
+        return found
+
     def judge(self, context: Context) -> Outcome:
         failures = []
         for case in self.cases:
-            x = case.build()
-            answer = self.expected(x) if case.answer is None else case.answer
-            returned = context.session.call(x)
-            finite = bool(np.all(np.isfinite(answer)))  # a non-finite scalar answer must match exactly
-            problem = compare(returned, answer, self.tolerance(x) if finite or np.ndim(answer) else 0.0)
+            arguments = case.build(context.signature)
+            answer = _evaluate(self.expected, arguments, "oracle (expected)") if case.answer is None else case.answer
+            returned = context.session.call(arguments)
+            finite = all(np.all(np.isfinite(np.asarray(leaf))) for _, leaf in flatten(answer))
+            tolerance = _evaluate(self.tolerance, arguments, "tolerance") if finite or np.ndim(answer) else 0.0
+            problem = compare(returned, answer, tolerance)
             if problem is not None:
-                failures.append((case, answer, returned, problem))
+                failures.append((case, arguments, answer, returned, problem))
         if not failures:
             return Outcome.passed(f"Correct on all {len(self.cases)} special inputs: "
                                   f"{', '.join(c.label for c in self.cases)}.")
-        case, answer, returned, problem = failures[0]
+        case, arguments, answer, returned, problem = failures[0]
         others = f" ({len(failures) - 1} more special input(s) failed too.)" if len(failures) > 1 else ""
-        code = f"np.asarray({case.code}, dtype=np.float32)"
-        return Outcome.failed(f"On {case.label} (x = {case.code}), {problem}.{others}",
+        written = ", ".join(f"{name} = {code}" for name, code in case.code.items())
+        return Outcome.failed(f"On {case.label} ({written}), {problem}.{others}",
                               expected=format_value(answer), observed=observed(returned),
-                              counterexample=f"x = {code}", reproduce=reproduce_call(context, f"jnp.asarray({code})"),
+                              counterexample=written, reproduce=reproduce_call(context, arguments, case.code),
                               hint_applies=not returned.incident)

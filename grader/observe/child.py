@@ -1,11 +1,13 @@
 """The sandboxed side of grading: runs inside a child process, never in the grader's.
 
 It imports JAX for the exercise's device count, puts its observers in place *before* the
-submission is imported, then answers the parent's requests over a private channel:
-``load`` (import the file, find the function), ``call`` (run it on one input and describe
-what came back and which placements happened), ``trace`` (the program JAX records for it),
-``exit``. It describes raw facts only; every judgement is made by the parent.
-This module imports nothing from the grader but the channel, so it starts fast.
+submission is imported (``grader.observe.recorder``), then answers the parent's requests
+over a private channel: ``load`` (import the file, find the function), ``call`` (run it on
+one set of arguments and describe what came back, which placements happened and, when asked,
+the whole program the call ran with the real buffers of what it placed and returned),
+``trace`` (the program ``jax.make_jaxpr`` records for it), ``exit``. It describes raw facts
+only; every judgement is made by the parent. It imports nothing from the grader but the
+channel and the program recorders, so it starts fast.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from grader.errors import ChannelClosed
 from grader.sandbox.protocol import decode_array, encode_array, read_message, write_message
 
 MAX_RETURNED_ELEMENTS = 1 << 20
+MAX_RETURNED_LEAVES = 256
 _MISSING = object()
 
 
@@ -154,33 +157,36 @@ class Child:
         import numpy as np
         from jax._src import api, core, dispatch, pjit
         from jax._src import array as array_module
+        from jax._src import shard_map as shard_map_module
         from jax._src.array import ArrayImpl
         from jax._src.interpreters import partial_eval
         from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
 
+        from grader.observe import recorder
         from grader.observe.jaxpr_graph import program_of
 
-        self.jax, self.np = _Pinned(jax, numpy=_Pinned(jax.numpy)), _Pinned(np)
-        self.program_of = program_of  # imported now: a later import could find the submission's "grader"
+        self.jax, self.np = _Pinned(jax, numpy=_Pinned(jax.numpy), tree_util=_Pinned(jax.tree_util),
+                                    random=_Pinned(jax.random)), _Pinned(np)
+        # imported now: a later import could find the submission's "grader"
+        self.program_of, self.program_of_call, self.placements_of = \
+            program_of, recorder.program_of_call, recorder.placements_of
         # The shared compilation cache is read-only here (grader.sandbox.confine): a miss is not news.
         warnings.filterwarnings("ignore", message="Error writing persistent compilation cache entry")
         self.protections: dict[str, Any] = {}
         self.ArrayImpl, self.NamedSharding, self.SingleDeviceSharding = ArrayImpl, NamedSharding, SingleDeviceSharding
         self.function: Callable[..., Any] | None = None
         self.filename = "<submission>"
-        self.placements: list[dict[str, Any]] | None = None
-        self.argument: Any = None
-        self.placed_x: list[Any] = []  # arrays an eager placement of x produced during this call
-        self._install_observers(dispatch)
+        self.recorder = recorder.Recorder(core, dispatch, pjit, jax.make_jaxpr)
         # Everything below is fixed before the submission exists. Methods become instance
         # attributes (they win over the class's, so patching grader.observe.child.Child changes
         # nothing); every request starts, and every call of the student's function ends, by
-        # undoing patches to JAX, NumPy and the standard library.
-        self.pins = _Pins([jax, jax.numpy, jax.sharding, api, core, dispatch, pjit, partial_eval, array_module, np, json,
-                           base64, os, builtins, traceback, inspect, sys.modules[__name__],
-                           sys.modules["grader.sandbox.protocol"]],
+        # undoing patches to JAX, NumPy and the standard library (the recorder's hooks included).
+        self.pins = _Pins([jax, jax.numpy, jax.sharding, jax.tree_util, jax.random, api, core, dispatch, pjit,
+                           shard_map_module, partial_eval, array_module, np, json, base64, os, builtins, traceback,
+                           inspect, sys.modules[__name__], sys.modules["grader.sandbox.protocol"],
+                           sys.modules["grader.observe.recorder"], sys.modules["grader.observe.jaxpr_graph"]],
                           [ArrayImpl, NamedSharding, Mesh, PartitionSpec, SingleDeviceSharding, dispatch.device_put_p,
-                           core.Primitive, core.Tracer])
+                           core.Primitive, core.Tracer, core.EvalTrace, recorder.Recorder])
         for name, member in vars(Child).items():
             if inspect.isfunction(member) and not name.startswith("__"):
                 setattr(self, name, member.__get__(self))
@@ -188,55 +194,16 @@ class Child:
             setattr(self, name, self._guarded(getattr(self, name)))
 
     def _guarded(self, handler: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
-        """The request handler, run with the original JAX; after ``load`` the student's function
-        is wrapped so that its patches are undone as soon as it returns."""
+        """The request handler, run with the original JAX, and again after it."""
         restore = self.pins.restore
 
         def guarded(*args: Any) -> dict[str, Any]:
             restore()
             reply = handler(*args)
             restore()
-            if handler.__name__ == "load" and self.function is not None:
-                self.function = _restoring(self.function, restore)
             return reply
 
         return guarded
-
-    # -- observing placements while the student's code runs -------------------------------
-    def _install_observers(self, dispatch: types.ModuleType) -> None:
-        """Wrap JAX's two device_put paths. Both are looked up at call time, so aliases such
-        as ``from jax import device_put`` are seen too."""
-        eager, primitive_bind = dispatch._batched_device_put_impl, dispatch.device_put_p.bind
-
-        def observed_eager(*xs: Any, devices: Any, **kwargs: Any) -> Any:
-            self._record("eager", xs, devices)
-            placed = eager(*xs, devices=devices, **kwargs)
-            if self.placements is not None:  # moving a placed x again still places x (as in a trace)
-                self.placed_x.extend(p for x, p in zip(xs, placed) if self._is_x(x))
-            return placed
-
-        def observed_bind(*xs: Any, **params: Any) -> Any:
-            if any(isinstance(x, self.jax.core.Tracer) for x in xs):
-                self._record("traced", xs, params.get("devices", ()))
-            return primitive_bind(*xs, **params)
-
-        dispatch._batched_device_put_impl = observed_eager
-        dispatch.device_put_p.bind = observed_bind
-
-    def _is_x(self, value: Any) -> bool:
-        return value is self.argument or any(value is p for p in self.placed_x)
-
-    def _record(self, phase: str, xs: tuple[Any, ...], devices: Any) -> None:
-        if self.placements is None:
-            return
-        for x, target in zip(xs, devices):
-            shape = getattr(x, "shape", None)
-            self.placements.append({
-                "phase": phase,
-                "sharding": self.describe_sharding(target),
-                "of_argument": self._is_x(x) if phase == "eager" else None,
-                "input_shape": list(shape) if isinstance(shape, tuple) else None,
-            })
 
     # -- describing values ---------------------------------------------------------------
     def describe_sharding(self, target: Any) -> dict[str, Any]:
@@ -248,7 +215,7 @@ class Child:
             mesh = target.mesh
             try:
                 devices = [int(d.id) for d in mesh.devices.flat]
-            except ValueError:  # an AbstractMesh (inside some transformations) names no devices
+            except (AttributeError, ValueError):  # an AbstractMesh (inside some transformations) names no devices
                 devices = None
             return {
                 "type": "NamedSharding",
@@ -270,7 +237,7 @@ class Child:
             shards.append({"device": int(shard.device.id), "index": index})
         return shards
 
-    def describe_value(self, value: Any) -> dict[str, Any]:
+    def describe_leaf(self, value: Any) -> dict[str, Any]:
         np = self.np
         kind = type(value)
         described: dict[str, Any] = {"type": f"{kind.__module__}.{kind.__qualname__}"}
@@ -278,7 +245,8 @@ class Child:
             described["kind"] = "jax_array"
             described["sharding"] = self.describe_sharding(value.sharding)
             described["shards"] = self.describe_shards(value)
-            array = np.asarray(value)
+            # Nothing to read from an empty array (and JAX 0.10.2 fails reading some sharded ones).
+            array = np.zeros(value.shape, value.dtype) if value.size == 0 else np.asarray(value)
         elif kind is np.ndarray or isinstance(value, np.generic):
             described["kind"] = "numpy"
             array = np.asarray(value)
@@ -297,8 +265,50 @@ class Child:
             described["array"] = encode_array(array)
         return described
 
+    def leaves(self, value: Any, prefix: str) -> list[tuple[str, Any]]:
+        """(path, leaf) of a value, paths as ``jax.tree_util.keystr`` writes them after ``prefix``;
+        a structure too big to be an answer is one opaque leaf."""
+        tree_util = self.jax.tree_util
+        try:
+            found, _ = tree_util.tree_flatten_with_path(value)
+        except Exception:
+            return [(prefix, value)]
+        if len(found) > MAX_RETURNED_LEAVES:
+            return [(prefix, _TooBig(len(found)))]
+        return [(prefix + tree_util.keystr(path), leaf) for path, leaf in found]
+
+    def describe_value(self, returned: list[tuple[str, Any]]) -> dict[str, Any]:
+        return {"leaves": [{"path": path, **self.describe_leaf(leaf)} for path, leaf in returned]}
+
+    # -- arguments -------------------------------------------------------------------------------
+    def build(self, encoded: dict[str, Any]) -> Any:
+        """A JAX value from the parent's description (grader.arguments.encode): arrays on the
+        default device, uncommitted, as ``jnp.asarray`` makes them (``device_put`` because
+        ``jnp.asarray`` stages a copy that compiles once per new shape)."""
+        kind = encoded["kind"]
+        if kind == "array":
+            return self.jax.device_put(decode_array(encoded))
+        if kind in ("int", "float", "bool"):
+            return {"int": int, "float": float, "bool": bool}[kind](encoded["value"])
+        if kind == "key":
+            return self.jax.random.key(int(encoded["seed"]))
+        if kind == "dict":
+            return {str(k): self.build(v) for k, v in encoded["items"]}
+        if kind in ("tuple", "list"):
+            items = [self.build(v) for v in encoded["items"]]
+            return tuple(items) if kind == "tuple" else items
+        if kind == "none":
+            return None
+        raise ValueError(f"unknown argument kind {kind!r}")
+
+    def arguments(self, named: list[list[Any]]) -> tuple[list[Any], list[tuple[str, Any]]]:
+        """The positional arguments, and every leaf of them by path (``x``, ``params['w']``)."""
+        values = [self.build(encoded) for _, encoded in named]
+        leaves = [leaf for (name, _), value in zip(named, values) for leaf in self.leaves(value, name)]
+        return values, leaves
+
     # -- requests ----------------------------------------------------------------------------
-    def load(self, path: str, display_name: str, function: str) -> dict[str, Any]:
+    def load(self, path: str, display_name: str, function: str, arity: int = 1) -> dict[str, Any]:
         self.filename = display_name
         try:
             with open(path, "rb") as handle:
@@ -331,45 +341,59 @@ class Child:
         except (TypeError, ValueError):
             signature = None
         try:
-            accepts_one = signature is None or signature.bind(object()) is not None
+            accepts = signature is None or signature.bind(*[object()] * arity) is not None
         except TypeError:
-            accepts_one = False
+            accepts = False
         self.function = candidate
-        return {"ok": True, "signature": f"{function}{signature}" if signature else function,
-                "accepts_one": accepts_one}
+        return {"ok": True, "signature": f"{function}{signature}" if signature else function, "accepts": accepts}
 
-    def argument_of(self, array: dict[str, Any]) -> Any:
-        """The input as a JAX array on the default device, uncommitted, exactly as
-        ``jnp.asarray`` makes it; ``device_put`` because ``jnp.asarray`` stages a copy that
-        compiles once per new shape (5-30 ms each, several per submission)."""
-        return self.jax.device_put(decode_array(array))
-
-    def call(self, array: dict[str, Any]) -> dict[str, Any]:
-        argument = self.argument_of(array)
-        self.argument, self.placements = argument, []
+    def call(self, named: list[list[Any]], mode: str = "placements") -> dict[str, Any]:
+        values, leaves = self.arguments(named)
+        recorder, function = self.recorder, self.function
+        raised: BaseException | None = None
+        recorder.start(mode)
         try:
-            result = self.function(argument)
-            if isinstance(result, self.ArrayImpl):
-                result.block_until_ready()
+            result = function(*values)
         except BaseException as error:
-            return {"ok": False, "exception": type(error).__name__,
-                    "error": _error_text(error, self.filename), "placements": self.placements}
-        finally:
-            placements, self.placements, self.argument, self.placed_x = self.placements, None, None, []
-        return {"ok": True, "value": self.describe_value(result), "placements": placements}
-
-    def trace(self, array: dict[str, Any]) -> dict[str, Any]:
-        argument = self.argument_of(array)
+            raised = error
+        events = recorder.stop()
+        intact = recorder.intact()  # before restoring: were the observers there when the call ended?
+        self.pins.restore()
+        if raised is not None:
+            return {"ok": False, "exception": type(raised).__name__, "error": _error_text(raised, self.filename),
+                    "placements": self.placements_of(events, leaves, self.describe_sharding)}
+        returned = self.leaves(result, "result")
         try:
-            closed = self.jax.make_jaxpr(self.function)(argument)
+            for _, leaf in returned:
+                if type(leaf) is self.ArrayImpl:
+                    self.ArrayImpl.block_until_ready(leaf)
+        except BaseException as error:  # a computation that fails only when its result is awaited
+            return {"ok": False, "exception": type(error).__name__, "error": _error_text(error, self.filename),
+                    "placements": []}
+        reply = {"ok": True, "value": self.describe_value(returned),
+                 "placements": self.placements_of(events, leaves, self.describe_sharding), "intact": intact}
+        if mode == "full":
+            reply["program"] = self.program_of_call(events, leaves, returned, self.describe_sharding,
+                                                    lambda v: type(v) is self.ArrayImpl)
+        return reply
+
+    def trace(self, named: list[list[Any]]) -> dict[str, Any]:
+        values, leaves = self.arguments(named)
+        static = tuple(i for i, v in enumerate(values) if isinstance(v, (bool, int, float)))
+        traced = [leaf for leaf in leaves if not isinstance(leaf[1], (bool, int, float))]
+        try:
+            closed, shape = self.jax.make_jaxpr(self.function, static_argnums=static, return_shape=True)(*values)
         except BaseException as error:
             return {"ok": False, "exception": type(error).__name__, "error": _error_text(error, self.filename)}
-        return {"ok": True, "program": self.program_of(closed, self.describe_sharding)}
+        outputs = [path for path, _ in self.leaves(shape, "result")]
+        return {"ok": True, "program": self.program_of(closed, self.describe_sharding, [p for p, _ in traced], outputs)}
 
     def serve(self) -> None:
         jax = self.jax
+        import resource
         write_message(self.outbox, {"op": "ready", "jax": jax.__version__,
-                                    "devices": [str(d) for d in jax.devices()], "protections": self.protections})
+                                    "devices": [str(d) for d in jax.devices()], "protections": self.protections,
+                                    "memory_limit": resource.getrlimit(resource.RLIMIT_AS)[0]})
         while True:
             try:
                 request = read_message(self.inbox)
@@ -380,11 +404,12 @@ class Child:
                 return
             try:
                 if op == "load":
-                    reply = self.load(request["path"], request["display_name"], request["function"])
+                    reply = self.load(request["path"], request["display_name"], request["function"],
+                                      int(request.get("arity", 1)))
                 elif op == "call":
-                    reply = self.call(request["input"])
+                    reply = self.call(request["arguments"], request.get("mode", "placements"))
                 elif op == "trace":
-                    reply = self.trace(request["input"])
+                    reply = self.trace(request["arguments"])
                 else:
                     reply = {"ok": False, "error": f"unknown request {op!r}"}
             except Exception as error:  # the grader's own failure: say so instead of dying
@@ -392,13 +417,14 @@ class Child:
             write_message(self.outbox, reply)
 
 
-def _restoring(function: Callable[..., Any], restore: Callable[[], None]) -> Callable[..., Any]:
-    def call_then_restore(x: Any) -> Any:
-        try:
-            return function(x)
-        finally:
-            restore()
-    return call_then_restore
+class _TooBig:
+    """Stands for a returned structure with more leaves than any answer has."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def __repr__(self) -> str:
+        return f"<a structure of {self.count} leaves>"
 
 
 def _forget_grader() -> None:

@@ -1,21 +1,30 @@
-"""Turn a traced JAX program into plain data the grader can analyse (runs in the child).
+"""Turn JAX programs into plain data the grader can analyse (runs in the child).
 
 Every value gets an integer id; every equation becomes a node with the ids it reads and
-writes, its primitive's name and its simple parameters (shardings described as dicts).
-Calls whose inner program lines up one-to-one with their operands (``jit``, ``shard_map``,
-custom derivatives, ...) are inlined, so dataflow follows values through them. Any other
+writes, its primitive's name, its simple parameters (shardings described as dicts) and the
+scalar literals it reads. Calls whose inner program lines up one-to-one with their operands
+(``jit``, ``shard_map``, custom derivatives, ...) are inlined, so dataflow follows values
+through them; ``within`` says which transformations a node sits in (a ``jit`` of JAX's own
+library, such as ``jnp.sum``, is inlined without counting as the student's ``jit``). Any other
 nested program (``cond``, ``while``, ``scan``) is linked conservatively: everything it
 produces may derive from everything it reads.
+
+The same :class:`Builder` serves the traced program (``program_of`` a ``jax.make_jaxpr``
+result) and the program of a real call (``grader.observe.recorder``), whose values are the
+arrays themselves.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+import os
+from typing import Any, Callable, Sequence
 
-from jax._src import core
+import jax
 from jax import Device
+from jax._src import core
 from jax.sharding import AbstractMesh, Mesh, PartitionSpec, Sharding
 
 Describe = Callable[[Any], dict[str, Any]]
+JAX_SOURCE = os.path.dirname(os.path.realpath(jax.__file__)) + os.sep
 
 
 def _simple(value: Any, describe: Describe) -> Any:
@@ -55,7 +64,28 @@ def _sub_programs(params: dict[str, Any]) -> list[core.Jaxpr | core.ClosedJaxpr]
     return found
 
 
-class _Builder:
+def is_library(program: core.Jaxpr | core.ClosedJaxpr) -> bool:
+    """A program JAX's own library traced (``jnp.sum`` is a jitted function), not the student."""
+    jaxpr = program.jaxpr if isinstance(program, core.ClosedJaxpr) else program
+    source = getattr(getattr(jaxpr, "debug_info", None), "func_src_info", None) or ""
+    at = source.rfind(" at ")
+    return at >= 0 and os.path.realpath(source[at + 4:].rsplit(":", 1)[0]).startswith(JAX_SOURCE)
+
+
+def _literal(atom: Any) -> Any:
+    """The value of a scalar literal operand (``div x 8.0``), as a plain number."""
+    value = getattr(atom, "val", atom)
+    try:
+        if getattr(value, "shape", ()) == () and not isinstance(value, (str, bytes)):
+            number = value.item() if hasattr(value, "item") else value
+            if isinstance(number, (bool, int, float)):
+                return number
+    except (TypeError, ValueError):
+        pass
+    return None
+
+
+class Builder:
     """Numbers values scope by scope: a nested program seen twice (a jitted function called
     twice) gets fresh ids the second time, so dataflow never crosses between the calls."""
 
@@ -64,10 +94,11 @@ class _Builder:
         self.avals: dict[int, dict[str, Any]] = {}
         self.nodes: list[dict[str, Any]] = []
 
-    def fresh(self, var: core.Var) -> int:
+    def fresh(self, like: Any) -> int:
+        """A new id for a value shaped like ``like`` (a jaxpr variable's aval, or an array)."""
         new_id = len(self.avals)
-        aval = var.aval
-        self.avals[new_id] = {"shape": list(getattr(aval, "shape", ())), "dtype": str(getattr(aval, "dtype", ""))}
+        self.avals[new_id] = {"shape": [int(n) for n in getattr(like, "shape", ())],
+                              "dtype": str(getattr(like, "dtype", ""))}
         return new_id
 
     def walk(self, jaxpr: core.Jaxpr, env: dict[core.Var, int], within: tuple[str, ...]) -> list[int | None]:
@@ -76,51 +107,73 @@ class _Builder:
             if isinstance(atom, core.Literal):
                 return None
             if atom not in env:
-                env[atom] = self.fresh(atom)
+                env[atom] = self.fresh(atom.aval)
             return env[atom]
 
         for var in jaxpr.constvars:
             read(var)
         for eqn in jaxpr.eqns:
-            name = eqn.primitive.name
-            inputs = [read(v) for v in eqn.invars]
-            params = {k: s for k, v in eqn.params.items() if (s := _simple(v, self.describe)) is not None}
-            subs = [s.jaxpr if isinstance(s, core.ClosedJaxpr) else s for s in _sub_programs(eqn.params)]
-            node: dict[str, Any] = {"primitive": name, "within": list(within), "params": params}
-            if len(subs) == 1 and len(subs[0].invars) == len(eqn.invars) \
-                    and len(subs[0].outvars) == len(eqn.outvars):
-                inner = subs[0]
-                inner_env = {var: outer for var, outer in zip(inner.invars, inputs) if outer is not None}
-                for var, produced in zip(eqn.outvars, self.walk(inner, inner_env, within + (name,))):
-                    if produced is not None:
-                        env[var] = produced
-                node.update(inputs=inputs, outputs=[read(v) for v in eqn.outvars], inlined=True)
-                self.nodes.append(node)
-                continue
-            outputs = [read(v) for v in eqn.outvars]
-            for inner in subs:
-                inner_env: dict[core.Var, int] = {}
-                inner_inputs = [self.fresh_into(inner_env, v) for v in inner.invars]
-                self.nodes.append({"primitive": f"{name}:enter", "within": list(within), "params": {},
-                                   "inputs": inputs, "outputs": inner_inputs, "synthetic": True})
-                produced = self.walk(inner, inner_env, within + (name,))
-                self.nodes.append({"primitive": f"{name}:exit", "within": list(within), "params": {},
-                                   "inputs": produced, "outputs": outputs, "synthetic": True})
-            node.update(inputs=inputs, outputs=outputs)
-            self.nodes.append(node)
+            literals = {i: v for i, atom in enumerate(eqn.invars)
+                        if isinstance(atom, core.Literal) and (v := _literal(atom)) is not None}
+            outputs = self.equation(eqn.primitive.name, eqn.params, [read(v) for v in eqn.invars],
+                                    [v.aval for v in eqn.outvars], within, literals)
+            for var, produced in zip(eqn.outvars, outputs):
+                if not isinstance(var, core.DropVar):
+                    env[var] = produced
         return [read(v) for v in jaxpr.outvars]
 
-    def fresh_into(self, env: dict[core.Var, int], var: core.Var) -> int:
-        env[var] = self.fresh(var)
+    def equation(self, name: str, params: dict[str, Any], inputs: Sequence[int | None], outs: Sequence[Any],
+                 within: tuple[str, ...], literals: dict[int, Any] | None = None) -> list[int]:
+        """Add one equation (of a program, or a primitive a real call bound) reading ``inputs``
+        and producing values shaped like ``outs``; returns the ids of what it produced."""
+        simple = {k: s for k, v in params.items() if (s := _simple(v, self.describe)) is not None}
+        subs = _sub_programs(params)
+        node: dict[str, Any] = {"primitive": name, "within": list(within), "params": simple, "inputs": list(inputs)}
+        if literals:
+            node["literals"] = {str(k): v for k, v in literals.items()}
+        if len(subs) == 1:
+            inner = subs[0].jaxpr if isinstance(subs[0], core.ClosedJaxpr) else subs[0]
+            if len(inner.invars) == len(inputs) and len(inner.outvars) == len(outs):
+                inner_env = {var: outer for var, outer in zip(inner.invars, inputs) if outer is not None}
+                scope = within if is_library(subs[0]) else within + (name,)
+                produced = [p if p is not None else self.fresh(o) for p, o in
+                            zip(self.walk(inner, inner_env, scope), outs)]
+                node.update(outputs=produced, inlined=True)
+                self.nodes.append(node)
+                return produced
+        outputs = [self.fresh(o) for o in outs]
+        for sub in subs:
+            inner = sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub
+            inner_env: dict[core.Var, int] = {}
+            inner_inputs = [self._fresh_into(inner_env, v) for v in inner.invars]
+            self.nodes.append({"primitive": f"{name}:enter", "within": list(within), "params": {},
+                               "inputs": list(inputs), "outputs": inner_inputs, "synthetic": True})
+            produced = self.walk(inner, inner_env, within + (name,))
+            self.nodes.append({"primitive": f"{name}:exit", "within": list(within), "params": {},
+                               "inputs": produced, "outputs": outputs, "synthetic": True})
+        node["outputs"] = outputs
+        self.nodes.append(node)
+        return outputs
+
+    def _fresh_into(self, env: dict[core.Var, int], var: core.Var) -> int:
+        env[var] = self.fresh(var.aval)
         return env[var]
 
+    def data(self, inputs: list[int], outputs: list[int | None], input_paths: list[str],
+             output_paths: list[str], constants: list[int] = ()) -> dict[str, Any]:
+        return {"inputs": inputs, "input_paths": input_paths, "constants": list(constants), "outputs": outputs,
+                "output_paths": output_paths, "nodes": self.nodes,
+                "avals": {str(k): v for k, v in self.avals.items()}}
 
-def program_of(closed: core.ClosedJaxpr, describe: Describe) -> dict[str, Any]:
-    builder = _Builder(describe)
+
+def program_of(closed: core.ClosedJaxpr, describe: Describe, input_paths: list[str],
+               output_paths: list[str]) -> dict[str, Any]:
+    """The traced program as data; ``input_paths`` name its inputs (the argument leaves, in
+    order), ``output_paths`` its outputs (the returned leaves)."""
+    builder = Builder(describe)
     jaxpr = closed.jaxpr
     env: dict[core.Var, int] = {}
-    inputs = [builder.fresh_into(env, v) for v in jaxpr.invars]
-    constants = [builder.fresh_into(env, v) for v in jaxpr.constvars]
+    inputs = [builder._fresh_into(env, v) for v in jaxpr.invars]
+    constants = [builder._fresh_into(env, v) for v in jaxpr.constvars]
     outputs = builder.walk(jaxpr, env, ())
-    return {"inputs": inputs, "constants": constants, "outputs": outputs, "nodes": builder.nodes,
-            "avals": {str(k): v for k, v in builder.avals.items()}}
+    return builder.data(inputs, outputs, input_paths, output_paths, constants)

@@ -1,13 +1,20 @@
-"""The traced program of a submission, as data, with the dataflow questions checks ask.
+"""A submission's program, as data, with the dataflow questions checks ask.
 
-Built in the grader's process from what the child sent (see ``grader.observe.jaxpr_graph``).
-"May derive" is conservative: control flow links everything it reads to everything it
-writes, so a "does not derive" answer is certain and a "derives" answer is at least plausible.
+Built in the grader's process from what the child sent: the program ``jax.make_jaxpr``
+traced, or the program a real call ran (``grader.observe.recorder``); both have the same
+shape (see ``grader.observe.jaxpr_graph``). Inputs are the argument leaves, named by path
+(``x``, ``params['dense']['kernel']``); outputs are the returned leaves (``result``,
+``result['w']``). "May derive" is conservative: control flow links everything it reads to
+everything it writes, so a "does not derive" answer is certain and a "derives" answer is at
+least plausible. :meth:`Program.from_data` checks every field: the data came from a process
+the submission ran in, and malformed data is the submission's failure, not the grader's.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Iterable
+
+from grader.arguments import is_within
 
 
 @dataclass(frozen=True)
@@ -18,6 +25,32 @@ class Node:
     params: dict[str, Any]
     within: tuple[str, ...]
     inlined: bool = False
+    literals: dict[int, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Buffers:
+    """An array the call really held: its sharding as reported, and each device buffer."""
+    sharding: dict[str, Any]
+    buffers: tuple[tuple[int, tuple[int, ...], str], ...]  # (device, shape, digest)
+
+
+def _ids(values: Any) -> tuple[int | None, ...]:
+    if not isinstance(values, list):
+        raise ValueError("a list of value ids was expected")
+    return tuple(None if v is None else _int(v) for v in values)
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"an integer was expected, not {type(value).__name__}")
+    return value
+
+
+def _strings(values: Any) -> tuple[str, ...]:
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise ValueError("a list of strings was expected")
+    return tuple(values)
 
 
 @dataclass(frozen=True)
@@ -26,14 +59,50 @@ class Program:
     outputs: tuple[int | None, ...]
     nodes: tuple[Node, ...]
     shapes: dict[int, tuple[int, ...]]
+    input_paths: tuple[str, ...] = ()
+    output_paths: tuple[str, ...] = ()
+    arrays: dict[int, Buffers] | None = None  # a real call's placed and returned arrays
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> "Program":
-        nodes = tuple(Node(str(n["primitive"]), tuple(n.get("inputs", ())), tuple(n.get("outputs", ())),
-                           dict(n.get("params", {})), tuple(n.get("within", ())), bool(n.get("inlined")))
-                      for n in data.get("nodes", ()))
-        shapes = {int(k): tuple(v.get("shape", ())) for k, v in data.get("avals", {}).items()}
-        return cls(tuple(data.get("inputs", ())), tuple(data.get("outputs", ())), nodes, shapes)
+    def from_data(cls, data: Any) -> "Program":
+        """Raises ValueError when ``data`` is not a well-formed program."""
+        if not isinstance(data, dict):
+            raise ValueError("a program must be an object")
+        nodes = []
+        for n in data.get("nodes", ()):
+            if not isinstance(n, dict) or not isinstance(n.get("primitive"), str):
+                raise ValueError("a program node must be an object with a primitive name")
+            params, literals = n.get("params", {}), n.get("literals")
+            if not isinstance(params, dict) or not (literals is None or isinstance(literals, dict)):
+                raise ValueError("a node's params must be an object")
+            nodes.append(Node(n["primitive"], _ids(n.get("inputs", [])), _ids(n.get("outputs", [])), params,
+                              _strings(n.get("within", [])), bool(n.get("inlined")),
+                              {int(k): v for k, v in literals.items()} if literals else None))
+        avals = data.get("avals", {})
+        if not isinstance(avals, dict):
+            raise ValueError("avals must be an object")
+        shapes = {int(k): tuple(_int(s) for s in v.get("shape", ())) for k, v in avals.items()}
+        arrays = None
+        if "arrays" in data:
+            arrays = {}
+            for key, found in dict(data["arrays"]).items():
+                buffers = tuple((_int(b["device"]), tuple(_int(s) for s in b["shape"]), str(b["digest"]))
+                                for b in found["buffers"])
+                if not isinstance(found["sharding"], dict):
+                    raise ValueError("an array's sharding must be an object")
+                arrays[int(key)] = Buffers(found["sharding"], buffers)
+        inputs, outputs = _ids(data.get("inputs", [])), _ids(data.get("outputs", []))
+        input_paths, output_paths = _strings(data.get("input_paths", [])), _strings(data.get("output_paths", []))
+        if None in inputs or len(input_paths) != len(inputs) or len(output_paths) != len(outputs):
+            raise ValueError("a program's inputs and outputs must match their paths")
+        return cls(inputs, outputs, tuple(nodes), shapes, input_paths, output_paths, arrays)  # type: ignore[arg-type]
+
+    def inputs_of(self, operand: str) -> list[tuple[str, int]]:
+        """(path, id) of every input leaf of ``operand`` (a parameter or a path inside one)."""
+        return [(p, i) for p, i in zip(self.input_paths, self.inputs) if is_within(p, operand)]
+
+    def outputs_of(self, result: str = "result") -> list[tuple[str, int | None]]:
+        return [(p, i) for p, i in zip(self.output_paths, self.outputs) if is_within(p, result)]
 
     def derived_from(self, sources: Iterable[int]) -> set[int]:
         """Every value that may be computed from any of ``sources`` (including themselves)."""
@@ -50,12 +119,13 @@ class Program:
                     changed = True
         return reached
 
+    def feeds(self, value: int, result: str = "result") -> bool:
+        """Whether any returned leaf under ``result`` may be computed from ``value``."""
+        reached = self.derived_from([value])
+        return any(o in reached for _, o in self.outputs_of(result) if o is not None)
+
     def primitives(self) -> set[str]:
         return {n.primitive for n in self.nodes}
-
-    def placements(self) -> list[tuple[int | None, int | None, dict[str, Any]]]:
-        """(input id, output id, target sharding) for every operand of every device_put."""
-        return [(p.source, p.placed, p.sharding) for p in self.all_placements() if p.via == "device_put"]
 
     def all_placements(self) -> list["ProgramPlacement"]:
         """Every value the program gives a sharding to, by each of the ways JAX offers
@@ -67,7 +137,7 @@ class Program:
             if name == "device_put":
                 targets = params.get("devices") or [{"type": "default"}] * len(node.inputs)
                 found.extend(ProgramPlacement("device_put", i, o, t, node.within)
-                             for i, o, t in zip(node.inputs, node.outputs, targets))
+                             for i, o, t in zip(node.inputs, node.outputs, targets) if isinstance(t, dict))
             elif name == "sharding_constraint" and isinstance(params.get("sharding"), dict):
                 found.append(ProgramPlacement("constraint", node.inputs[0], node.outputs[0], params["sharding"],
                                               node.within))
@@ -81,13 +151,19 @@ class Program:
                 mesh = {k: v for k, v in params["mesh"].items() if k != "type"}
                 for via, key, values in (("shard_map_in", "in_specs", node.inputs),
                                          ("shard_map_out", "out_specs", node.outputs)):
+                    specs = params.get(key) or ()
+                    # A body that closes over constants reads them first: specs align with the last inputs.
                     found.extend(ProgramPlacement(via, v, v, {"type": "NamedSharding", **mesh, "spec": spec},
                                                   node.within)
-                                 for v, spec in zip(values, params.get(key) or ()) if isinstance(spec, list))
+                                 for v, spec in zip(list(values)[len(values) - len(specs):], specs)
+                                 if isinstance(spec, list))
         return found
 
     def uses(self, primitive: str) -> list[Node]:
         return [n for n in self.nodes if n.primitive == primitive]
+
+    def consumers(self, value: int) -> list[Node]:
+        return [n for n in self.nodes if value in n.inputs and not n.inlined]
 
 
 # The ways a program gives a value a sharding, as ``ProgramPlacement.via`` names them.

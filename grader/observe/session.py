@@ -3,79 +3,35 @@
 A session owns the child, restarts it (and reloads the submission) after the submission
 crashes or runs out of time, so that one bad input costs one check, not the whole report.
 Every such incident is kept: the ``limits`` check reads them.
+
+Time: each request (an import, a call, a trace) has ``limits.call_s``; each check has a
+budget of its own (:meth:`Session.budget`, set by the engine), so one slow check cannot starve
+the others; ``limits.total_s`` bounds the whole grading. A time-out message quotes the limit
+that applied, never what happened to remain of it.
+
+Every reply is parsed here (``grader.observe.returned``): a reply of the wrong shape is the
+submission's doing (it can write to its own channel), a "protocol" incident, never a grader
+error.
 """
 from __future__ import annotations
 
 import os
 import shutil
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator, Mapping
 
-import numpy as np
-
-from grader.sandbox.protocol import decode_array, encode_array
-from grader.errors import ChildFailure, SandboxError
+from grader.arguments import encode
+from grader.errors import ChildFailure, GraderError, SandboxError
+from grader.observe.program import Program
+from grader.observe.returned import Incident, Malformed, Returned, parse_leaves, safe_text
 from grader.sandbox.process import Child, Launcher, Limits
 
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:
 # the report already says what went wrong, and each time-out costs the full call limit.
 MAX_INCIDENTS = 2
-
-
-@dataclass(frozen=True)
-class Incident:
-    kind: str  # "time" | "memory" | "crash" | "protocol"
-    message: str
-
-
-@dataclass(frozen=True)
-class Returned:
-    """What one call gave back, as the child described it."""
-    ok: bool
-    value: dict[str, Any] | None = None
-    error: str | None = None
-    exception: str | None = None
-    placements: tuple[dict[str, Any], ...] = ()
-    incident: Incident | None = None
-
-    def array(self) -> np.ndarray | None:
-        """The returned numbers as an array, when the child sent them."""
-        payload = (self.value or {}).get("array")
-        try:
-            return None if payload is None else decode_array(payload)
-        except (ValueError, TypeError, KeyError):
-            return None
-
-    def number(self) -> float | None:
-        """The returned value as one float, when it holds exactly one real number."""
-        array = self.array()
-        if array is None or array.size != 1 or array.dtype.kind not in "biuf":
-            return None
-        return float(array.reshape(()))
-
-    def describe(self) -> str:
-        """What the function did, as a phrase that follows "your function"."""
-        if self.incident and self.incident.kind == "gave_up":
-            return f"was not run ({self.incident.message})"
-        if self.incident:
-            return f"did not return: {self.incident.message}"
-        if not self.ok:
-            return f"raised {self.error}"
-        return f"returned {describe_value(self.value or {})}"
-
-
-def describe_value(value: dict[str, Any]) -> str:
-    kind, type_name = value.get("kind"), value.get("type", "?")
-    if kind == "other":
-        return f"an object of type {str(type_name)[:200]} ({str(value.get('repr', ''))[:200]})"
-    shape = tuple(value.get("shape", ()))
-    dtype = value.get("dtype", "?")
-    if kind == "python":
-        return f"a Python {type_name.split('.')[-1]}"
-    what = "a JAX array" if kind == "jax_array" else f"a NumPy value ({type_name})"
-    return f"{what} of shape {shape} and dtype {dtype}"
 
 
 @dataclass
@@ -86,21 +42,30 @@ class Loaded:
     incident: Incident | None = None
 
 
+@dataclass(frozen=True)
+class Traced:
+    """What ``jax.make_jaxpr`` made of the function, or why it could not."""
+    program: Program | None
+    error: str | None = None
+
+
 class Session:
-    def __init__(self, submission: Path, function: str, devices: int, limits: Limits,
+    def __init__(self, submission: Path, function: str, parameters: tuple[str, ...], devices: int, limits: Limits,
                  compile_cache: str | None = None, launcher: Launcher | None = None,
                  hide: tuple[str, ...] = ()) -> None:
         self.launcher = launcher  # how children start: exec'd (None) or forked warm (grader.sandbox.pool)
-        self.hide = hide  # more folders the child must not see (a batch: the whole class)
-        self.submission, self.function = submission, function
+        self.hide = hide  # folders the child must not see (the exercises; in a batch, the whole class)
+        self.submission, self.function, self.parameters = submission, function, parameters
         self.compile_cache = compile_cache
         self.devices, self.limits = devices, limits
         self.incidents: list[Incident] = []
         self.environment: dict[str, Any] = {}
         self.outputs: list[dict[str, Any]] = []
+        self.calls: list[tuple[Mapping[str, Any], Returned]] = []  # every call and its arguments, in order
         self._child: Child | None = None
         self._loaded: Loaded | None = None
         self._deadline = time.monotonic() + limits.total_s
+        self._check_budget: tuple[float, float] | None = None  # (deadline, seconds) of the running check
         self.cache: dict[str, Any] = {}
 
     # -- the child's life --------------------------------------------------------------------
@@ -113,8 +78,9 @@ class Session:
 
     def _ready_child(self) -> Child:
         child = self.start()
-        self.environment = {"jax": child.ready.get("jax"), "devices": child.ready.get("devices", []),
-                            "protections": child.protections}
+        ready = child.ready
+        self.environment = {"jax": ready.get("jax"), "devices": [safe_text(d, 100) for d in ready.get("devices", [])],
+                            "protections": child.protections, "memory_limit": ready.get("memory_limit")}
         return child
 
     def _retire(self) -> None:
@@ -123,35 +89,56 @@ class Session:
             self._child = None
 
     def close(self) -> dict[str, Any]:
-        """End the child; return the student's output from every child this session ran."""
+        """End the child; return the student's output from every child this session ran,
+        made safe to store and bounded (``limits.output_kib`` of head and of tail)."""
         self._retire()
         keep = self.limits.output_kib << 10
         head = "".join(o["head"] for o in self.outputs)[:keep]
         tail = "".join(o["tail"] for o in self.outputs)[-keep:]
         total = sum(o["total_bytes"] for o in self.outputs)
-        return {"head": head, "tail": tail, "total_bytes": total,
+        return {"head": safe_text(head, keep), "tail": safe_text(tail, keep), "total_bytes": total,
                 "dropped_bytes": sum(o["dropped_bytes"] for o in self.outputs)}
 
+    @contextmanager
+    def budget(self, seconds: float) -> Iterator[None]:
+        """Give the requests made inside at most ``seconds`` in all (one check's budget)."""
+        self._check_budget = (time.monotonic() + seconds, seconds)
+        try:
+            yield
+        finally:
+            self._check_budget = None
+
     def _request(self, message: dict[str, Any], during: str) -> dict[str, Any]:
-        remaining = self._deadline - time.monotonic()
-        if remaining <= 0:
-            raise ChildFailure("time", f"the whole grading ran past its limit of {self.limits.total_s:g} s")
+        now = time.monotonic()
+        limits = [(self.limits.call_s, f"the limit for one call, {self.limits.call_s:g} s")]
+        if self._check_budget is not None:
+            deadline, seconds = self._check_budget
+            limits.append((deadline - now, f"this check's time budget, {seconds:g} s in all"))
+        limits.append((self._deadline - now, f"the limit for the whole grading, {self.limits.total_s:g} s"))
+        timeout, which = min(limits, key=lambda pair: pair[0])
+        if timeout <= 0:
+            raise ChildFailure("time", f"grading stopped {during}: your code had used up {which}")
         try:
             child = self._ready_child()
-            return child.request(message, min(self.limits.call_s, remaining), during)
+            return child.request(message, timeout, during)
         except ChildFailure as failure:
             self._retire()
             if failure.kind == "sandbox":  # the grader's fault, never the submission's: an "error" check
                 raise SandboxError(failure.message) from None
-            if failure.kind == "time":
-                failure.message = (f"your code did not finish within {min(self.limits.call_s, remaining):g} s "
-                                   f"{during}")
+            if failure.kind == "time" and "CPU time" not in failure.message:
+                failure.message = f"your code did not finish within {which} {during}"
             raise
 
     def _incident(self, failure: ChildFailure) -> Incident:
-        incident = Incident(failure.kind, failure.message)
+        incident = Incident(failure.kind, safe_text(failure.message))
         self.incidents.append(incident)
         return incident
+
+    def _protocol(self, error: Exception, during: str) -> Incident:
+        """A reply of the wrong shape: the child's channel was forged; the child cannot be trusted."""
+        self._retire()
+        return self._incident(ChildFailure("protocol", f"the grading process sent malformed data {during} "
+                                                       f"({safe_text(error, 200)})"))
 
     # -- requests ------------------------------------------------------------------------------
     def load(self) -> Loaded:
@@ -160,17 +147,23 @@ class Session:
         try:
             copy = self._copy_in()
         except OSError as error:
-            self._loaded = Loaded(False, "read", {"error": f"{error.strerror or error}: {self.submission.name}"})
+            self._loaded = Loaded(False, "read", {"error": safe_text(f"{error.strerror or error}: "
+                                                                     f"{self.submission.name}")})
             return self._loaded
         try:
             reply = self._request({"op": "load", "path": str(copy), "display_name": self.submission.name,
-                                   "function": self.function}, "while importing your file")
+                                   "function": self.function, "arity": len(self.parameters)},
+                                  "while importing your file")
         except ChildFailure as failure:
             self._loaded = Loaded(False, "incident", incident=self._incident(failure))
             return self._loaded
-        ok = bool(reply.get("ok")) and bool(reply.get("accepts_one"))
-        stage = reply.get("stage", "signature" if reply.get("ok") else "unknown")
-        self._loaded = Loaded(ok, "" if ok else stage, reply)
+        detail = {k: (safe_text(v) if isinstance(v, str) else v) for k, v in reply.items()
+                  if k in ("ok", "stage", "error", "line", "text", "exception", "type", "signature", "accepts")}
+        if isinstance(reply.get("defined"), list):
+            detail["defined"] = [safe_text(d, 100) for d in reply["defined"][:50]]
+        ok = reply.get("ok") is True and reply.get("accepts") is True
+        stage = detail.get("stage", "signature" if reply.get("ok") else "unknown")
+        self._loaded = Loaded(ok, "" if ok else str(stage), detail)
         return self._loaded
 
     def _copy_in(self) -> Path:
@@ -182,8 +175,12 @@ class Session:
             shutil.copyfileobj(source, copy)
         return target
 
-    def call(self, x: np.ndarray) -> Returned:
-        """Run the function once on ``x``; a crash or time-out becomes an incident."""
+    def _named(self, arguments: Mapping[str, Any]) -> list[list[Any]]:
+        return [[name, encode(arguments[name])] for name in self.parameters]
+
+    def call(self, arguments: Mapping[str, Any], record: str = "placements") -> Returned:
+        """Run the function once on ``arguments`` (a dict by parameter name); a crash or
+        time-out becomes an incident. ``record="full"`` also records the program the call ran."""
         if len(self.incidents) >= MAX_INCIDENTS:
             return Returned(False, incident=Incident("gave_up", f"grading stopped calling it after {MAX_INCIDENTS} "
                                                                 "failures"))
@@ -193,28 +190,57 @@ class Session:
                 return Returned(False, incident=loaded.incident or Incident("crash", "the file no longer loads"))
         # Incidents name no input: the limits check is shown to students even when the check
         # whose hidden input caused the incident is not (the failing check names its input).
-        during = f"while calling {self.function}(x)"
+        during = f"while calling {self.function}({', '.join(self.parameters)})"
         try:
-            reply = self._request({"op": "call", "input": encode_array(x)}, during)
+            reply = self._request({"op": "call", "arguments": self._named(arguments), "mode": record}, during)
         except ChildFailure as failure:
             return Returned(False, incident=self._incident(failure))
-        error, exception = reply.get("error"), reply.get("exception")
-        incident = None
-        if exception in ("MemoryError", "_ArrayMemoryError") or "RESOURCE_EXHAUSTED" in str(error):
-            incident = self._incident(ChildFailure(
-                "memory", f"your code ran out of memory (limit {self.limits.memory_mib} MiB) {during}"))
-        elif exception == "RecursionError":  # the recursion limit is what guards the stack
-            incident = self._incident(ChildFailure("memory", f"your code recursed too deeply ({error}) {during}"))
-        elif exception in ("SystemExit", "KeyboardInterrupt"):  # would end the process outside a grader
-            what = "called sys.exit()" if exception == "SystemExit" else "raised KeyboardInterrupt"
-            incident = self._incident(ChildFailure(
-                "crash", f"your code {what} {during}; a function must return its result, not end the program"))
-        return Returned(bool(reply.get("ok")), value=reply.get("value"), error=error, exception=exception,
-                        placements=tuple(reply.get("placements") or ()), incident=incident)
-
-    def trace(self, x: np.ndarray) -> dict[str, Any]:
         try:
-            return self._request({"op": "trace", "input": encode_array(x)},
-                                 f"while tracing {self.function}(x) with jax.make_jaxpr")
+            returned = self._returned(reply, during)
+        except (Malformed, ValueError, TypeError, KeyError) as error:
+            return Returned(False, incident=self._protocol(error, during))
+        self.calls.append((arguments, returned))
+        return returned
+
+    def _returned(self, reply: dict[str, Any], during: str) -> Returned:
+        if reply.get("internal") is True:  # the child's own code failed, not the submission's
+            raise GraderError(f"the grading process failed {during}: {safe_text(reply.get('error'), 300)}")
+        placements = reply.get("placements") or []
+        if not isinstance(placements, list) or not all(isinstance(p, dict) and isinstance(p.get("sharding"), dict)
+                                                        and isinstance(p.get("operand"), (str, type(None)))
+                                                        for p in placements):
+            raise Malformed("placements are not as the protocol says")
+        if reply.get("ok") is not True:
+            error, exception = safe_text(reply.get("error", "")), safe_text(reply.get("exception", ""), 100)
+            return Returned(False, error=error, exception=exception, placements=tuple(placements),
+                            incident=self._exception_incident(exception, error, during))
+        program = Program.from_data(reply["program"]) if "program" in reply else None
+        return Returned(True, leaves=parse_leaves(reply["value"]), placements=tuple(placements), program=program,
+                        intact=reply.get("intact") is not False)
+
+    def _exception_incident(self, exception: str, error: str, during: str) -> Incident | None:
+        """Exceptions that are really a limit or the end of the process become incidents."""
+        if exception in ("MemoryError", "_ArrayMemoryError") or "RESOURCE_EXHAUSTED" in error:
+            limit = self.environment.get("memory_limit")
+            mib = limit >> 20 if isinstance(limit, int) and limit > 0 else self.limits.memory_mib
+            return self._incident(ChildFailure("memory", f"your code ran out of memory (limit {mib} MiB) {during}"))
+        if exception == "RecursionError":  # the recursion limit is what guards the stack
+            return self._incident(ChildFailure("memory", f"your code recursed too deeply ({error}) {during}"))
+        if exception in ("SystemExit", "KeyboardInterrupt"):  # would end the process outside a grader
+            what = "called sys.exit()" if exception == "SystemExit" else "raised KeyboardInterrupt"
+            return self._incident(ChildFailure(
+                "crash", f"your code {what} {during}; a function must return its result, not end the program"))
+        return None
+
+    def trace(self, arguments: Mapping[str, Any]) -> Traced:
+        during = f"while tracing {self.function}({', '.join(self.parameters)}) with jax.make_jaxpr"
+        try:
+            reply = self._request({"op": "trace", "arguments": self._named(arguments)}, during)
         except ChildFailure as failure:
-            return {"ok": False, "error": self._incident(failure).message}
+            return Traced(None, self._incident(failure).message)
+        if reply.get("ok") is not True:
+            return Traced(None, safe_text(reply.get("error", "the trace failed")))
+        try:
+            return Traced(Program.from_data(reply["program"]))
+        except (ValueError, TypeError, KeyError) as error:
+            return Traced(None, self._protocol(error, during).message)

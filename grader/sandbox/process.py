@@ -48,8 +48,11 @@ _numbers = itertools.count(1)
 @dataclass(frozen=True)
 class Limits:
     """How long and how big a submission may run. ``call_s`` bounds each request (an
-    import, a call, a trace); ``total_s`` the whole grading of one submission."""
+    import, a call, a trace); ``check_s`` the requests of one check together (at least: the
+    engine raises it for checks the reference solution itself needs long for); ``total_s``
+    the whole grading of one submission."""
     call_s: float = 5.0
+    check_s: float = 30.0
     total_s: float = 60.0
     startup_s: float = 60.0
     memory_mib: int = 4096

@@ -1,0 +1,139 @@
+"""What one call gave back, parsed from the child's reply into plain values.
+
+Everything here came from a process the submission ran in: every string is made safe and
+bounded (:func:`safe_text`) and every field checked (:func:`parse_leaves`) once, where it
+enters the grader, so no check, renderer or file ever sees a lone surrogate, an 8 MiB message
+or a reply of the wrong shape. A malformed reply raises :class:`Malformed`, which the session
+turns into a "protocol" incident: the submission's failure, not the grader's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from grader.observe.program import Program
+from grader.sandbox.protocol import decode_array
+
+MAX_TEXT = 2000  # characters of any one message from the child (an exception, a repr)
+
+
+class Malformed(ValueError):
+    """A reply from the child that is not what the protocol says (a forged channel)."""
+
+
+def safe_text(value: Any, limit: int = MAX_TEXT) -> str:
+    """``value`` as text every output can hold: valid UTF-8 (lone surrogates replaced) and at
+    most ``limit`` characters, with what was cut said."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) > limit:
+        text = f"{text[:limit]}… [{len(text) - limit} more characters]"
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+@dataclass(frozen=True)
+class Incident:
+    kind: str  # "time" | "memory" | "crash" | "protocol" | "gave_up"
+    message: str
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One returned leaf: ``path`` as JAX's keystr writes it (``result``, ``result['w']``)."""
+    path: str
+    kind: str  # jax_array | numpy | python | other
+    type: str
+    dtype: str | None = None
+    shape: tuple[int, ...] | None = None
+    array: np.ndarray | None = None
+    sharding: dict[str, Any] | None = None
+    shards: tuple[dict[str, Any], ...] = ()
+    repr: str | None = None
+
+    def describe(self) -> str:
+        """What the leaf is, as a phrase: "a JAX array of shape (3,) and dtype float32"."""
+        if self.kind == "other":
+            return f"an object of type {self.type[:200]} ({self.repr or ''})"
+        if self.kind == "python":
+            return f"a Python {self.type.split('.')[-1]}"
+        what = "a JAX array" if self.kind == "jax_array" else f"a NumPy value ({self.type})"
+        return f"{what} of shape {self.shape} and dtype {self.dtype}"
+
+    def number(self) -> float | None:
+        """The leaf as one real number, when it holds exactly one."""
+        if self.array is None or self.array.size != 1 or self.array.dtype.kind not in "biuf":
+            return None
+        return float(self.array.reshape(()))
+
+
+def parse_leaves(value: Any) -> tuple[Leaf, ...]:
+    try:
+        return tuple(_leaf(found) for found in value["leaves"])
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise Malformed(f"a returned value was not described as the protocol says ({error})") from None
+
+
+def _leaf(data: dict[str, Any]) -> Leaf:
+    kind = data["kind"]
+    if kind not in ("jax_array", "numpy", "python", "other"):
+        raise ValueError(f"unknown kind {kind!r}")
+    array = decode_array(data["array"]) if data.get("array") is not None else None
+    shape = tuple(int(n) for n in data["shape"]) if "shape" in data else None
+    if array is not None and (array.shape != shape or str(array.dtype) != data.get("dtype")):
+        raise ValueError("an array disagrees with its own shape or dtype")
+    sharding = data.get("sharding")
+    if sharding is not None and not isinstance(sharding, dict):
+        raise ValueError("a sharding must be an object")
+    shards = tuple(data.get("shards", ()))
+    if not all(isinstance(s, dict) for s in shards):
+        raise ValueError("shards must be objects")
+    return Leaf(path=safe_text(data["path"], 300), kind=kind, type=safe_text(data.get("type", "?"), 300),
+                dtype=safe_text(data["dtype"], 40) if "dtype" in data else None, shape=shape, array=array,
+                sharding=sharding, shards=shards, repr=safe_text(data["repr"], 200) if "repr" in data else None)
+
+
+@dataclass(frozen=True)
+class Returned:
+    """What one call gave back, as the child described it."""
+    ok: bool
+    leaves: tuple[Leaf, ...] = ()
+    error: str | None = None
+    exception: str | None = None
+    placements: tuple[dict[str, Any], ...] = ()
+    incident: Incident | None = None
+    program: Program | None = None  # the real call's program, when it was recorded in full
+    intact: bool = True  # the grader's observers were still in place when the call ended
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def leaf(self, path: str = "result") -> Leaf | None:
+        return next((leaf for leaf in self.leaves if leaf.path == path), None)
+
+    def single(self) -> Leaf | None:
+        """The returned value when it is one leaf (not a tuple or dict of them)."""
+        return self.leaves[0] if len(self.leaves) == 1 and self.leaves[0].path == "result" else None
+
+    def number(self) -> float | None:
+        single = self.single()
+        return single.number() if single else None
+
+    def describe(self) -> str:
+        """What the function did, as a phrase that follows "your function"."""
+        if self.incident and self.incident.kind == "gave_up":
+            return f"was not run ({self.incident.message})"
+        if self.incident:
+            return f"did not return: {self.incident.message}"
+        if not self.ok:
+            return f"raised {self.error}"
+        return f"returned {describe_structure(self.leaves)}"
+
+
+def describe_structure(leaves: tuple[Leaf, ...]) -> str:
+    """A returned value in words: one leaf, or a structure and its leaves."""
+    if len(leaves) == 1 and leaves[0].path == "result":
+        return leaves[0].describe()
+    if not leaves:
+        return "an empty structure (None, or containers holding nothing)"
+    shown = "; ".join(f"{leaf.path}: {leaf.describe()}" for leaf in leaves[:6])
+    more = f"; and {len(leaves) - 6} more" if len(leaves) > 6 else ""
+    return f"a structure of {len(leaves)} values ({shown}{more})"
