@@ -32,6 +32,11 @@ class ChildFailure(Exception):
         self.message = message
 
 
+class Malformed(ValueError):
+    """A reply from the child that is not what the protocol says (a forged channel): the
+    submission's doing, never the grader's."""
+
+
 class ConfinementError(Exception):
     """A protection the policy requires could not be put in place: the child must not go on."""
 

@@ -12,7 +12,7 @@
     right/*.py      other correct solutions that must also get full marks
 
 An author's mistake is an :class:`ExerciseError` whose message names the file and what to
-change, never a traceback: ``Exercise.problems`` lists everything ``jaxgrade validate`` and
+change, never a traceback: ``grader.lint.exercise_problems`` lists everything ``jaxgrade validate`` and
 the test suite require of an exercise (docs/authoring.md states the same list).
 
 Optional tables in exercise.toml: ``[visibility]`` maps a check id to visible, after_due_date,
@@ -142,12 +142,6 @@ class Exercise:
         if problem:
             raise ExerciseError(f"{self.directory / 'checks.py'}: {problem}")
         return probe
-
-    def problems(self) -> list[str]:
-        """Everything wrong with this exercise as the catalogue requires it (docs/authoring.md,
-        "What an exercise must have"); empty when it is complete and consistent."""
-        from grader.lint import exercise_problems  # the check library loads with it
-        return exercise_problems(self)
 
     def visibility_of(self, check_id: str) -> str:
         return self.visibility.get(check_id, "visible")

@@ -274,7 +274,7 @@ def visible_checks_source(source: str, keep: set[str], where: str) -> str:
     lists[0].value.elts = [e for e, i in zip(elements, ids) if i in keep]
     while True:
         used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-        used |= {"CHECKS", "PROBE"}
+        used |= {"CHECKS", "PROBE", "SIGNATURE"}
         unused = [node for node in tree.body if _defines(node) and not (_defines(node) & used)]
         for node in tree.body:  # imported names only the removed checks used
             if isinstance(node, (ast.Import, ast.ImportFrom)):

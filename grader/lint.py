@@ -8,22 +8,21 @@ from __future__ import annotations
 
 import ast
 from math import prod
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from grader.arguments import argument_leaves
 from grader.errors import ExerciseError
+from grader.exercise import Exercise
 from grader.outcome import CATEGORIES
-
-if TYPE_CHECKING:
-    from grader.exercise import Exercise
 
 MIN_WRONG, MIN_WRONG_STRUCTURE, MIN_RIGHT, MIN_STRUCTURE_CHECKS = 6, 2, 2, 3
 SECTIONS = ("## Why it matters", "## Your task", "## Pitfalls")
 
 
-def exercise_problems(exercise: "Exercise") -> list[str]:
+def exercise_problems(exercise: Exercise) -> list[str]:
+    """Everything ``exercise`` lacks of what the catalogue requires; empty when it is complete."""
     try:
         checks, signature, probe = exercise.checks, exercise.signature, exercise.probe
     except ExerciseError as error:
@@ -33,7 +32,7 @@ def exercise_problems(exercise: "Exercise") -> list[str]:
     return [f"{exercise.slug}: {problem}" for problem in found]
 
 
-def _metadata(exercise: "Exercise", checks: list[Any]) -> list[str]:
+def _metadata(exercise: Exercise, checks: list[Any]) -> list[str]:
     found = []
     if exercise.directory.name != exercise.slug:
         found.append(f"exercise.toml slug {exercise.slug!r} differs from its folder name {exercise.directory.name!r}")
@@ -49,7 +48,7 @@ def _metadata(exercise: "Exercise", checks: list[Any]) -> list[str]:
     return found
 
 
-def _files(exercise: "Exercise", signature: Any) -> list[str]:
+def _files(exercise: Exercise, signature: Any) -> list[str]:
     found = []
     try:
         starter = ast.parse(exercise.starter.read_text())
@@ -74,7 +73,7 @@ def _files(exercise: "Exercise", signature: Any) -> list[str]:
     return found
 
 
-def _variants(exercise: "Exercise") -> list[str]:
+def _variants(exercise: Exercise) -> list[str]:
     try:
         wrong, right = exercise.variants("wrong"), exercise.variants("right")
     except ExerciseError as error:
@@ -98,7 +97,7 @@ def _variants(exercise: "Exercise") -> list[str]:
     return found
 
 
-def _probe(exercise: "Exercise", probe: dict[str, Any]) -> list[str]:
+def _probe(exercise: Exercise, probe: dict[str, Any]) -> list[str]:
     """PROBE's arrays hold distinct values, so each block of a sharded array differs from the
     others and dataflow is unambiguous."""
     found = []
@@ -109,7 +108,7 @@ def _probe(exercise: "Exercise", probe: dict[str, Any]) -> list[str]:
     return found
 
 
-def _checks(exercise: "Exercise", checks: list[Any], signature: Any, probe: dict[str, Any]) -> list[str]:
+def _checks(exercise: Exercise, checks: list[Any], signature: Any, probe: dict[str, Any]) -> list[str]:
     from grader.checks import (AvoidsPrimitives, ResultSharding, ShardLayout, UsesPrimitive, ValueProperty)
     from grader.checks.structure import StructureCheck, blocks_of
     found = []

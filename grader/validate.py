@@ -1,7 +1,8 @@
 """``jaxgrade validate``: prove an exercise's checks before students see it.
 
 For every exercise: everything the catalogue requires of an exercise holds
-(``Exercise.problems``: a signature, a probe and checks that fit together, enough structure
+(``grader.lint.exercise_problems``: a signature, a probe and checks that fit together, enough
+structure
 checks and known-wrong variants, a statement with its sections; docs/authoring.md lists
 them); the reference and every ``right/*.py`` get full marks; every ``wrong/*.py`` fails at
 least one check of the category its first line declares (and so gets less than full marks);
@@ -28,6 +29,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from grader.errors import ExerciseError
 from grader.exercise import Exercise, all_exercises, find_exercise
+from grader.lint import exercise_problems
 from grader.report.result import Report
 
 SEEDS = (0, 1, 2, 3, 4)
@@ -149,7 +151,7 @@ def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, varian
     for exercise in exercises:
         result = results[exercise.directory.as_posix()] = ExerciseValidation(exercise.slug)
         loaded[str(exercise.directory)] = exercise
-        result.requirements = exercise.problems()
+        result.requirements = exercise_problems(exercise)
         try:
             jobs.extend(jobs_for(exercise, seeds, variant_seeds))
         except ExerciseError as error:

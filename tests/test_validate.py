@@ -98,11 +98,15 @@ def test_a_mislabelled_wrong_variant_and_a_failing_right_one_make_validation_fai
 
 
 def test_the_command_exits_1_on_an_invalid_exercise_and_0_on_a_valid_one(tmp_path: Path) -> None:
-    directory = _copy_exercise(tmp_path, "mesh_from_devices", keep_wrong=("value_axis_count.py",))
+    target = tmp_path / "exercises" / "mesh_from_devices"
+    shutil.copytree(EXERCISES / "mesh_from_devices", target, ignore=shutil.ignore_patterns("__pycache__"))
     good = _jaxgrade("validate", "mesh_from_devices", "--seeds", "2", "--variant-seeds", "1",
-                     exercises=directory.parent)
+                     exercises=target.parent)
     assert good.returncode == 0, good.stdout + good.stderr
     assert "reference" in good.stdout and "2/2" in good.stdout and "1/1 exercise(s) valid" in good.stdout
+    directory = _copy_exercise(tmp_path / "fewer", "mesh_from_devices", keep_wrong=("value_axis_count.py",))
+    short = _jaxgrade("validate", "--seeds", "1", exercises=directory.parent)
+    assert short.returncode == 1 and "wrong/ needs at least 6 variants" in short.stdout
 
     # Make the reference wrong: now it must lose points, and the command must say so.
     reference = directory / "reference.py"

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import given, seed, settings
 
-from grader.strategies import exact_sum, float32_sum_tolerance, float32_vectors
+from grader.strategies import LENGTHS, arguments, dims, exact_sum, float32_array, float32_sum_tolerance
 
 spec = importlib.util.spec_from_file_location("student", os.environ["SUBMISSION"])
 student = importlib.util.module_from_spec(spec)
@@ -38,8 +38,9 @@ def close_enough(got: object, x: np.ndarray, expected: float) -> bool:
 
 @seed(0)
 @settings(max_examples=100, deadline=None, database=None)
-@given(float32_vectors(bound=1e30))
-def test_sums_random_vectors(x: np.ndarray) -> None:
+@given(arguments(dims(n=LENGTHS), x=float32_array("n", bound=1e30)).strategy())
+def test_sums_random_vectors(arguments: dict[str, np.ndarray]) -> None:
+    x = arguments["x"]
     got = f(jnp.asarray(x))
     assert isinstance(got, jax.Array) and got.shape == () and got.dtype == jnp.float32
     assert close_enough(got, x, exact_sum(x))

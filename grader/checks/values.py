@@ -59,13 +59,15 @@ def arguments_text(arguments: Mapping[str, Any], limit: int = 12) -> str:
     return ", ".join(f"{name} = {short(value, limit)}" for name, value in arguments.items())
 
 
-def _compare_leaf(got: Leaf, want: Any, tolerance: Any, where: str) -> str | None:
-    """None when the leaf is acceptable, else what is wrong with it (``where`` names it)."""
+def _compare_leaf(got: Leaf, want: Any, tolerance: Any, path: str) -> str | None:
+    """None when the leaf is acceptable, else what is wrong with it."""
+    at = "" if path == "result" else f"at {path} "
+    of = "" if path == "result" else f" of {path}"
     if isinstance(want, np.ndarray) and want.ndim > 0:
         if got.array is None or got.array.dtype.kind not in "biuf":
-            return f"{where} is {got.describe()}, which is not an array of real numbers"
+            return f"{at}your function returned {got.describe()}, which is not an array of real numbers"
         if got.array.shape != want.shape:
-            return f"{where} has shape {got.array.shape}; the answer has shape {want.shape}"
+            return f"{at}your function returned an array of shape {got.array.shape}; the answer has shape {want.shape}"
         got64, want64 = got.array.astype(np.float64), want.astype(np.float64)
         limit = np.broadcast_to(np.asarray(tolerance, np.float64), want64.shape)
         with np.errstate(invalid="ignore", over="ignore"):
@@ -78,13 +80,13 @@ def _compare_leaf(got: Leaf, want: Any, tolerance: Any, where: str) -> str | Non
         first = tuple(int(i) for i in wrong[0])
         index = first[0] if len(first) == 1 else first
         bound = f" (within {limit[first]:.3g})" if np.isfinite(want64[first]) and limit[first] else ""
-        return (f"{len(wrong)} of {want64.size} elements of {where} are wrong; at index {index} your function "
+        return (f"{len(wrong)} of {want64.size} elements{of} are wrong; at index {index} your function "
                 f"returned {format_number(float(got64[first]))}, the exact answer is "
                 f"{format_number(float(want64[first]))}{bound}")
     number = got.number()
     expected = float(np.asarray(want).reshape(()))
     if number is None:
-        return f"{where} is {got.describe()}, which is not one number"
+        return f"{at}your function returned {got.describe()}, which is not one number"
     limit = float(np.asarray(tolerance, np.float64).reshape(-1)[0]) if np.size(tolerance) else 0.0
     if math.isnan(expected):
         good = math.isnan(number)
@@ -95,7 +97,7 @@ def _compare_leaf(got: Leaf, want: Any, tolerance: Any, where: str) -> str | Non
     if good:
         return None
     bound = f" (a correct float32 result lies within {limit:.3g} of it)" if math.isfinite(expected) and limit else ""
-    return f"{where} is {format_number(number)}; the exact answer is {format_number(expected)}{bound}"
+    return f"{at}your function returned {format_number(number)}; the exact answer is {format_number(expected)}{bound}"
 
 
 def compare(returned: Returned, expected: Any, tolerance: Any) -> str | None:
@@ -112,8 +114,7 @@ def compare(returned: Returned, expected: Any, tolerance: Any) -> str | None:
     else:
         limits = {path: tolerance for path in wanted}
     for path, want in wanted.items():
-        where = "what your function returned" if path == "result" else f"{path} of what your function returned"
-        problem = _compare_leaf(got[path], np.asarray(want), limits.get(path, 0.0), where)
+        problem = _compare_leaf(got[path], np.asarray(want), limits.get(path, 0.0), path)
         if problem:
             return problem
     return None
@@ -142,8 +143,10 @@ def reproduce_call(context: Context, arguments: Mapping[str, Any], written: Mapp
             return f"jnp.asarray(np.asarray({written[name]}, dtype=np.{dtype}))" if dtype else written[name]
         return literal(arguments[name])
     call = ", ".join(expression(name) for name in context.signature.names)
-    return (f"JAX_NUM_CPU_DEVICES={context.devices} python -c \"import base64, zlib, numpy as np, jax, "
-            f"jax.numpy as jnp; from {context.module} import {context.function} as f; print(repr(f({call})))\"")
+    imports = ["base64", "zlib"] if "zlib." in call else []
+    imports += ["numpy as np"] + (["jax"] if "jax." in call else []) + ["jax.numpy as jnp"]
+    return (f"JAX_NUM_CPU_DEVICES={context.devices} python -c \"import {', '.join(imports)}; "
+            f"from {context.module} import {context.function} as f; print(repr(f({call})))\"")
 
 
 def _quiet_settings(examples: int, phases: tuple[Phase, ...]) -> settings:

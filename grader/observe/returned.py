@@ -13,14 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from grader.errors import Malformed
 from grader.observe.program import Program
 from grader.sandbox.protocol import decode_array
 
 MAX_TEXT = 2000  # characters of any one message from the child (an exception, a repr)
-
-
-class Malformed(ValueError):
-    """A reply from the child that is not what the protocol says (a forged channel)."""
 
 
 def safe_text(value: Any, limit: int = MAX_TEXT) -> str:
@@ -30,6 +27,20 @@ def safe_text(value: Any, limit: int = MAX_TEXT) -> str:
     if len(text) > limit:
         text = f"{text[:limit]}… [{len(text) - limit} more characters]"
     return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def safe_reply(value: Any, key: str | None = None, depth: int = 0) -> Any:
+    """A reply from the child with every string made safe and bounded (base64 payloads aside:
+    decoding checks those). Deeper than any reply the protocol has, nesting is malformed."""
+    if depth > 64:
+        raise Malformed("a reply nested deeper than the protocol allows")
+    if isinstance(value, str):
+        return value if key == "b64" else safe_text(value)
+    if isinstance(value, dict):
+        return {safe_text(k, 200): safe_reply(v, k, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [safe_reply(v, key, depth + 1) for v in value]
+    return value
 
 
 @dataclass(frozen=True)

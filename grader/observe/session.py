@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from grader.arguments import encode
-from grader.errors import ChildFailure, GraderError, SandboxError
+from grader.errors import ChildFailure, GraderError, Malformed, SandboxError
 from grader.observe.program import Program
-from grader.observe.returned import Incident, Malformed, Returned, parse_leaves, safe_text
+from grader.observe.returned import Incident, Returned, parse_leaves, safe_reply, safe_text
 from grader.sandbox.process import Child, Launcher, Limits
 
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:
@@ -110,17 +110,20 @@ class Session:
 
     def _request(self, message: dict[str, Any], during: str) -> dict[str, Any]:
         now = time.monotonic()
-        limits = [(self.limits.call_s, f"the limit for one call, {self.limits.call_s:g} s")]
+        limits = [(self.limits.call_s, f"{self.limits.call_s:g} s (the limit for one call)")]
         if self._check_budget is not None:
             deadline, seconds = self._check_budget
-            limits.append((deadline - now, f"this check's time budget, {seconds:g} s in all"))
-        limits.append((self._deadline - now, f"the limit for the whole grading, {self.limits.total_s:g} s"))
+            limits.append((deadline - now, f"{seconds:g} s (this check's time budget, for all its calls together)"))
+        limits.append((self._deadline - now, f"{self.limits.total_s:g} s (the limit for the whole grading)"))
         timeout, which = min(limits, key=lambda pair: pair[0])
         if timeout <= 0:
-            raise ChildFailure("time", f"grading stopped {during}: your code had used up {which}")
+            raise ChildFailure("time", f"grading stopped {during}: your code had used up its {which}")
         try:
             child = self._ready_child()
-            return child.request(message, timeout, during)
+            return safe_reply(child.request(message, timeout, during))
+        except Malformed as error:
+            self._retire()
+            raise ChildFailure("protocol", f"the grading process sent malformed data {during} ({error})") from None
         except ChildFailure as failure:
             self._retire()
             if failure.kind == "sandbox":  # the grader's fault, never the submission's: an "error" check
@@ -151,7 +154,7 @@ class Session:
                                                                      f"{self.submission.name}")})
             return self._loaded
         try:
-            reply = self._request({"op": "load", "path": str(copy), "display_name": self.submission.name,
+            reply = self._request({"op": "load", "path": str(copy), "display_name": _shown(self.submission.name),
                                    "function": self.function, "arity": len(self.parameters)},
                                   "while importing your file")
         except ChildFailure as failure:
@@ -168,7 +171,7 @@ class Session:
 
     def _copy_in(self) -> Path:
         child = self.start()
-        target = Path(child.workdir) / self.submission.name
+        target = Path(child.workdir) / _shown(self.submission.name)
         # O_EXCL|O_NOFOLLOW: the workdir belongs to the sandbox; never write through a link in it
         with open(self.submission, "rb") as source, \
                 open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "wb") as copy:
@@ -244,3 +247,9 @@ class Session:
             return Traced(Program.from_data(reply["program"]))
         except (ValueError, TypeError, KeyError) as error:
             return Traced(None, self._protocol(error, during).message)
+
+
+def _shown(name: str) -> str:
+    """A file name as the child may use it (compiled code, tracebacks, JAX's source info): bytes
+    that are not UTF-8 written as \\xNN escapes, so every layer can encode it."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

@@ -1,11 +1,10 @@
-"""A correct solution that, at the end of every call, unwraps the grader's observer of JAX's
-device_put, replaces jnp.sum and gives jax.Array a new attribute. Were those patches still
-in place at the next call, its placement would go unseen and its sum would be off by one:
-full marks mean the grader undid them between calls (patch_jax.py patches at import)."""
+"""A correct solution that, at the end of every call, replaces jnp.sum and gives jax.Array a new
+attribute. Were those patches still in place at the next call, its sum would be off by one:
+full marks mean the grader undid them between calls (patch_jax.py patches at import).
+It leaves the grader's own observers alone: removing those is tampering, tested apart."""
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax._src import dispatch
 from jax._src.array import ArrayImpl
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
@@ -21,10 +20,6 @@ def replicated_sharding_value(x):
     result = real_sum(jax.device_put(x, NamedSharding(mesh, PartitionSpec())), dtype=jnp.float32)
     if jnp.sum is marked_sum or hasattr(ArrayImpl, "left_by_the_submission"):
         result = result + 1  # a patch from the previous call survived
-    observer = dispatch._batched_device_put_impl
-    for cell in observer.__closure__ or ():
-        if getattr(cell.cell_contents, "__name__", "") == "_batched_device_put_impl":
-            dispatch._batched_device_put_impl = cell.cell_contents
     jnp.sum = marked_sum
     ArrayImpl.left_by_the_submission = True
     return result
