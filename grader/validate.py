@@ -1,10 +1,9 @@
 """``jaxgrade validate``: prove an exercise's checks before students see it.
 
 For every exercise: everything the catalogue requires of an exercise holds
-(``grader.lint.exercise_problems``: a signature, a probe and checks that fit together, enough
-structure
-checks and known-wrong variants, a statement with its sections; docs/authoring.md lists
-them); the reference and every ``right/*.py`` get full marks; every ``wrong/*.py`` fails at
+(``grader.lint.exercise_problems``: a signature, a probe and checks that fit together,
+enough structure checks and known-wrong variants, a statement with its sections;
+docs/authoring.md lists them); the reference and every ``right/*.py`` get full marks; every ``wrong/*.py`` fails at
 least one check of the category its first line declares (and so gets less than full marks);
 no check ever reports a grader error; all of it under several seeds, because a property
 check that passes by luck on one seed is flaky on another; and the reference grades within
