@@ -605,9 +605,9 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
         if len(defining) > 1 and len({c.family for c in defining}) == 1 and any(c.order != (0, 0) for c in defining):
             consider(owner, max(defining, key=lambda c: c.order).path)  # resubmissions of one file: the latest
             return
-        names = ", ".join(describe(c.path) for c in readable[:6])
+        listed = ", ".join(describe(c.path) for c in readable[:6])
         why = f"several define {function}()" if defining else f"none defines {function}()"
-        problem(where, owner, "ambiguous", f"several .py files ({names}) and {why}: keep only the solution, "
+        problem(where, owner, "ambiguous", f"several .py files ({listed}) and {why}: keep only the solution, "
                                            "then grade again")
 
     canvas = bool(files) and not folders and all(
