@@ -3,15 +3,22 @@
 Exit codes: 0 full marks; 1 graded without full marks (load errors and limits included);
 2 usage errors (no such file, unknown exercise, bad flag), with one line on stderr;
 3 the submission could not be graded at all (the grader's environment failed, e.g. the
-sandbox could not be set up): the report says why, and it is never the student's fault.
+sandbox could not be set up): the report says why, and it is never the student's fault;
+4 jaxgrade itself crashed (an unexpected exception: a bug in jaxgrade), with one line on
+stderr saying so and how to report it (``JAXGRADE_DEBUG=1`` adds the traceback); 141 the
+reader of stdout went away (``jaxgrade list | head``), as a program killed by SIGPIPE.
 """
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
+import traceback
 from pathlib import Path
 
 from grader import __version__
+from grader.batch.safe_text import for_terminal
 from grader.errors import ExerciseError, UsageError
 from grader.exercise import all_exercises, exercise_for_source, find_exercise
 from grader.report.render import FORMATS
@@ -107,6 +114,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_CRASH = 4
+# The machine refused a file operation: likely the environment, though still not a verdict.
+_ENVIRONMENT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS, errno.EMFILE,
+                                 errno.ENFILE, errno.ENOMEM})
+
+
+def crash_line(error: BaseException) -> str:
+    """The one line a crash prints: what broke, that it is jaxgrade's fault, and how to report it."""
+    where = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
+    at = f" at {Path(where.filename).name}:{where.lineno}" if where else ""
+    what = for_terminal(" ".join(f"{type(error).__name__}: {error}".split())[:300])
+    report = ("report it to the jaxgrade maintainers with the command you ran and this line (rerun with "
+              "JAXGRADE_DEBUG=1 to add the traceback)")
+    if isinstance(error, OSError) and error.errno in _ENVIRONMENT_ERRNOS:
+        return (f"jaxgrade: internal error ({what}{at}): the machine refused a file operation. Fix that (disk "
+                f"space, permissions) and run again; if it is not that, this is a bug in jaxgrade {__version__}: "
+                f"{report}.")
+    return (f"jaxgrade: internal error ({what}{at}). This is a bug in jaxgrade {__version__}, not in the submission "
+            f"and not a grade: {report}.")
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -117,3 +145,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("jaxgrade: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (jaxgrade list | head): as if killed by SIGPIPE, quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush must not fail again
+        return 141
+    except Exception as error:  # a crash of jaxgrade itself: never mistaken for a grade (1) or a usage error (2)
+        if os.environ.get("JAXGRADE_DEBUG"):
+            traceback.print_exc()
+        print(crash_line(error), file=sys.stderr)
+        return EXIT_CRASH
+

@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -84,7 +85,7 @@ def test_a_zipped_mixed_class_gets_the_verdicts_of_check_one_by_one(exercise, tm
     assert limits == {"carol": "0", "dave": "0", "alice": "1"}
     summary = (out / "summary.md").read_text()
     assert "| carol | limit |" in summary and "| dave | limit |" in summary
-    assert "`class.zip:export/readme.txt`" in summary and "<svg" in (out / "summary.html").read_text()
+    assert "| class.zip:export/readme.txt |" in summary and "<svg" in (out / "summary.html").read_text()
 
 
 def _results(out: Path) -> dict[str, str]:
@@ -170,7 +171,7 @@ def test_only_what_changed_is_regraded(exercise, exercises_root, tmp_path):
 
 def test_the_command_reports_what_it_did_and_where(exercises_root, tmp_path):
     folder = make_class(tmp_path / "class", {"alice": "wrong/load_wrong_name.py"})
-    (folder / "empty.py").write_text("")
+    (folder / "notes.txt").write_text("not a submission")
     out = tmp_path / "out"
     env = {**os.environ, "JAXGRADE_EXERCISES": str(exercises_root)}
     command = [str(Path(sys.executable).parent / "jaxgrade"), "grade", str(folder), "-e", SEED_EXERCISE.name,
@@ -178,7 +179,7 @@ def test_the_command_reports_what_it_did_and_where(exercises_root, tmp_path):
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "1 graded, 0 unchanged" in done.stdout and "1 entry not graded" in done.stdout
-    assert "not graded: empty.py: empty" in done.stdout
+    assert "not graded: notes.txt: not_python" in done.stdout
     assert f"Summary:   {out / 'summary.html'}" in done.stdout
     assert "[1/1] alice: 0/10 failed" in done.stderr  # not a terminal: plain progress lines
     (tmp_path / "nothing").mkdir()
@@ -237,3 +238,205 @@ def test_student_folders_are_safe_names_that_never_collide():
     names = [student_folder(s) for s in ("Bob", "bob", "B o/b", "../etc", "ünï", "bob.")]
     assert len(set(names)) == len(names)
     assert all(re.fullmatch(r"[A-Za-z0-9._-]+", n) and not n.startswith(".") for n in names)
+
+
+# --- a hostile class folder (#13.5-#13.9, #14.9) ----------------------------------------------------------
+
+HOSTILE_NAMES = {  # file name (bytes) -> variant
+    b"alice.py": "reference.py",
+    b"caf\xe9.py": "reference.py",                       # not UTF-8: still full marks
+    b"\x1b[31mevil\nname.py": "reference.py",            # a terminal escape and a newline
+    b"<img src=x onerror=alert(1)>.py": "wrong/value_mean.py",
+    b"=cmd.py": "reference.py",                          # a spreadsheet formula
+    b"@everyone.py": "wrong/value_mean.py",
+}
+
+
+def _jaxgrade(*args: str, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """The real command, with umask 0: whatever it writes must be private by itself, not by umask."""
+    return subprocess.run([str(Path(sys.executable).parent / "jaxgrade"), *args], env=env, capture_output=True,
+                          text=True, timeout=timeout, preexec_fn=lambda: os.umask(0), errors="surrogateescape")
+
+
+@pytest.fixture(scope="module")
+def hostile_run(exercises_root, tmp_path_factory):
+    """One real `jaxgrade grade` of a class folder built to break it; the tests below read what it left."""
+    base = tmp_path_factory.mktemp("hostile")
+    folder = base / "class"
+    folder.mkdir()
+    for name, variant in HOSTILE_NAMES.items():
+        with open(os.path.join(os.fsencode(folder), name), "wb") as handle:
+            handle.write((SEED_EXERCISE / variant).read_bytes())
+    (folder / "empty.py").write_text("")                                  # graded, as `check` grades it
+    (folder / "bob").mkdir()
+    (folder / "bob" / "solution.py").symlink_to("../alice.py")            # a classmate's file: refused
+    secret = base / "secret.py"
+    secret.write_bytes((SEED_EXERCISE / "reference.py").read_bytes())
+    secret.chmod(0o600)
+    (folder / "carol.py").symlink_to(secret)                              # a file outside: refused, unread
+    os.mkfifo(folder / "dave.py")                                         # a FIFO: listed, never opened
+    out = base / "out"
+    env = {**os.environ, "JAXGRADE_EXERCISES": str(exercises_root)}
+    done = _jaxgrade("grade", str(folder), "-e", SEED_EXERCISE.name, "-o", str(out), "-j", "2",
+                     "--gradebook", "moodle", env=env)
+    return {"folder": folder, "out": out, "done": done}
+
+
+def test_a_hostile_class_folder_is_graded_and_the_rest_listed(hostile_run, exercise):
+    done, out = hostile_run["done"], hostile_run["out"]
+    assert done.returncode == 0, done.stderr
+    book = gradebook(out)
+    assert {s: book[s]["status"] for s in book} == {
+        "alice": "passed", "caf\\xe9": "passed", "\\x1b[31mevil\\nname": "passed",
+        "<img src=x onerror=alert(1)>": "failed", "'=cmd": "passed", "'@everyone": "failed", "empty": "failed",
+        "bob": "not_graded", "carol": "not_graded", "dave": "not_graded"}
+    assert book["caf\\xe9"]["score"] == "10"  # the reference under a name that is not UTF-8: full marks
+    assert book["bob"]["note"].startswith("link: ") and book["carol"]["note"].startswith("link: ")
+    assert book["dave"]["note"].startswith("special: a FIFO")
+    # An empty file gets what `jaxgrade check` gives it (the exec'd child, one by one).
+    alone = grade(exercise, hostile_run["folder"] / "empty.py")
+    stored = json.loads((out / "students" / "empty" / "result.json").read_text())
+    assert verdicts(stored["report"]["checks"]) == verdicts(alone.checks) and alone.score == 0
+
+
+def test_no_name_reaches_the_terminal_the_csv_or_the_markdown_raw(hostile_run):
+    done, out = hostile_run["done"], hostile_run["out"]
+    for stream in (done.stdout, done.stderr):
+        assert "\x1b" not in stream and "\r" not in stream
+    progress = done.stderr.splitlines()
+    assert all(line.startswith(("[", "jaxgrade: ")) for line in progress), progress  # no line split by a name
+    assert "] \\x1b[31mevil\\nname: 10/10 passed" in done.stderr
+    assert "] caf\\xe9: 10/10 passed" in done.stderr
+    gradebook_text = (out / "gradebook.csv").read_text()
+    assert "\x1b" not in gradebook_text and gradebook_text.count("\n") == 1 + 10
+    md = (out / "summary.md").read_text()
+    for raw in ("\x1b", "<img", "@everyone", "\r"):
+        assert raw not in md, raw
+    assert "&lt;img src=x onerror=alert(1)&gt;" in md
+
+
+def test_everything_written_under_out_is_private(hostile_run):
+    out = hostile_run["out"]
+    modes = {path.relative_to(out).as_posix(): stat.S_IMODE(path.lstat().st_mode) for path in out.rglob("*")}
+    assert modes and "gradebook.csv" in modes and "students/alice/report.html" in modes
+    assert {p: m for p, m in modes.items() if m != (0o700 if (out / p).is_dir() else 0o600)} == {}
+    assert stat.S_IMODE(out.stat().st_mode) == 0o700
+
+
+def test_a_moodle_worksheet_is_not_written_for_a_folder_that_is_not_moodles(hostile_run):
+    assert "not a Moodle download" in hostile_run["done"].stderr
+    assert not (hostile_run["out"] / "gradebook-moodle.csv").exists()
+
+
+# --- results the grader's environment decided are graded again (#13.3) -------------------------------------
+
+SCRATCH_CHECK = '''
+
+import os as _os
+from grader.checks.base import Check as _Check
+from grader.outcome import Outcome as _Outcome
+
+
+class _Scratch(_Check):
+    """Needs the grader's own disk, like the checks that ran out of it in #13.3."""
+    category = "limits"
+
+    def judge(self, context):
+        if _os.path.exists(_os.environ["JAXGRADE_TEST_DISK_FULL"]):
+            raise OSError(28, "No space left on device")
+        return _Outcome.passed("The grader had room to work.")
+
+
+CHECKS.append(_Scratch(id="limits.scratch", title="The grader has scratch space"))
+'''
+
+
+def test_a_result_the_graders_environment_decided_is_graded_again(exercise, tmp_path, monkeypatch):
+    copy = tmp_path / "exercises" / SEED_EXERCISE.name
+    shutil.copytree(exercise.directory, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(copy / "checks.py", "a") as handle:
+        handle.write(SCRATCH_CHECK)
+    with open(copy / "exercise.toml", "a") as handle:
+        handle.write('"limits.scratch" = 1\n')
+    flaky = load_exercise(copy)
+    disk_full = tmp_path / "disk-full"
+    disk_full.touch()
+    monkeypatch.setenv("JAXGRADE_TEST_DISK_FULL", str(disk_full))
+    folder = make_class(tmp_path / "class", {"alice": "reference.py"})
+    out = tmp_path / "out"
+
+    first = grade_class(flaky, folder, out, jobs=1)
+    stored = json.loads((out / "students" / "alice" / "result.json").read_text())
+    assert first.graded == ["alice"] and {c["id"]: c["status"] for c in stored["report"]["checks"]}[
+        "limits.scratch"] == "error"
+    assert stored["key"] is None  # written for reading, never reused
+    assert gradebook(out)["alice"]["limits.scratch"] == "0"
+
+    disk_full.unlink()  # the machine is fixed: the same submission, exercise and seed are graded again
+    second = grade_class(flaky, folder, out, jobs=1)
+    assert second.graded == ["alice"] and second.reused == []
+    assert gradebook(out)["alice"]["status"] == "passed" and gradebook(out)["alice"]["score"] == "11"
+
+    third = grade_class(flaky, folder, out, jobs=1)  # a result the student's code decided is reused
+    assert third.graded == [] and third.reused == ["alice"]
+
+
+# --- Canvas and Moodle downloads, graded and imported (#14.3, #14.6) ----------------------------------------
+
+
+def _canvas_download(folder: Path, attachment_base: int) -> Path:
+    folder.mkdir(parents=True)
+    files = {"doejane_12345_{a}_solution.py": "wrong/value_mean.py",          # first upload: wrong
+             "doejane_12345_{b}_solution-1.py": "reference.py",              # resubmitted: the one graded
+             "roebob_LATE_222_{c}_main.py": "wrong/value_mean.py"}
+    for index, (name, variant) in enumerate(files.items()):
+        numbers = {"a": attachment_base, "b": attachment_base + 50, "c": attachment_base + 7}
+        shutil.copyfile(SEED_EXERCISE / variant, folder / name.format(**numbers))
+    (folder / "smithann_444_text.html").write_text("<p>I wrote it in the text box</p>")
+    return folder
+
+
+def test_a_canvas_download_is_graded_per_student_and_imports_into_canvas(exercises_root, tmp_path):
+    from test_gradebook import canvas_import
+    env = {**os.environ, "JAXGRADE_EXERCISES": str(exercises_root)}
+    out = tmp_path / "out"
+    first = _jaxgrade("grade", str(_canvas_download(tmp_path / "download-1", 67890)), "-e", SEED_EXERCISE.name,
+                      "-o", str(out), "-j", "2", "--gradebook", "canvas", "--assignment", "Lab 3 (98765)", env=env)
+    assert first.returncode == 0, first.stderr
+    assert "Read as a Canvas download" in first.stdout and "doejane (12345): 10/10 passed" in first.stderr
+    book = gradebook(out)
+    assert {s: (r["name"], r["late"], r["status"]) for s, r in book.items()} == {
+        "12345": ("doejane", "no", "passed"), "222": ("roebob", "yes", "failed"),
+        "444": ("smithann", "", "not_graded")}
+    imported = canvas_import((out / "gradebook-canvas.csv").read_text())
+    assert imported["assignments"] == [("Lab 3", "98765")] and imported["points"] == ["10"]
+    assert [(s["id"], s["grades"]) for s in imported["students"]] == [("12345", ["10"]), ("222", ["7"]),
+                                                                      ("444", [""])]
+    # Downloaded again a week later: new attachment ids, the same students and files, so nothing is regraded.
+    again = _jaxgrade("grade", str(_canvas_download(tmp_path / "download-2", 70000)), "-e", SEED_EXERCISE.name,
+                      "-o", str(out), "--gradebook", "canvas", env=env)
+    assert again.returncode == 0, again.stderr
+    assert "0 graded, 2 unchanged since the last run" in again.stdout
+    assert set(gradebook(out)) == set(book)
+
+
+def test_a_moodle_download_is_graded_per_participant_and_writes_the_worksheet(exercises_root, tmp_path):
+    from test_gradebook import moodle_import
+    download = tmp_path / "download"
+    for folder, variant in {"Jane Doe_1234567_assignsubmission_file_": "reference.py",
+                            "Bob Roe_7654321_assignsubmission_file_": "wrong/value_mean.py"}.items():
+        (download / folder).mkdir(parents=True)
+        shutil.copyfile(SEED_EXERCISE / variant, download / folder / "solution.py")
+    (download / "Jane Doe_1234567_assignsubmission_onlinetext_").mkdir()
+    (download / "Jane Doe_1234567_assignsubmission_onlinetext_" / "onlinetext.html").write_text("<p>hi</p>")
+    out = tmp_path / "out"
+    done = _jaxgrade("grade", str(download), "-e", SEED_EXERCISE.name, "-o", str(out), "-j", "2",
+                     "--gradebook", "moodle", env={**os.environ, "JAXGRADE_EXERCISES": str(exercises_root)})
+    assert done.returncode == 0, done.stderr
+    assert "note: 1 Moodle folder of online text" in done.stdout
+    assert {s: (r["name"], r["status"]) for s, r in gradebook(out).items()} == {
+        "1234567": ("Jane Doe", "passed"), "7654321": ("Bob Roe", "failed")}
+    imported = moodle_import((out / "gradebook-moodle.csv").read_text())
+    assert [(r["participant"], r["grade"]) for r in imported] == [("1234567", "10"), ("7654321", "7")]
+    assert all(r["modified"] is not None for r in imported)
+    assert "Left aside on purpose" in (out / "summary.md").read_text()

@@ -104,3 +104,38 @@ def test_a_broken_sandbox_is_an_error_report_exit_3_not_a_crash(tmp_path):
     data = json.loads(result.stdout)
     assert data["status"] == "error" and data["score"] == 0
     assert all(c["status"] == "error" and "sandbox could not be set up" in c["message"] for c in data["checks"])
+
+
+# --- a crash of jaxgrade itself (#13.11) -------------------------------------------------------------------
+
+BROKEN_GRADER = ("import sys, grader.engine\n"
+                 "def broken(*args, **kwargs):\n"
+                 "    raise RuntimeError('an unexpected state in the grader')\n"
+                 "grader.engine.grade = broken  # a bug in jaxgrade, put where a real one would be\n"
+                 "from grader.cli import main\n"
+                 "sys.exit(main(sys.argv[1:]))\n")
+
+
+def test_a_crash_of_jaxgrade_itself_exits_4_with_one_line_saying_so():
+    command = [sys.executable, "-c", BROKEN_GRADER, "check", str(SEED_EXERCISE / "reference.py")]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=120,
+                            env={k: v for k, v in os.environ.items() if k != "JAXGRADE_DEBUG"})
+    assert result.returncode == 4 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    line = lines[0]
+    assert line.startswith("jaxgrade: internal error (RuntimeError: an unexpected state in the grader at ")
+    assert "This is a bug in jaxgrade" in line and "not in the submission and not a grade" in line
+    assert "report it" in line and "JAXGRADE_DEBUG=1" in line
+    debug = subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=120,
+                           env={**os.environ, "JAXGRADE_DEBUG": "1"})
+    assert debug.returncode == 4 and "Traceback (most recent call last)" in debug.stderr
+    assert debug.stderr.strip().splitlines()[-1] == line
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+def test_a_machine_that_refuses_to_write_is_exit_4_not_a_grade():
+    result = run("check", str(SEED_EXERCISE / "reference.py"), "-o", "/dev/full")  # a full disk, for real
+    assert result.returncode == 4
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "No space left on device" in lines[0] and "the machine refused" in lines[0]

@@ -3,10 +3,19 @@ cells a spreadsheet will not execute, and a file replaced in one step."""
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
+import os
+import re
+import stat
+from typing import Any
 
-from grader.batch.gradebook import gradebook_rows, write_gradebook
+import pytest
+
+from grader.batch.gradebook import (canvas_rows, gradebook_rows, moodle_rows, write_atomically, write_gradebook,
+                                    write_lms_gradebook)
 from grader.batch.intake import Problem
+from grader.batch.safe_text import for_csv
 
 CHECKS = ["load.function", "value.random_vectors", "limits.resources"]
 
@@ -70,3 +79,168 @@ def test_the_file_is_replaced_whole(tmp_path):
     write_gradebook(path, CHECKS, RESULTS[:1], [])
     assert [r["student"] for r in read(path)] == ["bob"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["gradebook.csv"]  # no temporary left behind
+
+
+# --- text from students, in CSV (#13.9) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, cell", [
+    ("=1+1", "'=1+1"), ("+cmd", "'+cmd"), ("-2+3", "'-2+3"), ("@SUM(A1)", "'@SUM(A1)"),
+    ("\tTAB", "'\\tTAB"), ("\r=1", "'\\r=1"), ("\uff1dcmd", "'\uff1dcmd"),
+    ("evil\nname", "evil\\nname"), ("\x1b[2J\x1b[31mred", "\\x1b[2J\\x1b[31mred"), ("a\u202etxt.py", "a\\u202etxt.py"),
+    ("alice", "alice"), ("caf\u00e9", "caf\u00e9"), ("caf\udce9", "caf\\xe9"),
+])
+def test_for_csv_escapes_controls_and_quotes_formulas(text, cell):
+    assert for_csv(text) == cell
+
+
+def test_hostile_names_reach_the_gradebook_as_one_inert_cell_each(tmp_path):
+    path = tmp_path / "gradebook.csv"
+    names = ["evil\nname", "\x1b[31mred", "=HYPERLINK(\"http://x\")", "line\rbreak"]
+    write_gradebook(path, CHECKS, [record(n, {"load.function": 1}, "failed", source=n + ".py") for n in names], [])
+    text = path.read_text()
+    assert "\x1b" not in text and "\r" not in text and text.count("\n") == 1 + len(names)  # one line per row
+    rows = read(path)
+    assert sorted(r["student"] for r in rows) == sorted(for_csv(n) for n in names)
+    assert all(not cell.startswith(("=", "+", "-", "@")) for r in rows for cell in (r["student"], r["source"]))
+
+
+def test_lms_downloads_add_the_name_and_late_columns(tmp_path):
+    path = tmp_path / "gradebook.csv"
+    graded = {**record("12345", {"load.function": 1}, "failed"), "name": "doejane", "late": True}
+    problem = Problem("smithann_444_text.html", "444", "no_python", "no .py file", name="smithann")
+    write_gradebook(path, CHECKS, [graded], [problem], lms=True)
+    assert path.read_text().splitlines()[0].split(",")[:4] == ["student", "name", "late", "score"]
+    rows = {r["student"]: r for r in read(path)}
+    assert (rows["12345"]["name"], rows["12345"]["late"]) == ("doejane", "yes")
+    assert (rows["444"]["name"], rows["444"]["status"]) == ("smithann", "not_graded")
+    write_gradebook(path, CHECKS, [graded], [problem])  # a plain folder: the columns of before
+    assert "name" not in path.read_text().splitlines()[0].split(",")
+
+
+def test_every_gradebook_file_is_created_private_whatever_the_umask(tmp_path):
+    previous = os.umask(0)
+    try:
+        write_gradebook(tmp_path / "gradebook.csv", CHECKS, RESULTS, PROBLEMS)
+        write_atomically(tmp_path / "other.txt", "x")
+    finally:
+        os.umask(previous)
+    assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir()} == {"gradebook.csv": 0o600,
+                                                                                  "other.txt": 0o600}
+
+
+# --- Canvas's gradebook import (#14.6) ----------------------------------------------------------------------
+# The rules below are Canvas's own, from app/models/gradebook_importer.rb (instructure/canvas-lms): the header
+# row has "Student" in its first cell and "ID" in its second; "SIS Login ID" alone, or "SIS User ID" then
+# "SIS Login ID" (then optionally "Integration ID", "Root Account"), extend the student columns; the last
+# student-information column must include "Section". Assignment columns are "Title (id)" (Assignment.
+# title_and_id) or a bare title. A row whose first cell includes "Points Possible" sets the points; students
+# are found by the ID column, then SIS User ID, then SIS Login ID, then by name; a blank grade is no change.
+
+
+def canvas_student_columns(header: list[str]) -> int:
+    """How many student-information columns Canvas's importer finds, or raise as it does ("Invalid header row")."""
+    if not (len(header) > 3 and "Student" in header[0] and "ID" in header[1]):
+        raise ValueError("Invalid header row")
+    columns = 3
+    if re.search(r"SIS\s+Login\s+ID", header[2]):
+        columns += 1
+    elif re.search(r"SIS\s+User\s+ID", header[2]) and re.search(r"SIS\s+Login\s+ID", header[3]):
+        columns += 2 + (1 if re.search(r"Integration\s+ID", header[4]) else 0)
+    if "Section" not in header[columns - 1]:
+        raise ValueError("Invalid header row")
+    return columns
+
+
+def canvas_import(text: str) -> dict[str, Any]:
+    """What Canvas would read from the file: the assignments, their points, and each student's grades."""
+    rows = list(csv.reader(io.StringIO(text)))
+    header, body = rows[0], rows[1:]
+    columns = canvas_student_columns(header)
+    assignments = []
+    for title in header[columns:]:
+        match = re.fullmatch(r"(.*)\s+\((\d+)\)", title)  # Assignment.title_and_id
+        assignments.append((match.group(1), match.group(2)) if match else (title, None))
+    points = next(row for row in body if "Points Possible" in row[0])[columns:]
+    students = [{"name": row[0], "id": row[1], "sis_user_id": row[2], "sis_login_id": row[3],
+                 "grades": [grade.strip() for grade in row[columns:]]} for row in body if "Points Possible" not in row[0]]
+    return {"assignments": assignments, "points": points, "students": students}
+
+
+def test_the_canvas_file_passes_canvas_importer_rules(tmp_path):
+    results = [{**record("12345", {"load.function": 1, "value.random_vectors": 2}, "failed"), "name": "doejane",
+                "late": False},
+               {**record("222", {"load.function": 1}, "error"), "name": "roebob", "late": True}]
+    problems = [Problem("smithann_444_text.html", "444", "no_python", "no .py file", name="smithann")]
+    header, rows = canvas_rows("Lab 3 (98765)", 10, results, problems, "canvas")
+    path = tmp_path / "gradebook-canvas.csv"
+    write_lms_gradebook(path, header, rows)
+    data = path.read_bytes()
+    assert data.count(b"\r\n") == 1 + len(rows) and data.decode("utf-8")  # RFC 4180 rows, UTF-8
+    imported = canvas_import(data.decode())
+    assert imported["assignments"] == [("Lab 3", "98765")] and imported["points"] == ["10"]
+    assert [(s["id"], s["name"], s["grades"]) for s in imported["students"]] == [
+        ("12345", "doejane", ["3"]),
+        ("222", "roebob", [""]),      # the grader's environment failed: no grade, not a zero
+        ("444", "smithann", [""])]    # not graded: no grade, not a zero
+
+
+def test_the_canvas_file_of_a_plain_folder_matches_students_by_sis_login_id():
+    header, rows = canvas_rows("NamedSharding (replicated)", 10, RESULTS, PROBLEMS, "files")
+    imported = canvas_import(_csv([header, *rows]))
+    assert imported["assignments"] == [("NamedSharding (replicated)", None)]  # matched by title
+    assert [(s["id"], s["sis_login_id"], s["grades"]) for s in imported["students"]] == [
+        ("", "alice", ["4"]), ("", "bob", ["2"]), ("", "carol", [""])]
+
+
+def test_a_student_name_cannot_become_canvas_points_row_or_a_formula():
+    evil = [record("=cmd|' /C calc'!A0", {"load.function": 1}, "failed"), record("Points Possible", {}, "failed")]
+    header, rows = canvas_rows("Lab", 4, evil, [], "files")
+    imported = canvas_import(_csv([header, *rows]))
+    assert len(imported["students"]) == 2  # neither is read as the points row
+    assert all(not s["name"].startswith(("=", "+", "-", "@")) for s in imported["students"])
+
+
+# --- Moodle's grading worksheet upload (#14.6) -----------------------------------------------------------
+# The rules are Moodle's, from mod/assign/feedback/offline/importgradeslib.php (assignfeedback_offline_grade_
+# importer): the columns named exactly "Identifier", "Grade" and "Last modified (grade)" must all be present
+# (else the upload is refused); each Identifier is "Participant " followed by the participant id the download
+# used in its folder names; an empty grade is skipped; "Last modified (grade)" is read with PHP's strtotime.
+
+
+def moodle_import(text: str) -> list[dict[str, Any]]:
+    rows = list(csv.reader(io.StringIO(text)))
+    header = rows[0]
+    if not all(column in header for column in ("Identifier", "Grade", "Last modified (grade)")):
+        raise ValueError("invalid worksheet")
+    identifier, grade, modified = (header.index(c) for c in ("Identifier", "Grade", "Last modified (grade)"))
+    imported = []
+    for row in rows[1:]:
+        assert row[identifier].startswith("Participant ")
+        participant = row[identifier][len("Participant "):]
+        when = dt.datetime.strptime(row[modified], "%Y-%m-%dT%H:%M:%SZ") if row[modified] else None
+        imported.append({"participant": participant, "grade": row[grade], "modified": when})
+    return imported
+
+
+def test_the_moodle_worksheet_passes_moodles_importer_rules():
+    results = [{**record("1234567", {"load.function": 1, "value.random_vectors": 2}, "failed"), "name": "Jane Doe",
+                "graded_at": "2026-11-29T19:16:00Z"},
+               {**record("5555", {}, "error"), "name": "Al Li", "graded_at": "2026-11-29T19:17:00Z"}]
+    problems = [Problem("Bob Roe_7654321_assignsubmission_onlinetext_", "7654321", "no_python", "text only",
+                        name="Bob Roe")]
+    header, rows = moodle_rows(10, results, problems, "moodle")
+    imported = moodle_import(_csv([header, *rows]))
+    assert [(r["participant"], r["grade"]) for r in imported] == [("1234567", "3"), ("5555", ""), ("7654321", "")]
+    assert imported[0]["modified"] == dt.datetime(2026, 11, 29, 19, 16)
+    assert [row[1] for row in rows] == ["Jane Doe", "Al Li", "Bob Roe"]
+
+
+def test_no_moodle_worksheet_rows_without_participant_ids():
+    assert moodle_rows(10, RESULTS, PROBLEMS, "files")[1] == []
+
+
+def _csv(rows: list[list[str]]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\r\n").writerows(rows)
+    return buffer.getvalue()

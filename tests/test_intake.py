@@ -3,8 +3,12 @@ cannot be graded is reported, none is fatal; zips are unpacked safely (no zip-sl
 from __future__ import annotations
 
 import hashlib
+import io
 import os
+import re
+import socket
 import stat
+import threading
 import zipfile
 from pathlib import Path
 
@@ -41,10 +45,12 @@ def test_folder_of_files_names_students_by_stem_and_reports_the_rest(tmp_path):
     root = write(tmp_path / "class", {"alice.py": SOLUTION, "bob.py": SOLUTION + "# bob\n", "empty.py": "  \n",
                                       "notes.txt": "hello", "carol.ipynb": "{}", ".DS_Store": "junk"})
     intake = find_submissions(root, FUNCTION)
-    assert [s.student for s in intake.submissions] == ["alice", "bob"]
+    # An empty file is graded, as `jaxgrade check` and Gradescope grade it: its load check says why it fails.
+    assert [s.student for s in intake.submissions] == ["alice", "bob", "empty"]
     alice = intake.submissions[0]
     assert alice.source == "alice.py" and alice.sha256 == hashlib.sha256(SOLUTION.encode()).hexdigest()
-    assert reasons(intake) == {"empty.py": "empty", "notes.txt": "not_python", "carol.ipynb": "not_python"}
+    assert reasons(intake) == {"notes.txt": "not_python", "carol.ipynb": "not_python"}
+    assert intake.layout == "files"
     notebook = next(p for p in intake.problems if p.source == "carol.ipynb")
     assert "export notebooks as .py" in notebook.message
     assert intake.students == ["alice", "bob", "empty"]
@@ -166,9 +172,249 @@ def test_the_graders_own_output_inside_the_folder_is_not_a_student(tmp_path):
     assert [s.student for s in intake.submissions] == ["alice"] and intake.problems == []
 
 
-def test_a_link_to_a_file_counts_as_that_file(tmp_path):
-    root = write(tmp_path / "class", {"alice.py": SOLUTION})
-    (tmp_path / "elsewhere.py").write_text(SOLUTION + "# bob\n")
-    (root / "bob.py").symlink_to(tmp_path / "elsewhere.py")
-    intake = find_submissions(root, FUNCTION)
+def finishes(function, *args, timeout: float = 20.0, **kwargs):
+    """Run ``function`` in a thread; fail (instead of hanging) if it blocks, as opening a FIFO would."""
+    result: list = []
+    worker = threading.Thread(target=lambda: result.append(function(*args, **kwargs)), daemon=True)
+    worker.start()
+    worker.join(timeout)
+    assert not worker.is_alive(), f"{function.__name__} blocked: it opened something it must not open"
+    return result[0]
+
+
+# --- links (#13.5) ----------------------------------------------------------------------------------------
+
+
+def test_links_that_leave_the_students_folder_are_refused_unread(tmp_path):
+    secret = tmp_path / "shadow"
+    secret.write_text(SOLUTION + "# the grader's secret\n")
+    secret.chmod(0o600)
+    outside_pipe = tmp_path / "outside.fifo"
+    os.mkfifo(outside_pipe)  # reading through a link to it would block: the test would hang
+    root = write(tmp_path / "class", {"alice/solution.py": SOLUTION, "erin/lib/real.py": SOLUTION + "# erin\n",
+                                      "frank/solution.py": SOLUTION + "# frank\n", "outside/x.py": SOLUTION})
+    (root / "bob").mkdir()
+    (root / "bob" / "solution.py").symlink_to(secret)                       # a root-only file
+    (root / "carol").mkdir()
+    (root / "carol" / "solution.py").symlink_to("../alice/solution.py")     # a classmate's file
+    (root / "dave.py").symlink_to(root / "alice" / "solution.py")           # a link in the class folder itself
+    (root / "erin" / "main.py").symlink_to("lib/real.py")                   # the student's own file: allowed
+    (root / "frank" / "lib").symlink_to(tmp_path)                           # a folder outside: not followed
+    (root / "gina").mkdir()
+    (root / "gina" / "solution.py").symlink_to(outside_pipe)
+    intake = finishes(find_submissions, root, FUNCTION)
+    graded = {s.student: s for s in intake.submissions}
+    assert sorted(graded) == ["alice", "erin", "frank", "outside"]
+    assert graded["erin"].path == (root / "erin" / "lib" / "real.py").resolve()  # the link and its target: one file
+    secret_sha = hashlib.sha256(secret.read_bytes()).hexdigest()
+    assert all(s.sha256 != secret_sha and s.path.resolve() != secret for s in intake.submissions)
+    assert reasons(intake) == {"bob/solution.py": "link", "carol/solution.py": "link", "dave.py": "link",
+                               "frank/lib": "link", "gina/solution.py": "link"}
+    by_student = {p.student: p for p in intake.problems}
+    assert "outside the student's own folder" in by_student["bob"].message
+    assert "in the class folder" in by_student["dave"].message
+    assert "secret" not in repr(intake)
+    assert intake.students == ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "outside"]
+
+
+# --- special files (#13.8) --------------------------------------------------------------------------------
+
+
+def test_fifos_sockets_and_devices_are_listed_as_not_graded_and_never_opened(tmp_path):
+    root = write(tmp_path / "class", {"alice.py": SOLUTION, "bob/solution.py": SOLUTION + "# bob\n"})
+    os.mkfifo(root / "carol.py")                  # a student's "file" that is a FIFO
+    os.mkfifo(root / "bob" / "pipe")              # beside a real solution: listed, bob still graded
+    (root / "dave").mkdir()
+    os.mkfifo(root / "dave" / "solution.py")      # the only .py of a folder
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(root / "erin.py"))          # a socket
+    expected = {"carol.py": "special", "bob/pipe": "special", "dave/solution.py": "special", "erin.py": "special"}
+    if os.geteuid() == 0:                         # only root may make a device file: a copy of /dev/zero
+        os.mknod(root / "frank.py", stat.S_IFCHR | 0o600, os.makedev(1, 5))
+        expected["frank.py"] = "special"
+    try:
+        intake = finishes(find_submissions, root, FUNCTION)
+    finally:
+        listener.close()
     assert [s.student for s in intake.submissions] == ["alice", "bob"]
+    assert reasons(intake) == expected
+    messages = {p.source: p.message for p in intake.problems}
+    assert "FIFO" in messages["carol.py"] and "not opened" in messages["carol.py"]
+    assert "socket" in messages["erin.py"]
+    assert "frank.py" not in messages or "device" in messages["frank.py"]
+    assert {p.student for p in intake.problems} >= {"bob", "carol", "dave", "erin"}
+
+
+# --- names that are not UTF-8 (#13.7) ---------------------------------------------------------------------
+
+
+def test_names_that_are_not_utf8_are_shown_escaped_and_graded_from_a_clean_copy(tmp_path):
+    root = tmp_path / "class"
+    root.mkdir()
+    (root / "alice.py").write_text(SOLUTION)
+    raw_root = os.fsencode(root)
+    with open(os.path.join(raw_root, b"caf\xe9.py"), "w") as handle:
+        handle.write(SOLUTION + "# cafe\n")
+    os.mkdir(os.path.join(raw_root, b"j\xf6rg"))
+    with open(os.path.join(raw_root, b"j\xf6rg", b"solution.py"), "w") as handle:
+        handle.write(SOLUTION + "# jorg\n")
+    unpacked = tmp_path / "unpacked"
+    intake = find_submissions(root, FUNCTION, unpack_to=unpacked)
+    graded = {s.student: s for s in intake.submissions}
+    assert sorted(graded) == ["alice", "caf\\xe9", "j\\xf6rg"]
+    cafe = graded["caf\\xe9"]
+    assert cafe.source == "caf\\xe9.py" and graded["j\\xf6rg"].source == "j\\xf6rg/solution.py"
+    # The child compiles code under its file's name, which must be UTF-8: it gets a clean copy, same bytes.
+    assert cafe.path.name == "caf_xe9.py" and unpacked in cafe.path.parents
+    assert cafe.path.read_text() == SOLUTION + "# cafe\n"
+    assert cafe.sha256 == hashlib.sha256((SOLUTION + "# cafe\n").encode()).hexdigest()
+    assert stat.S_IMODE(cafe.path.stat().st_mode) == 0o600
+    assert str((unpacked / "renamed").resolve()) in cafe.others  # classmates' copies are hidden too
+    for submission in intake.submissions:
+        submission.student.encode("utf-8")  # every name is text any writer accepts
+        submission.source.encode("utf-8")
+    without = find_submissions(root, FUNCTION)  # no folder for copies: graded in place
+    assert {s.student for s in without.submissions} == set(graded)
+
+
+# --- zips: clashes, overlong and undecodable names (#13.8) ------------------------------------------------
+
+
+def _zip_with_bad_utf8_name(path: Path, good: dict[str, str], bad_name: bytes) -> Path:
+    """A zip whose entry ``bad_name`` is flagged UTF-8 but is not (as some zip tools write)."""
+    placeholder = "\u00e9" + "x" * (len(bad_name) - 2)
+    assert len(placeholder.encode()) == len(bad_name)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, content in good.items():
+            archive.writestr(name, content)
+        archive.writestr(placeholder, SOLUTION)  # non-ASCII: zipfile sets the UTF-8 flag
+    data = buffer.getvalue().replace(placeholder.encode(), bad_name)
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name")
+def test_zip_members_that_clash_or_have_bad_names_are_not_graded_and_the_rest_is(tmp_path):
+    archive = tmp_path / "class.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("alice.py", SOLUTION)
+        handle.writestr("bob.py", SOLUTION + "# bob\n")          # a file named bob.py ...
+        handle.writestr("bob.py/solution.py", SOLUTION)          # ... and a folder of the same name
+        handle.writestr("carol.py", SOLUTION)
+        handle.writestr("carol.py", SOLUTION + "# again\n")      # the same name twice
+        handle.writestr("d" * 300 + ".py", SOLUTION)             # longer than any file system takes
+        handle.writestr("erin/" + "e" * 260 + "/solution.py", SOLUTION)
+        handle.writestr("frank.py", SOLUTION + "# frank\n")
+    unpacked = tmp_path / "unpacked"
+    intake = find_submissions(archive, FUNCTION, unpack_to=unpacked)
+    assert [s.student for s in intake.submissions] == ["alice", "frank"]
+    found = reasons(intake)
+    assert found["class.zip:bob.py"] == "clash" and found["class.zip:bob.py/solution.py"] == "clash"
+    assert found["class.zip:carol.py"] == "clash"
+    assert found[f"class.zip:{'d' * 300}.py"] == "bad_name"
+    assert found[f"class.zip:erin/{'e' * 260}/solution.py"] == "bad_name"
+    assert {p.student for p in intake.problems} >= {"bob", "carol", "d" * 300, "erin"}
+
+
+def test_a_zip_name_flagged_utf8_that_is_not_is_one_not_graded_entry(tmp_path):
+    archive = _zip_with_bad_utf8_name(tmp_path / "class.zip", {"alice.py": SOLUTION, "b\u00f6b.py": SOLUTION},
+                                      b"bad\xff\xfe.py")
+    with pytest.raises(UnicodeDecodeError):
+        zipfile.ZipFile(archive)  # what crashed the whole run before
+    intake = find_submissions(archive, FUNCTION, unpack_to=tmp_path / "unpacked")
+    assert [s.student for s in intake.submissions] == ["alice", "b\u00f6b"]  # good UTF-8 names still decode
+    assert reasons(intake) == {"class.zip:bad\\xff\\xfe.py": "bad_name"}
+    assert all(s.path.read_text() == SOLUTION for s in intake.submissions)
+
+
+# --- Canvas and Moodle downloads (#14.3) ------------------------------------------------------------------
+
+CANVAS = {
+    "doejane_12345_67890_solution.py": SOLUTION,                   # first upload
+    "doejane_12345_67999_solution-1.py": SOLUTION + "# fixed\n",   # resubmitted: the latest wins
+    "doejane_12345_67891_helpers.py": HELPER,                      # a helper: does not define the function
+    "roebob_LATE_222_333_main.py": SOLUTION + "# bob\n",
+    "o_neilpat_777_888_answer.py": SOLUTION + "# pat\n",           # an underscore in the sortable name
+    "smithann_444_text.html": "<p>my answer is in the text</p>",   # online text only
+    "anon_Ab3x9_555_sol.py": SOLUTION + "# anonymous\n",           # anonymous grading
+    "LATE_anon_Zz9_556_sol.py": SOLUTION + "# anonymous, late\n",
+}
+
+
+def test_a_canvas_download_gives_one_row_per_student_keyed_by_user_id(tmp_path):
+    intake = find_submissions(write(tmp_path / "class", CANVAS), FUNCTION)
+    assert intake.layout == "canvas"
+    graded = {s.student: s for s in intake.submissions}
+    assert sorted(graded) == ["12345", "222", "777", "anon_Ab3x9", "anon_Zz9"]
+    jane = graded["12345"]
+    assert (jane.name, jane.late, jane.source) == ("doejane", False, "doejane_12345_67999_solution-1.py")
+    assert (graded["222"].name, graded["222"].late) == ("roebob", True)
+    assert graded["777"].name == "o_neilpat"
+    assert (graded["anon_Ab3x9"].name, graded["anon_Ab3x9"].late, graded["anon_Zz9"].late) == (None, False, True)
+    assert [(p.student, p.reason, p.name) for p in intake.problems] == [("444", "no_python", "smithann")]
+    assert "smithann_444_text.html" in intake.problems[0].message
+    assert intake.names["12345"] == "doejane" and intake.names["444"] == "smithann"
+
+
+def test_canvas_keys_are_stable_across_re_downloads(tmp_path):
+    first = find_submissions(write(tmp_path / "first", CANVAS), FUNCTION)
+    # A later download: new attachment ids, jane resubmitted again, bob's LATE mark the same.
+    later = {re.sub(r"_(\d+)_(\d+)_", lambda m: f"_{m.group(1)}_{int(m.group(2)) + 1000}_", name, count=1): content
+             for name, content in CANVAS.items()}
+    later["doejane_12345_69000_solution-2.py"] = SOLUTION + "# fixed twice\n"
+    second = find_submissions(write(tmp_path / "second", later), FUNCTION)
+    assert [s.student for s in second.submissions] == [s.student for s in first.submissions]
+    assert next(s for s in second.submissions if s.student == "12345").source.endswith("_solution-2.py")
+
+
+def test_two_different_files_defining_the_function_are_ambiguous_in_canvas_too(tmp_path):
+    intake = find_submissions(write(tmp_path / "class", {"doejane_12345_1_a.py": SOLUTION,
+                                                         "doejane_12345_2_b.py": SOLUTION + "# b\n",
+                                                         "roebob_222_3_main.py": SOLUTION}), FUNCTION)
+    assert [s.student for s in intake.submissions] == ["222"]
+    assert [(p.student, p.reason) for p in intake.problems] == [("12345", "ambiguous")]
+
+
+def test_one_entry_that_is_not_canvas_keeps_the_plain_layout(tmp_path):
+    intake = find_submissions(write(tmp_path / "class", {"doejane_12345_67890_solution.py": SOLUTION,
+                                                         "alice.py": SOLUTION + "# alice\n"}), FUNCTION)
+    assert intake.layout == "files"
+    assert [s.student for s in intake.submissions] == ["alice", "doejane_12345_67890_solution"]
+
+
+MOODLE = {
+    "Jane Doe_1234567_assignsubmission_file_/solution.py": SOLUTION,
+    "Jane Doe_1234567_assignsubmission_onlinetext_/onlinetext.html": "<p>notes</p>",
+    "Bob Roe_7654321_assignsubmission_onlinetext_/onlinetext.html": "<p>only text</p>",
+    "Al Li_5555_assignsubmission_file_/src/main.py": SOLUTION + "# al\n",
+    "Al Li_5555_assignsubmission_file_/util.py": HELPER,
+    "Group A-Cy Ng_42_assignsubmission_file_/answer.py": SOLUTION + "# cy\n",
+}
+
+
+@pytest.mark.parametrize("zipped", [False, True])
+def test_a_moodle_download_gives_one_row_per_participant_and_leaves_online_text_aside(tmp_path, zipped):
+    if zipped:
+        source = zip_of(tmp_path / "moodle.zip", {f"Lab 3-2026/{name}": content for name, content in MOODLE.items()})
+        intake = find_submissions(source, FUNCTION, unpack_to=tmp_path / "unpacked")
+    else:
+        intake = find_submissions(write(tmp_path / "class", MOODLE), FUNCTION)
+    assert intake.layout == "moodle"
+    graded = {s.student: s for s in intake.submissions}
+    assert sorted(graded) == ["1234567", "42", "5555"]
+    assert (graded["1234567"].name, graded["5555"].name, graded["42"].name) == ("Jane Doe", "Al Li", "Group A-Cy Ng")
+    assert graded["5555"].source.endswith("Al Li_5555_assignsubmission_file_/src/main.py")
+    assert [(p.student, p.reason, p.name) for p in intake.problems] == [("7654321", "no_python", "Bob Roe")]
+    assert "online text" in intake.problems[0].message
+    assert len(intake.notes) == 1 and intake.notes[0].startswith("2 Moodle folders of online text")
+
+
+def test_moodle_without_folders_is_recognised_too(tmp_path):
+    flat = {"Jane Doe_1234567_assignsubmission_file_solution.py": SOLUTION,
+            "Bob Roe_7654321_assignsubmission_file_main.py": SOLUTION + "# bob\n",
+            "Bob Roe_7654321_assignsubmission_onlinetext_onlinetext.html": "<p>x</p>"}
+    intake = find_submissions(write(tmp_path / "class", flat), FUNCTION)
+    assert intake.layout == "moodle"
+    assert [(s.student, s.name) for s in intake.submissions] == [("1234567", "Jane Doe"), ("7654321", "Bob Roe")]
+    assert intake.problems == []

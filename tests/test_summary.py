@@ -1,12 +1,19 @@
 """grader.batch.summary: the class summary's numbers (distribution, pass rates, common failures,
-slowest, trouble, identical files) and its two renderings (self-contained HTML, Markdown)."""
+slowest, trouble, identical files) and its two renderings (self-contained HTML, Markdown).
+grader.batch.safe_text: what students control (file names, messages that quote their code) is
+laid out as text, never as markup, in each medium; the histogram has a text alternative that
+states every bar's count."""
 from __future__ import annotations
 
 import html.parser
 import re
 
+import html5lib
+import pytest
+
 from grader.batch.intake import Problem
-from grader.batch.summary import failure_pattern, render_summary, summarize
+from grader.batch.safe_text import for_html, for_markdown, for_terminal, shown_name
+from grader.batch.summary import failure_pattern, histogram_text, render_summary, summarize
 
 CHECKS = [{"id": "load.function", "title": "Loads", "category": "load", "max_score": 1.0},
           {"id": "value.random_vectors", "title": "Sums random vectors", "category": "value", "max_score": 2.0},
@@ -109,3 +116,140 @@ def test_markdown_has_the_same_sections():
         assert f"## {heading}" in text
     assert re.search(r"\| Sums random vectors \(`value.random_vectors`\) \| value \| 33% \| 2 \| 3 \| 1 \| 0 \|", text)
     assert "| dave | limit | ran past 5 s |" in text
+
+
+# --- text from students, per medium (#13.9, #14.9) -------------------------------------------------------
+
+HOSTILE = {
+    "script": "<script>alert(1)</script>",
+    "img": "<img src=x onerror=alert(1)>",
+    "link": "[click me](javascript:alert(1))",
+    "autolink": "<javascript:alert(1)>",
+    "url": "https://phish.example/login",
+    "mention": "@everyone",
+    "pipe": "a|b|c",
+    "cr": "carriage\rreturn",
+    "newline": "new\nline",
+    "escape": "\x1b[2J\x1b[31mred",
+    "bidi": "evil\u202egnp.py",
+    "heading": "# heading",
+    "list": "- item",
+    "code": "`code` and **bold**",
+}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("alice", "alice"),
+    ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
+    ("[x](javascript:alert(1))", "\\[x\\](javascript:\u200balert(1))"),
+    ("see https://evil.example", "see https:\u200b//evil.example"),
+    ("@everyone", "@\u200beveryone"),
+    ("a|b", "a\\|b"),
+    ("line\r\nbreak\rand\nmore", "line break and more"),
+    ("\x1b[31m", "\\\\x1b\\[31m"),
+    ("# title", "\\# title"),
+    ("- item", "\\- item"),
+    ("3. item", "3\\. item"),
+    ("snake_case *x*", "snake\\_case \\*x\\*"),
+])
+def test_for_markdown_leaves_text_as_text(text, expected):
+    assert for_markdown(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("alice", "alice"), ("\x1b[2Jred", "\\x1b[2Jred"), ("a\nb\r", "a\\nb\\r"), ("x\u202ey", "x\\u202ey"),
+    ("zero\u200bwidth", "zero\\u200bwidth"), ("caf\udce9", "caf\\xe9"), ("\x7f\x85", "\\x7f\\x85"),
+])
+def test_for_terminal_escapes_every_unprintable_character(text, expected):
+    assert for_terminal(text) == expected
+
+
+def test_for_html_keeps_newlines_and_tabs_only():
+    assert for_html("line 1\n\tline 2\r\n\x1b[31m\x00") == "line 1\n\tline 2\n\\x1b[31m\\x00"
+
+
+def test_shown_name_writes_undecodable_bytes_as_escapes():
+    assert shown_name("caf\udce9.py") == "caf\\xe9.py" and shown_name("café.py") == "café.py"
+
+
+def _result(student: str, score: float, message: str, source: str | None = None) -> dict:
+    status = "passed" if score == 2 else "failed"
+    checks = [{"id": "load.function", "title": "Loads", "category": "load", "status": "passed", "score": 1.0,
+               "max_score": 1.0, "message": "ok"},
+              {"id": "value.random", "title": "Values", "category": "value", "status": status,
+               "score": score - 1, "max_score": 1.0, "message": message}]
+    return {"student": student, "source": source or f"{student}.py",
+            "report": {"score": score, "max_score": 2.0, "status": status, "checks": checks,
+                       "duration_s": 0.5, "submission": {"sha256": student.encode().hex()[:64]}}}
+
+
+@pytest.fixture(scope="module")
+def hostile_summary() -> dict:
+    results = [_result(name, 1, f"On x = [], your function printed {name}") for name in HOSTILE.values()]
+    alice = _result("alice", 2, "ok")
+    alice["report"]["duration_s"] = 9.0  # the slowest: listed by name
+    results.append(alice)
+    problems = [Problem(f"{name}.txt", name + "!", "not_python", f"not a Python file: {name}")
+                for name in HOSTILE.values()]
+    checks = [{"id": "load.function", "title": "Loads", "category": "load", "max_score": 1.0},
+              {"id": "value.random", "title": "Values", "category": "value", "max_score": 1.0}]
+    exercise = {"slug": "demo", "title": "Demo", "version": "1", "max_score": 2.0, "seed": 0, "jaxgrade": "test"}
+    return summarize(results, problems, exercise=exercise, checks=checks,
+                     names={"alice": "Alice <b>Liddell</b>"}, notes=["1 folder of <i>online</i> text left aside"])
+
+
+def _unescaped_pipes(line: str) -> int:
+    return len(re.findall(r"(?<!\\)\|", line))
+
+
+def test_summary_md_passes_no_markup_from_students(hostile_summary):
+    md = render_summary(hostile_summary, "md")
+    for raw in ("<script", "<img", "<b>", "<i>", "<javascript", "https://", "@everyone", "\r", "\x1b", "\u202e"):
+        assert raw not in md, raw
+    assert not re.search(r"(?<!\\)\]\(", md)  # no link or image: every "](" has its bracket escaped
+    # Every row of every table has the cells of its header: no name or message broke a table.
+    lines = md.splitlines()
+    tables = 0
+    for index, line in enumerate(lines):
+        if line.startswith("|---"):
+            tables += 1
+            header = _unescaped_pipes(lines[index - 1])
+            for row in lines[index + 1:]:
+                if not row.startswith("|"):
+                    break
+                assert _unescaped_pipes(row) == header, row
+    assert tables == 4  # pass rates, failures, slowest, not graded
+    # Block markup cannot start inside a list item either.
+    assert not any(re.match(r"^- (#|-|\d+\.)\s", line) for line in lines)
+    assert "Alice &lt;b&gt;Liddell&lt;/b&gt; (alice)" in md  # the LMS's name, with its key, escaped
+
+
+def test_summary_html_has_no_active_content_from_students(hostile_summary):
+    html = render_summary(hostile_summary, "html")
+    document = html5lib.parse(html, namespaceHTMLElements=False)
+    assert document.findall(".//script") == [] and document.findall(".//img") == []
+    for element in document.iter():
+        assert not any(name.startswith("on") for name in element.attrib), element.tag
+        assert not str(element.attrib.get("href", "")).lower().startswith("javascript:")
+    assert "\x1b" not in html and "\r" not in html and "\u202e" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_the_histogram_text_states_every_bars_count(hostile_summary):
+    bins = hostile_summary["histogram"]
+    text = hostile_summary["histogram_text"]
+    assert text == histogram_text(bins)
+    assert [int(count) for count in re.findall(r": (\d+) students?", text)] == [b["count"] for b in bins]
+    assert "0 points: 0 students; 1 point: " + str(len(HOSTILE)) + " students; 2 points: 1 student." in text
+    md, html = render_summary(hostile_summary, "md"), render_summary(hostile_summary, "html")
+    assert text in md
+    svg = next(e for e in html5lib.parse(html, namespaceHTMLElements=False).iter() if str(e.tag).endswith("}svg"))
+    desc = next(e for e in svg.iter() if str(e.tag).endswith("}desc"))
+    assert svg.attrib["aria-label"] == text and desc.text == text
+
+
+def test_histogram_text_for_ten_bins():
+    bins = [{"label": f"{i}–{i + 1}", "count": i % 3} for i in range(10)]
+    text = histogram_text(bins)
+    assert text.count("students") + text.count("student;") + text.count("student.") >= 10
+    assert [int(c) for c in re.findall(r": (\d+) students?", text)] == [b["count"] for b in bins]

@@ -1,6 +1,10 @@
 """``jaxgrade grade``: the command over :func:`grader.batch.run.grade_class`.
 
     jaxgrade grade submissions/ -e SLUG -o out/ [-j N] [--seed N] [--regrade] [--scheduler tcp://HOST:PORT]
+                   [--gradebook canvas|moodle] [--assignment "TITLE (ID)"]
+
+Everything printed here that comes from a file or folder name is escaped for the terminal
+(:func:`grader.batch.safe_text.for_terminal`).
 """
 from __future__ import annotations
 
@@ -8,7 +12,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from grader.batch.run import Progress, grade_class
+from grader.batch.gradebook import GRADEBOOK_FORMATS, canvas_rows, moodle_rows, write_lms_gradebook
+from grader.batch.run import BatchOutcome, Progress, grade_class
+from grader.batch.safe_text import for_terminal
 from grader.errors import ClusterError, IntakeError, UsageError
 
 
@@ -39,15 +45,46 @@ def _run(args: argparse.Namespace) -> int:
     print(f"{len(outcome.graded)} graded, {len(outcome.reused)} unchanged since the last run (not regraded), "
           f"{len(intake.problems)} entr{'y' if len(intake.problems) == 1 else 'ies'} not graded"
           + (f", {len(outcome.failed)} failed in the grader (grade again to retry)" if outcome.failed else ""))
+    if intake.layout in ("canvas", "moodle"):
+        print(f"Read as a {intake.layout.capitalize()} download: one row per student, keyed by the "
+              f"{'Canvas user id' if intake.layout == 'canvas' else 'Moodle participant id'}")
     for problem in intake.problems:
-        print(f"  not graded: {problem.source}: {problem.reason}: {problem.message}")
-    print(f"Gradebook: {outcome.gradebook}")
-    print(f"Summary:   {outcome.summary}  (and {out / 'summary.md'})")
+        print(for_terminal(f"  not graded: {problem.source}: {problem.reason}: {problem.message}"))
+    for note in intake.notes:
+        print(for_terminal(f"  note: {note}"))
+    print(f"Gradebook: {for_terminal(str(outcome.gradebook))}")
+    for format in dict.fromkeys(args.gradebook or ()):
+        _write_lms_gradebook(format, outcome, exercise.max_score, args.assignment or exercise.title)
+    print(f"Summary:   {for_terminal(str(outcome.summary))}  (and {for_terminal(str(out / 'summary.md'))})")
     if outcome.interrupted:
         print("jaxgrade: interrupted; every finished result is saved. Run the same command again to continue.",
               file=sys.stderr)
         return 130
     return 1 if outcome.failed else 0
+
+
+def _write_lms_gradebook(format: str, outcome: BatchOutcome, max_score: float, assignment: str) -> None:
+    """``gradebook-canvas.csv`` or ``gradebook-moodle.csv`` beside gradebook.csv; a line on
+    stderr where the download cannot give the LMS what it matches students by."""
+    intake, path = outcome.intake, outcome.out / f"gradebook-{format}.csv"
+    results, problems = outcome.results.values(), intake.problems
+    if format == "canvas":
+        header, rows = canvas_rows(assignment, max_score, results, problems, intake.layout)
+        write_lms_gradebook(path, header, rows)
+        print(f"Canvas:    {for_terminal(str(path))}  (Grades > Import; assignment column {for_terminal(assignment)!r})")
+        if intake.layout != "canvas":
+            print("jaxgrade: this is not a Canvas download, so gradebook-canvas.csv has no Canvas user ids: Canvas "
+                  "will match students by the SIS Login ID column (the student names here) and ask about the rest",
+                  file=sys.stderr)
+        return
+    header, rows = moodle_rows(max_score, results, problems, intake.layout)
+    if not rows:
+        print("jaxgrade: not a Moodle download (no participant ids in its names), so no Moodle grading worksheet "
+              "was written; download the submissions from the Moodle assignment and grade that, or import "
+              "gradebook.csv by hand", file=sys.stderr)
+        return
+    write_lms_gradebook(path, header, rows)
+    print(f"Moodle:    {for_terminal(str(path))}  (the assignment's Upload grading worksheet)")
 
 
 def add_grade_command(commands: argparse._SubParsersAction) -> None:
@@ -63,4 +100,10 @@ def add_grade_command(commands: argparse._SubParsersAction) -> None:
                        help="grade every submission again, even those unchanged since the last run")
     grade.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
                        help="grade on this Dask cluster instead of this machine (see docs/cluster.md)")
+    grade.add_argument("--gradebook", action="append", choices=GRADEBOOK_FORMATS, metavar="canvas|moodle",
+                       help="also write the CSV that Canvas's grade import or Moodle's grading worksheet upload "
+                            "reads (gradebook-canvas.csv, gradebook-moodle.csv); gradebook.csv is always written")
+    grade.add_argument("--assignment", metavar="'TITLE (ID)'", default=None,
+                       help="the assignment column of gradebook-canvas.csv, as Canvas's own export names it, e.g. "
+                            "'Lab 3 (98765)' (default: the exercise's title)")
     grade.set_defaults(run=_run)

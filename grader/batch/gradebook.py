@@ -1,34 +1,62 @@
-"""``gradebook.csv``: one row per student, the columns an LMS import and a spreadsheet want.
+"""The gradebooks a class run writes: ``gradebook.csv`` always, and on request the CSV that
+Canvas's or Moodle's grade import reads.
 
-    student, score, max_score, status, <one column per check: points scored>, source, sha256, note
+``gradebook.csv``: one row per student, the columns a spreadsheet or a script wants.
+
+    student, [name, late,] score, max_score, status, <one column per check: points scored>, source, sha256, note
 
 ``status`` is the report's (``passed``, ``failed``, ``error``) or ``not_graded`` for an entry
 the intake could not grade (the ``note`` says why; its score is empty, not 0, so a missing
-file is not mistaken for a graded zero). The file is replaced atomically, so a reader or a
-crash never sees half of it.
+file is not mistaken for a graded zero). ``name`` and ``late`` are there only for a Canvas
+or Moodle download (the LMS's name for the student, and Canvas's LATE mark).
+
+``gradebook-canvas.csv`` (``--gradebook canvas``): what Canvas's Gradebook "Import" accepts
+(app/models/gradebook_importer.rb): ``Student, ID, SIS User ID, SIS Login ID, Section`` then
+one assignment column, a "Points Possible" row, one row per student. ``gradebook-moodle.csv``
+(``--gradebook moodle``): the assignment's "Upload grading worksheet" format
+(mod/assign/feedback/offline): ``Identifier`` ("Participant N"), ``Grade`` and
+``Last modified (grade)``. docs/formats.md says what each column holds and why.
+
+Every cell that holds text from a student goes through :func:`grader.batch.safe_text.for_csv`
+(no control characters, no formulas). Every file here is replaced atomically and created
+readable by its owner only.
 """
 from __future__ import annotations
 
 import csv
 import io
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from grader.batch.intake import Problem
+from grader.batch.safe_text import for_csv
 
 FIXED = ("student", "score", "max_score", "status")
+LMS_COLUMNS = ("name", "late")
 TRAILING = ("source", "sha256", "note")
+GRADEBOOK_FORMATS = ("canvas", "moodle")
+
+# Canvas: the importer finds its header by these (row[0] includes "Student", row[1] "ID", and the
+# last student-information column includes "Section"); a row whose first cell includes
+# "Points Possible" sets the assignment's points.
+CANVAS_HEADER = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+CANVAS_POINTS_ROW = "Points Possible"
+# Moodle: the worksheet importer requires these three column names (get_string('recordid',
+# 'assign'), get_string('gradenoun'), get_string('lastmodifiedgrade', 'assign') in English)
+# and reads the participant id after the prefix get_string('hiddenuser', 'assign').
+MOODLE_HEADER = ("Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)")
+MOODLE_PARTICIPANT = "Participant "
 
 
 def _number(value: float) -> str:
     return f"{value:g}"
 
 
-def _text(value: str) -> str:
-    """A cell a spreadsheet will not run: names come from students, who can start them with '='."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+def _late(value: Any) -> str:
+    return "" if value is None else ("yes" if value else "no")
 
 
 def gradebook_rows(check_ids: Sequence[str], results: Iterable[dict[str, Any]],
@@ -38,9 +66,10 @@ def gradebook_rows(check_ids: Sequence[str], results: Iterable[dict[str, Any]],
     for result in results:
         report = result["report"]
         scores = {c["id"]: c["score"] for c in report["checks"]}
-        row = {"student": _text(result["student"]), "score": _number(report["score"]),
+        row = {"student": for_csv(result["student"]), "name": for_csv(result.get("name") or ""),
+               "late": _late(result.get("late")), "score": _number(report["score"]),
                "max_score": _number(report["max_score"]), "status": report["status"],
-               "source": _text(result["source"]), "sha256": report["submission"].get("sha256") or "", "note": ""}
+               "source": for_csv(result["source"]), "sha256": report["submission"].get("sha256") or "", "note": ""}
         row.update({cid: _number(scores[cid]) if cid in scores else "" for cid in check_ids})
         rows.append(row)
     notes: dict[str, list[Problem]] = {}
@@ -49,33 +78,111 @@ def gradebook_rows(check_ids: Sequence[str], results: Iterable[dict[str, Any]],
             notes.setdefault(problem.student, []).append(problem)
     graded = {r["student"] for r in rows}
     for student, found in notes.items():
-        if student in graded:
+        if for_csv(student) in graded:
             continue
-        rows.append({"student": _text(student), "score": "", "max_score": "", "status": "not_graded",
-                     "source": _text("; ".join(p.source for p in found)), "sha256": "",
-                     "note": _text("; ".join(f"{p.reason}: {p.message}" for p in found)),
+        name = next((p.name for p in found if p.name), "")
+        rows.append({"student": for_csv(student), "name": for_csv(name), "late": "", "score": "", "max_score": "",
+                     "status": "not_graded", "source": for_csv("; ".join(p.source for p in found)), "sha256": "",
+                     "note": for_csv("; ".join(f"{p.reason}: {p.message}" for p in found)),
                      **{cid: "" for cid in check_ids}})
     return sorted(rows, key=lambda r: r["student"])
 
 
 def write_gradebook(path: Path, check_ids: Sequence[str], results: Iterable[dict[str, Any]],
-                    problems: Iterable[Problem]) -> int:
-    """Write the gradebook (atomically); returns the number of rows."""
+                    problems: Iterable[Problem], lms: bool = False) -> int:
+    """Write the gradebook (atomically); returns the number of rows. ``lms``: add the ``name``
+    and ``late`` columns (the input was a Canvas or Moodle download)."""
     rows = gradebook_rows(check_ids, results, problems)
+    columns = [FIXED[0], *(LMS_COLUMNS if lms else ()), *FIXED[1:], *check_ids, *TRAILING]
+    write_atomically(path, _csv_text(columns, rows))
+    return len(rows)
+
+
+def _csv_text(columns: Sequence[str], rows: Iterable[dict[str, str]], terminator: str = "\n") -> str:
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=[*FIXED, *check_ids, *TRAILING], lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator=terminator, extrasaction="ignore")
     writer.writeheader()
     writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def _graded_score(result: dict[str, Any]) -> str:
+    """The score to import, or empty (no change in the LMS) where the grader's own environment
+    failed: an ``error`` report is not the student's zero."""
+    report = result["report"]
+    return _number(report["score"]) if report["status"] in ("passed", "failed") else ""
+
+
+def _people(results: Iterable[dict[str, Any]], problems: Iterable[Problem]) -> list[dict[str, Any]]:
+    """One entry per student (graded, or named by a not-graded problem), sorted by key."""
+    people = {r["student"]: {"student": r["student"], "name": r.get("name"), "score": _graded_score(r),
+                             "graded_at": r.get("graded_at", "")} for r in results}
+    for problem in problems:
+        if problem.student is not None and problem.student not in people:
+            people[problem.student] = {"student": problem.student, "name": problem.name, "score": "", "graded_at": ""}
+    return [people[key] for key in sorted(people)]
+
+
+def _canvas_name(name: str) -> str:
+    """The Student cell: a name containing "Points Possible" would make its row the points row."""
+    return for_csv(name.replace(CANVAS_POINTS_ROW, "Points-Possible"))
+
+
+def canvas_rows(column: str, max_score: float, results: Iterable[dict[str, Any]], problems: Iterable[Problem],
+                layout: str) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the Canvas import file. ``column``: the assignment column's header
+    ("Title (assignment id)" matches an existing assignment by id, a bare title by title; an
+    unknown title makes Canvas create the assignment). Students are matched by Canvas user id
+    in a Canvas download, else by the student key as SIS Login ID. A student without a score
+    gets an empty cell, which Canvas leaves unchanged."""
+    header = [*CANVAS_HEADER, column]
+    rows = [[CANVAS_POINTS_ROW, "", "", "", "", _number(max_score)]]
+    for person in _people(results, problems):
+        key = person["student"]
+        by_id = layout == "canvas" and key.isdigit()
+        rows.append([_canvas_name(person["name"] or key), key if by_id else "", "",
+                     "" if layout == "canvas" else for_csv(key), "", person["score"]])
+    return header, rows
+
+
+def moodle_rows(max_score: float, results: Iterable[dict[str, Any]], problems: Iterable[Problem],
+                layout: str) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the Moodle grading worksheet: only students of a Moodle download (the
+    participant id in its folder names is what the worksheet identifies them by). An empty
+    grade is skipped by Moodle; "Last modified (grade)" is when jaxgrade graded, so a grade
+    changed in Moodle after that is kept unless the upload says to overwrite."""
+    rows = []
+    if layout == "moodle":
+        for person in _people(results, problems):
+            if re.fullmatch(r"\d+", person["student"]):
+                rows.append([MOODLE_PARTICIPANT + person["student"], for_csv(person["name"] or ""), person["score"],
+                             _number(max_score), person["graded_at"] if person["score"] else ""])
+    return list(MOODLE_HEADER), rows
+
+
+def write_lms_gradebook(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """An LMS import file: RFC 4180 CSV (CRLF line ends), UTF-8, replaced atomically."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(header)
+    writer.writerows(rows)
     write_atomically(path, buffer.getvalue())
-    return len(rows)
 
 
 def write_atomically(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` in one step (write a sibling, rename over it): a reader,
-    an interrupt or a killed grader sees the old file or the new one, never half of one. No
-    fsync (five per student cost more than grading on a slow disk): after a power cut a file
-    may read back empty, which the next run treats as not graded and grades again."""
+    an interrupt or a killed grader sees the old file or the new one, never half of one. The
+    sibling is created readable and writable by its owner only (whatever the umask), so the
+    file never exists with wider permissions, not even for a moment. No fsync (five per
+    student cost more than grading on a slow disk): after a power cut a file may read back
+    empty, which the next run treats as not graded and grades again."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with open(temporary, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
-    os.replace(temporary, path)
+    temporary.unlink(missing_ok=True)  # a leftover of a killed run (same pid): O_EXCL below makes it ours
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        with open(descriptor, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

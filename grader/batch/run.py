@@ -26,7 +26,14 @@ leaves every finished result and a gradebook at most half a second behind, which
 run completes. A result is reused
 when its key matches: (submission sha256, exercise fingerprint, jaxgrade version, seed). So
 a rerun continues where the last one stopped, an unchanged submission is not regraded, a
-changed submission or a changed exercise is, and ``--regrade`` regrades everything.
+changed submission or a changed exercise is, and ``--regrade`` regrades everything. A result
+whose failure came from the grader's environment (report status ``error``, or any check with
+status ``error``) is written for reading but never reused: the next run grades it again.
+
+Everything written under ``out/`` is private to the user running the grader: folders are
+created with mode 0700 and files with 0600 (whatever the umask; never widened and narrowed
+later), so a sandboxed child running under another uid cannot read the gradebook or a
+classmate's report.
 
 The per-student reports here are the *instructor's* view (every check, hidden ones too):
 this folder is the instructor's. Feedback for a student is rendered for the ``student``
@@ -52,6 +59,7 @@ from grader import __version__
 from grader.exercise import Exercise
 from grader.batch.gradebook import write_atomically, write_gradebook
 from grader.batch.intake import Intake, Problem, Submission, find_submissions
+from grader.batch.safe_text import for_terminal
 from grader.errors import GraderFailure, IntakeError
 from grader.report.result import Report
 from grader.batch.summary import summarize, write_summary
@@ -109,14 +117,48 @@ def load_result(directory: Path) -> dict[str, Any] | None:
     return record if isinstance(record, dict) and record.get("schema") == RESULT_SCHEMA else None
 
 
+def environment_failed(report: dict[str, Any]) -> bool:
+    """Whether the grader's environment (not the student) decided this report: it then says
+    nothing about the submission, and must be graded again rather than reused."""
+    return report.get("status") == "error" or any(c.get("status") == "error" for c in report.get("checks", ()))
+
+
+def reusable(stored: dict[str, Any], key: dict[str, Any], student: str) -> bool:
+    """A stored result stands for this run: same key, same student, and decided by the student's code."""
+    return (stored.get("key") == key and stored.get("student") == student
+            and isinstance(stored.get("report"), dict) and not environment_failed(stored["report"]))
+
+
+def private_folder(path: Path) -> Path:
+    """``path`` as a folder only its owner may enter: created with mode 0700 (a folder of ours
+    left wider by an older jaxgrade is narrowed)."""
+    try:
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        status = path.lstat()
+        if path.is_dir() and not path.is_symlink() and status.st_mode & 0o077 and status.st_uid == os.getuid():
+            path.chmod(0o700)
+    return path
+
+
+def label(student: str, name: str | None) -> str:
+    """How a student is named to the instructor: the LMS's name with its id, or the key alone."""
+    return f"{name} ({student})" if name else student
+
+
 def _write_student(directory: Path, submission: Submission, report: Report, key: dict[str, Any]) -> dict[str, Any]:
-    """The student's reports, then ``result.json`` (the marker that the result is complete)."""
+    """The student's reports, then ``result.json`` (the marker that the result is complete).
+    A report the grader's environment decided is stored without a key: never reused."""
     from grader.report.render import render
-    directory.mkdir(parents=True, exist_ok=True)
+    private_folder(directory.parent)
+    private_folder(directory)
     for format in REPORT_FORMATS:
         write_atomically(directory / f"report.{format}", render(report, format, audience=AUDIENCE))
-    record = {"schema": RESULT_SCHEMA, "student": submission.student, "source": submission.source, "key": key,
-              "graded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "report": report.to_dict()}
+    document = report.to_dict()
+    record = {"schema": RESULT_SCHEMA, "student": submission.student, "name": submission.name,
+              "late": submission.late, "source": submission.source,
+              "key": None if environment_failed(document) else key,
+              "graded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "report": document}
     write_atomically(directory / "result.json", json.dumps(record, indent=1) + "\n")
     return record
 
@@ -138,6 +180,8 @@ class Progress:
         return f"{left // 60}:{left % 60:02d}"
 
     def update(self, student: str, status: str, score: str) -> None:
+        """One more result. ``student`` comes from a file or folder name: escaped here, so an
+        escape sequence or a newline in it cannot redraw or split the line."""
         self.done += 1
         self.counts[status] = self.counts.get(status, 0) + 1
         rate = self.done / max(time.monotonic() - self.started, 1e-9)
@@ -149,7 +193,8 @@ class Progress:
                               f"{self.counts['failed']} not · {self.counts['error']} errors · {rate:.1f}/s · "
                               f"ETA {self._eta()}\033[K")  # erase what a longer line left
         else:
-            self.stream.write(f"[{self.done}/{self.total}] {student}: {score} {status} (ETA {self._eta()})\n")
+            self.stream.write(f"[{self.done}/{self.total}] {for_terminal(student)}: {score} {status} "
+                              f"(ETA {self._eta()})\n")
         self.stream.flush()
 
     def close(self) -> None:
@@ -265,7 +310,9 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
         backend = LocalBackend(jobs, launcher)
     elif jobs is not None or launcher is not None:
         raise ValueError("jobs and launcher are for local grading; a backend decides them itself")
-    out.mkdir(parents=True, exist_ok=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not out.is_dir():
+        private_folder(out)
     students_dir = out / "students"
     unpacked = Path(tempfile.mkdtemp(prefix="jaxgrade-intake-"))
     try:
@@ -279,8 +326,9 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
         for submission in intake.submissions:
             key = result_key(exercise, submission.sha256, seed)
             stored = None if regrade else load_result(students_dir / student_folder(submission.student))
-            if stored is not None and stored.get("key") == key and stored.get("student") == submission.student:
-                outcome.results[submission.student] = stored
+            if stored is not None and reusable(stored, key, submission.student):
+                # The LMS's name and LATE mark are today's download's, not the stored run's.
+                outcome.results[submission.student] = {**stored, "name": submission.name, "late": submission.late}
                 outcome.reused.append(submission.student)
             else:
                 todo.append((submission, key))
@@ -293,7 +341,8 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
             nonlocal saved_at
             if soon and time.monotonic() - saved_at < GRADEBOOK_EVERY_S:
                 return
-            write_gradebook(out / "gradebook.csv", check_ids, outcome.results.values(), intake.problems)
+            write_gradebook(out / "gradebook.csv", check_ids, outcome.results.values(), intake.problems,
+                            lms=intake.layout in ("canvas", "moodle"))
             saved_at = time.monotonic()
 
         save()
@@ -323,7 +372,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
                             except Exception as error:  # the grader's own failure: retried next run
                                 outcome.failed[submission.student] = f"{type(error).__name__}: {error}"
                                 if meter:
-                                    meter.update(submission.student, "error", "not graded")
+                                    meter.update(label(submission.student, submission.name), "error", "not graded")
                                 continue
                             record = _write_student(students_dir / student_folder(submission.student),
                                                     submission, report, key)
@@ -331,7 +380,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
                             outcome.graded.append(submission.student)
                             save(soon=True)
                             if meter:
-                                meter.update(submission.student, report.status,
+                                meter.update(label(submission.student, submission.name), report.status,
                                              f"{report.score:g}/{report.max_score:g}")
                 except KeyboardInterrupt:
                     outcome.interrupted = True
@@ -357,4 +406,5 @@ def summary_data(exercise: Exercise, seed: int, outcome: BatchOutcome) -> dict[s
         for student, message in outcome.failed.items()]
     info = {"slug": exercise.slug, "title": exercise.title, "version": exercise.fingerprint,
             "max_score": exercise.max_score, "seed": seed, "jaxgrade": __version__}
-    return summarize(outcome.results.values(), problems, exercise=info, checks=checks)
+    return summarize(outcome.results.values(), problems, exercise=info, checks=checks,
+                     names=outcome.intake.names, notes=outcome.intake.notes)

@@ -4,8 +4,13 @@
 distribution, pass rate per check, the most common failure messages, the slowest
 submissions, those that errored or hit a limit, identical submissions, entries that were not
 graded); :func:`write_summary` lays it out as ``summary.html`` (self-contained: inline CSS
-and an inline SVG histogram, no scripts, nothing fetched) and ``summary.md``. Names and
-messages come from students, so the HTML template is autoescaped.
+and an inline SVG histogram, no scripts, nothing fetched) and ``summary.md``.
+
+Names and messages come from students. Every value either template prints loses its control
+characters (:func:`grader.batch.safe_text.for_html`); the HTML template is autoescaped, and the
+Markdown template passes every student-controlled value through the ``md`` filter
+(:func:`grader.batch.safe_text.for_markdown`: no raw HTML, links, mentions or broken tables).
+The histogram has a text alternative that states every bar's count.
 """
 from __future__ import annotations
 
@@ -15,12 +20,13 @@ import re
 import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from grader.batch.gradebook import write_atomically
 from grader.batch.intake import Problem
+from grader.batch.safe_text import for_html, for_markdown
 
 TOP_FAILURES = 10
 TOP_SLOWEST = 5
@@ -56,11 +62,27 @@ def _histogram(scores: Sequence[float], max_score: float) -> list[dict[str, Any]
     return bins
 
 
+def histogram_text(bins: Sequence[dict[str, Any]]) -> str:
+    """The histogram in words, every bar's count included (its text alternative)."""
+    def bar(bin: dict[str, Any]) -> str:
+        unit = "point" if bin["label"] == "1" else "points"
+        return f"{bin['label']} {unit}: {bin['count']} student{'' if bin['count'] == 1 else 's'}"
+    return "Number of students per score: " + "; ".join(bar(b) for b in bins) + "." if bins else ""
+
+
 def summarize(results: Iterable[dict[str, Any]], problems: Iterable[Problem], *, exercise: dict[str, Any],
-              checks: Sequence[dict[str, Any]]) -> dict[str, Any]:
+              checks: Sequence[dict[str, Any]], names: Mapping[str, str] | None = None,
+              notes: Sequence[str] = ()) -> dict[str, Any]:
     """Plain data for the summary templates. ``results``: ``jaxgrade.result/1`` records;
-    ``exercise``: slug, title, version, max_score, seed; ``checks``: id, title, category, max_score."""
-    results = sorted(results, key=lambda r: r["student"])
+    ``exercise``: slug, title, version, max_score, seed; ``checks``: id, title, category, max_score;
+    ``names``: the LMS's name for a student key (shown as "name (key)"); ``notes``: what the
+    intake left aside on purpose."""
+    names = names or {}
+
+    def label(student: str) -> str:
+        return f"{names[student]} ({student})" if names.get(student) else student
+
+    results = [{**r, "student": label(r["student"])} for r in sorted(results, key=lambda r: r["student"])]
     problems = list(problems)
     reports = [r["report"] for r in results]
     scores = [float(rep["score"]) for rep in reports]
@@ -106,7 +128,8 @@ def summarize(results: Iterable[dict[str, Any]], problems: Iterable[Problem], *,
         if sha:
             by_sha[sha].append(result["student"])
 
-    ungraded_students = {p.student for p in problems if p.student} - {r["student"] for r in results}
+    ungraded_students = {label(p.student) for p in problems if p.student} - {r["student"] for r in results}
+    histogram = _histogram(scores, max_score)
     return {
         "exercise": exercise,
         "generated_at": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -117,25 +140,32 @@ def summarize(results: Iterable[dict[str, Any]], problems: Iterable[Problem], *,
                    "median": statistics.median(scores) if scores else None,
                    "min": min(scores) if scores else None, "max": max(scores) if scores else None,
                    "max_score": max_score},
-        "histogram": _histogram(scores, max_score),
+        "histogram": histogram,
+        "histogram_text": histogram_text(histogram),
         "checks": check_rows,
         "failures": failure_rows,
         "slowest": [{"student": r["student"], "duration_s": float(r["report"].get("duration_s") or 0),
                      "score": r["report"]["score"], "status": r["report"]["status"]} for r in slowest],
         "trouble": trouble,
         "identical": [sorted(names) for names in by_sha.values() if len(names) > 1],
-        "problems": [{"source": p.source, "student": p.student, "reason": p.reason, "message": p.message}
-                     for p in problems],
+        "problems": [{"source": p.source, "student": label(p.student) if p.student else None, "reason": p.reason,
+                      "message": p.message} for p in problems],
+        "notes": list(notes),
     }
+
+
+def _printable(value: Any) -> Any:
+    """Every printed string loses its control characters (newlines kept: messages have them)."""
+    return for_html(value) if isinstance(value, str) else value
 
 
 def _environment(templates: Path) -> Environment:
     env = Environment(loader=FileSystemLoader(str(templates)), undefined=StrictUndefined, trim_blocks=True,
-                      lstrip_blocks=True, keep_trailing_newline=True,
+                      lstrip_blocks=True, keep_trailing_newline=True, finalize=_printable,
                       autoescape=select_autoescape(enabled_extensions=("html", "html.j2"), default=False))
     env.filters["points"] = lambda v: "–" if v is None else f"{v:g}"
     env.filters["percent"] = lambda v: "–" if v is None else f"{100 * v:.0f}%"
-    env.filters["md"] = lambda v: str(v).replace("|", "\\|").replace("\n", " ")
+    env.filters["md"] = lambda v: for_markdown(str(v))
     return env
 
 
