@@ -1,5 +1,6 @@
 """Renderers: every format from real gradings, checked by a real consumer where one exists here
-(html5lib and headless Chromium for HTML, xml.etree for JUnit, the field list for Gradescope),
+(html5lib and headless Chromium for HTML, the Jenkins xUnit plugin's junit-10.xsd for JUnit, the
+field list for Gradescope, PrairieLearn's documented results format),
 golden files for Markdown and text, and the visibility rules in every student-facing format.
 
 Golden files: tests/golden/*.md and *.txt. After a deliberate change to a report, regenerate
@@ -371,9 +372,10 @@ def test_junit_structure(reports):
     assert root.tag == "testsuites"
     (suite,) = root.findall("testsuite")
     for element in (root, suite):
-        assert {"tests", "failures", "errors", "skipped", "time"} <= set(element.attrib)
+        assert {"tests", "failures", "errors", "time"} <= set(element.attrib)
         assert (element.get("tests"), element.get("failures"), element.get("errors")) == ("9", "2", "0")
         float(element.get("time"))
+    assert suite.get("skipped") == "0" and "skipped" not in root.attrib  # junit-10.xsd refuses it there
     cases = suite.findall("testcase")
     assert len(cases) == 9
     for case, check in zip(cases, report.checks):
@@ -389,11 +391,54 @@ def test_junit_structure(reports):
 
 
 def test_junit_skips_and_pending(reports, hidden):
-    syntax = ET.fromstring(render(reports["load_syntax_error"], "junit").encode())
+    syntax = ET.fromstring(render(reports["load_syntax_error"], "junit").encode()).find("testsuite")
     assert syntax.get("skipped") == "8" and len(syntax.findall(".//testcase/skipped")) == 8
-    student = ET.fromstring(render(hidden["value_skips_first"], "junit").encode())
+    student = ET.fromstring(render(hidden["value_skips_first"], "junit").encode()).find("testsuite")
     assert student.get("tests") == "8" and student.get("skipped") == "1"
     assert student.findall(".//testcase")[-1].get("name") == "2 hidden checks pending"
+
+
+def _grader_errors(report: Report, every: bool) -> Report:
+    """The report the engine makes when the grader fails: every check (the sandbox could not be set
+    up: status "error") or one check (a check that raised) in status "error" with no points."""
+    message = "The grader failed on this check (RuntimeError: boom). This is not your fault."
+    checks = tuple(dataclasses.replace(c, status="error", score=0.0, message=message)
+                   if every or c.id == "structure.mesh" else c for c in report.checks)
+    return dataclasses.replace(report, checks=checks, status="error" if every else report.status)
+
+
+@pytest.fixture(scope="module")
+def junit_schema():
+    import xmlschema
+    return xmlschema.XMLSchema(str(REPO / "tests" / "data" / "junit-10.xsd"))
+
+
+def test_junit_validates_against_the_jenkins_xunit_schema(reports, hidden, junit_schema):
+    """Jenkins' xUnit plugin refuses any report its junit-10.xsd rejects: every kind must pass it."""
+    kinds = {
+        "passed": reports["reference"],
+        "failed": dataclasses.replace(reports["value_skips_first"], output=_output(HOSTILE, "tail", dropped=3)),
+        "skipped": reports["load_syntax_error"],
+        "one grader error": _grader_errors(reports["reference"], every=False),
+        "grader fault": _grader_errors(reports["reference"], every=True),
+    }
+    documents = {name: render(report, "junit") for name, report in kinds.items()}
+    documents["hidden, for a student"] = render(hidden["value_skips_first"], "junit")
+    documents["hidden, after the due date"] = render(hidden["structure_all_devices"], "junit", stage="due")
+    documents["hidden, for the instructor"] = render(hidden["value_skips_first"], "junit", audience="instructor")
+    for name, document in documents.items():
+        errors = [str(e.reason) for e in junit_schema.iter_errors(document)]
+        assert not errors, f"{name}: {errors}"
+    fault = ET.fromstring(documents["grader fault"].encode()).find("testsuite")
+    assert fault.get("errors") == "9" and len(fault.findall("testcase/error")) == 9
+    assert all("not your fault" in e.text for e in fault.iter("error"))
+
+
+def test_junit_schema_is_not_a_rubber_stamp(reports, junit_schema):
+    """The shipped schema really rejects what Jenkins rejects: the old skipped count on <testsuites>."""
+    document = render(reports["reference"], "junit").replace('<testsuites name="jaxgrade"',
+                                                             '<testsuites skipped="0" name="jaxgrade"')
+    assert [e for e in junit_schema.iter_errors(document)]
 
 
 # --- Gradescope -----------------------------------------------------------------------------------
