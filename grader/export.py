@@ -30,11 +30,13 @@ import struct
 import sys
 import tempfile
 import traceback
+import uuid
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader import __version__
 from grader.errors import ExerciseError, ExportError, GraderFailure, SandboxError
 from grader.exercise import Exercise, exercises_root, find_exercise, load_exercise
 from grader.report.result import Report
@@ -123,16 +125,22 @@ exit "$status"
 """
 
 
-def _copy_source(exercise: Exercise, target: Path) -> None:
-    """The jaxgrade source pip needs (pyproject, grader/, templates/) with this one exercise."""
+def _copy_grader(target: Path) -> None:
+    """The jaxgrade source pip needs (pyproject, grader/, templates/), without any exercise."""
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         if (SOURCE_ROOT / name).is_file():
             shutil.copy2(SOURCE_ROOT / name, target / name)
     if not (target / "README.md").exists():  # pyproject names it as the readme
-        (target / "README.md").write_text("jaxgrade, bundled for a Gradescope autograder.\n")
-    shutil.copytree(PACKAGE, target / "grader", ignore=SKIP)
+        (target / "README.md").write_text("jaxgrade, bundled for an autograder.\n")
+    shutil.copytree(PACKAGE, target / "grader", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*",
+                                                                            "exercises", "templates"))
     templates = PACKAGE / "templates" if (PACKAGE / "templates").is_dir() else SOURCE_ROOT / "templates"
     shutil.copytree(templates, target / "templates", ignore=SKIP)
+
+
+def _copy_source(exercise: Exercise, target: Path) -> None:
+    """The jaxgrade source pip needs with this one exercise."""
+    _copy_grader(target)
     copy_exercise(exercise, target / "exercises" / exercise.slug)
 
 
@@ -502,6 +510,12 @@ def autograde(root: Path, slug: str) -> int:
         data["tests"].append(_missing_test(protections, missing, len(data["tests"]) + 1))
     _write_results(results, data)
     print(f"jaxgrade: wrote {results} for {submission.name}: {report.score:g}/{report.max_score:g}")
+    _print_protections(protections, missing)
+    return 0
+
+
+def _print_protections(protections: list[Protection], missing: list[str]) -> None:
+    """Every protection of the run, then a loud banner naming those missing (course staff read this)."""
     print("jaxgrade: protections for this submission:")
     for protection in protections:
         label = "ok" if protection.active else "MISSING" if protection.name in missing else "replaced"
@@ -511,7 +525,147 @@ def autograde(root: Path, slug: str) -> int:
         print(_banner([f"jaxgrade WARNING: {len(missing)} sandbox protection(s) MISSING in this container: "
                        + ", ".join(missing) + ".",
                        "The submission was graded without them (details above). See docs/threat-model.md,",
-                       "\"root without CAP_SYS_ADMIN\"; results.json lists them under extra_data."]))
+                       "\"root without CAP_SYS_ADMIN\"; results.json lists them too."]))
+
+
+# ---------------------------------------------------------------------------------------------
+# PrairieLearn
+
+# The image PrairieLearn grades in: its own maintained Python grader image (security updates,
+# Python >= 3.11 in /venv, uv) with jaxgrade and the JAX it pins installed. PrairieLearn pulls
+# only public images and grades with networking off, so everything is installed when the image
+# is built, and the image holds no exercise: the exercise reaches the grader in /grade/tests.
+PL_BASE_IMAGE = "prairielearn/grader-python"
+PL_IMAGE_PLACEHOLDER = "YOUR_REGISTRY_ACCOUNT/jaxgrade-grader:{version}"
+
+PL_DOCKERFILE = """\
+# jaxgrade's grader image for PrairieLearn: PrairieLearn's maintained Python grader image with
+# jaxgrade @VERSION@ and the JAX it pins. No exercise is inside (PrairieLearn only pulls public
+# images): the reference and checks reach the grader in /grade/tests when a submission is graded.
+# Build for PrairieLearn's platform, publish, then put the name in info.json and sync it:
+#   docker build --platform linux/amd64 -t ACCOUNT/jaxgrade-grader:@VERSION@ .
+#   docker push ACCOUNT/jaxgrade-grader:@VERSION@
+FROM @BASE@
+COPY jaxgrade /opt/jaxgrade-src
+RUN uv pip install --python /venv/bin/python /opt/jaxgrade-src && rm -rf /opt/jaxgrade-src \\
+    && /venv/bin/python -c "import grader, jax; print('jaxgrade', grader.__version__, 'jax', jax.__version__)"
+"""
+
+PL_RUN_SH = r"""#!/bin/bash
+# PrairieLearn's external grader entrypoint for exercise @SLUG@ (info.json: /grade/tests/run.sh).
+# It runs as root in the jaxgrade grader image: grades the file in /grade/student with the
+# exercise in /grade/tests/exercises and writes /grade/results/results.json. Before grading it
+# closes the exercise to other users and proves the submission's uid cannot read it, as the
+# Gradescope export does. A grader fault becomes "gradable": false (no attempt is counted); an
+# unforeseen crash exits non-zero, which PrairieLearn also treats as not gradable.
+set -uo pipefail
+GRADE="${JAXGRADE_GRADE_ROOT:-/grade}"
+PYTHON="${JAXGRADE_PYTHON:-python3}"
+export JAXGRADE_EXERCISES="$GRADE/tests/exercises"
+# The container lives for one submission: a compilation cache would first have to be filled
+# from the reference, which costs more than it saves.
+export JAXGRADE_CACHE="${JAXGRADE_CACHE:-off}"
+mkdir -p "$GRADE/results"
+exec "$PYTHON" -m grader.export prairielearn-grade --root "$GRADE" -e @SLUG@
+"""
+
+PL_QUESTION = """\
+<pl-question-panel>
+<markdown>
+@STATEMENT@
+</markdown>
+<p>Write your solution in <code>@SLUG@.py</code>. It is graded by jaxgrade: what your code returns,
+and how it places its arrays.</p>
+</pl-question-panel>
+
+<pl-file-editor file-name="@SLUG@.py" ace-mode="ace/mode/python" source-file-name="starter.py"></pl-file-editor>
+
+<pl-submission-panel>
+<pl-external-grader-results></pl-external-grader-results>
+<pl-file-preview></pl-file-preview>
+</pl-submission-panel>
+"""
+
+
+def _pl_info(exercise: Exercise, image: str) -> dict[str, Any]:
+    """The question's info.json: externally graded by run.sh in ``image``, networking off."""
+    timeout = min(600, int(exercise.limits.total_s) + 60)  # grading, plus starting JAX
+    return {"uuid": str(uuid.uuid4()), "title": exercise.title, "topic": "JAX", "tags": ["jaxgrade", exercise.slug],
+            "type": "v3", "gradingMethod": "External", "singleVariant": True,
+            "externalGradingOptions": {
+                "comment": f"jaxgrade {__version__}: build the image from image/ (see image/Dockerfile)",
+                "enabled": True, "image": image, "entrypoint": "/grade/tests/run.sh", "timeout": timeout,
+                "enableNetworking": False}}
+
+
+def _pl_statement(exercise: Exercise) -> str:
+    """The statement for question.html, which PrairieLearn renders as a Mustache template first."""
+    text = (exercise.directory / "statement.md").read_text().strip()
+    if "{{" in text or "}}" in text:
+        text = "{{=<% %>=}}\n" + text + "\n<%={{ }}=%>"
+    return text
+
+
+def export_prairielearn(exercise: Exercise, output: Path, image: str | None = None) -> Path:
+    """Write a PrairieLearn question folder for ``exercise`` to ``output`` (new or empty):
+
+    info.json, question.html, starter.py (the editor's starting code), tests/run.sh and
+    tests/exercises/SLUG (what the grader needs, copied to /grade/tests), and image/ (the
+    Docker build context of the grader image: jaxgrade's source without any exercise)."""
+    output = Path(output)
+    if output.exists() and (not output.is_dir() or any(output.iterdir())):
+        raise ExportError(f"{output} already exists and is not an empty folder; choose a new folder with -o")
+    image = image or PL_IMAGE_PLACEHOLDER.format(version=__version__)
+    tests = output / "tests"
+    copy_exercise(exercise, tests / "exercises" / exercise.slug)
+    run = tests / "run.sh"
+    run.write_text(PL_RUN_SH.replace("@SLUG@", exercise.slug))
+    run.chmod(0o755)
+    (output / "info.json").write_text(json.dumps(_pl_info(exercise, image), indent=2) + "\n")
+    (output / "question.html").write_text(PL_QUESTION.replace("@SLUG@", exercise.slug)
+                                          .replace("@STATEMENT@", _pl_statement(exercise)))
+    (output / "starter.py").write_text(exercise.starter.read_text().replace("THIS_FILE.py", f"{exercise.slug}.py"))
+    source = output / "image" / "jaxgrade"
+    source.mkdir(parents=True)
+    _copy_grader(source)
+    (source / "exercises").mkdir()
+    (source / "exercises" / "README.txt").write_text("No exercise is built into the grader image: PrairieLearn "
+                                                     "copies the question's tests/ folder to /grade/tests.\n")
+    (output / "image" / "Dockerfile").write_text(PL_DOCKERFILE.replace("@BASE@", PL_BASE_IMAGE)
+                                                 .replace("@VERSION@", __version__))
+    return output
+
+
+def prairielearn_grade(root: Path, slug: str) -> int:
+    """Grade ``root``/student and write ``root``/results/results.json for PrairieLearn (what
+    tests/run.sh runs). Always writes results when it returns; 0."""
+    from grader.report.render import GRADER_FAULT, prairielearn
+
+    root = Path(root)
+    results = root / "results" / "results.json"
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.unlink(missing_ok=True)
+    try:
+        exercise = find_exercise(slug)
+        submission, problem = find_submission(root / "student", exercise)
+        if submission is None:  # nothing to grade: no attempt counted, and the student is told why
+            _write_results(results, {"gradable": False, "format_errors": [problem], "message": problem})
+            print(f"jaxgrade: wrote {results}: {problem}")
+            return 0
+        report, protections, missing = _grade_or_fault(root, exercise, submission)
+    except (GraderFailure, ExerciseError, SandboxError) as fault:
+        text = GRADER_FAULT.format(why=fault)
+        _write_results(results, {"gradable": False, "format_errors": [text], "message": text})
+        print(_banner(["jaxgrade: GRADER FAULT. The submission was not graded: results.json says",
+                       "\"gradable\": false, so PrairieLearn counts no attempt and awards no points.",
+                       f"Why: {fault}"]), flush=True)
+        return 0
+    data = prairielearn(report, stage=exercise.release.stage())
+    data["jaxgrade"] = {"protections": {p.name: {"active": p.active, "detail": p.detail} for p in protections},
+                        "missing_protections": missing}
+    _write_results(results, data)
+    print(f"jaxgrade: wrote {results} for {submission.name}: {report.score:g}/{report.max_score:g}")
+    _print_protections(protections, missing)
     return 0
 
 
@@ -674,11 +828,19 @@ def export_student(exercise: Exercise, output: Path) -> Path:
 
 def _export(args: argparse.Namespace) -> int:
     exercise = find_exercise(args.exercise)
+    if args.image and args.target != "prairielearn":
+        raise ExerciseError("--image is for jaxgrade export prairielearn only")
     try:
         if args.target == "gradescope":
             path = export_gradescope(exercise, Path(args.output))
             print(f"Wrote {path}: upload it as the autograder of a Gradescope programming assignment; "
                   f"students submit {exercise.slug}.py.")
+        elif args.target == "prairielearn":
+            path = export_prairielearn(exercise, Path(args.output), args.image)
+            print(f"Wrote {path}/: copy it to questions/ in your PrairieLearn course. Build and push the grader "
+                  f"image from {path}/image (see its Dockerfile)"
+                  + ("." if args.image else ", then set externalGradingOptions.image in info.json (or export again "
+                                             "with --image ACCOUNT/NAME:TAG)."))
         else:
             path = export_student(exercise, Path(args.output))
             print(f"Wrote {path}/: give students this folder; they run  python check  inside it.")
@@ -689,18 +851,22 @@ def _export(args: argparse.Namespace) -> int:
 
 def add_commands(commands: Any) -> None:
     """Register ``jaxgrade export`` on the CLI's subcommand parsers."""
-    export = commands.add_parser("export", help="package an exercise for Gradescope or for students")
-    export.add_argument("target", choices=["gradescope", "student"],
-                        help="gradescope: an autograder .zip; student: a folder without solutions or hidden checks")
+    export = commands.add_parser("export", help="package an exercise for Gradescope, PrairieLearn or students")
+    export.add_argument("target", choices=["gradescope", "prairielearn", "student"],
+                        help="gradescope: an autograder .zip; prairielearn: a question folder with its external "
+                             "grader; student: a folder without solutions or hidden checks")
     export.add_argument("-e", "--exercise", required=True, help="exercise slug")
-    export.add_argument("-o", "--output", required=True, help="the .zip (gradescope) or a new folder (student)")
+    export.add_argument("-o", "--output", required=True, help="the .zip (gradescope) or a new folder")
+    export.add_argument("--image", help="prairielearn: the grader image's name in info.json (default: a placeholder "
+                                        "to replace once you have pushed the image built from image/)")
     export.set_defaults(run=_export)
 
 
 def _main(argv: list[str]) -> int:
-    """``python -m grader.export autograde|lock --root ROOT -e SLUG``: what run_autograder and setup.sh call."""
+    """``python -m grader.export autograde|lock|prairielearn-grade --root ROOT -e SLUG``: what Gradescope's
+    run_autograder and setup.sh, and PrairieLearn's tests/run.sh, call."""
     parser = argparse.ArgumentParser(prog="python -m grader.export")
-    parser.add_argument("action", choices=["autograde", "lock"])
+    parser.add_argument("action", choices=["autograde", "lock", "prairielearn-grade"])
     parser.add_argument("--root", type=Path, default=Path(os.environ.get("JAXGRADE_AUTOGRADER_ROOT", "/autograder")))
     parser.add_argument("-e", "--exercise", required=True)
     args = parser.parse_args(argv)
@@ -712,7 +878,8 @@ def _main(argv: list[str]) -> int:
             print(f"jaxgrade: {fault}", file=sys.stderr)
             return 3
     try:
-        return autograde(args.root, args.exercise)
+        grade_one = prairielearn_grade if args.action == "prairielearn-grade" else autograde
+        return grade_one(args.root, args.exercise)
     except Exception:  # an unforeseen grader failure: no results.json, so Gradescope flags the run
         traceback.print_exc()
         return 1

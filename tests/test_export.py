@@ -1,6 +1,9 @@
-"""jaxgrade export: the Gradescope autograder zip, run for real against a fake /autograder tree,
-and the student folder, which must hold no reference solution, no known-wrong or right
-variants and no hidden check, and whose check script grades the visible checks."""
+"""jaxgrade export: the Gradescope autograder zip, run for real against a fake /autograder tree
+(and inside a simulated container without CAP_SYS_ADMIN, against a hostile submission); the
+PrairieLearn question folder, whose run script grades a fake /grade tree and whose results.json
+is read as PrairieLearn documents it; and the student folder, which must hold no reference
+solution, no known-wrong or right variants and no hidden check, and whose check script grades
+the visible checks."""
 from __future__ import annotations
 
 import json
@@ -17,11 +20,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import WITHHELD_VISIBILITY
 from grader.cli import main
 from grader.errors import ExerciseError, ExportError
 from grader.exercise import find_exercise, load_exercise
-from grader.export import (DOCKER_DEFAULT_CAPABILITIES, copy_exercise, export_gradescope, export_student,
-                           visible_checks_source)
+from grader.export import (DOCKER_DEFAULT_CAPABILITIES, copy_exercise, export_gradescope, export_prairielearn,
+                           export_student, visible_checks_source)
 
 REPO = Path(__file__).resolve().parent.parent
 SLUG = "named_sharding_replicated"
@@ -373,6 +377,127 @@ def test_gradescope_fails_closed_when_a_copy_cannot_be_closed(container_root):
 def test_cli_export_gradescope_wants_a_zip(tmp_path, capsys):
     assert main(["export", "gradescope", "-e", SLUG, "-o", str(tmp_path / "autograder.tar")]) == 2
     assert "Gradescope takes a .zip" in capsys.readouterr().err
+
+
+# --- PrairieLearn ---------------------------------------------------------------------------------
+
+def _prairielearn_schema(definition: str):
+    import jsonschema
+    schema = json.loads((REPO / "tests" / "data" / "prairielearn.schema.json").read_text())
+    return jsonschema.Draft202012Validator({**schema, "$ref": f"#/$defs/{definition}"})
+
+
+@pytest.fixture(scope="module")
+def prairielearn_question(exercise, tmp_path_factory) -> Path:
+    return export_prairielearn(exercise, tmp_path_factory.mktemp("pl") / SLUG, image="course/jaxgrade-grader:0.1.0")
+
+
+def test_prairielearn_export_is_a_question_folder(prairielearn_question):
+    question = prairielearn_question
+    files = {str(p.relative_to(question)) for p in question.rglob("*") if p.is_file()}
+    assert {"info.json", "question.html", "starter.py", "tests/run.sh", f"tests/exercises/{SLUG}/checks.py",
+            f"tests/exercises/{SLUG}/reference.py", "image/Dockerfile", "image/jaxgrade/pyproject.toml"} <= files
+    assert not [f for f in files if "/wrong/" in f or "/right/" in f or "__pycache__" in f]
+    info = json.loads((question / "info.json").read_text())
+    _prairielearn_schema("info").validate(info)
+    options = info["externalGradingOptions"]
+    assert options["image"] == "course/jaxgrade-grader:0.1.0" and options["entrypoint"] == "/grade/tests/run.sh"
+    assert options["enableNetworking"] is False and info["gradingMethod"] == "External"
+    assert os.access(question / "tests" / "run.sh", os.X_OK)
+    assert subprocess.run(["bash", "-n", str(question / "tests" / "run.sh")]).returncode == 0
+    html = (question / "question.html").read_text()
+    assert f'file-name="{SLUG}.py"' in html and 'source-file-name="starter.py"' in html
+    assert "<pl-external-grader-results>" in html and "## Why it matters" in html
+    # The image is public (PrairieLearn pulls only public images): no exercise may be inside it.
+    reference_body = (EXERCISE_DIR / "reference.py").read_text().split("def ", 1)[1]
+    assert reference_body not in _all_text(question / "image")
+    assert not list((question / "image").rglob("checks.py")) and not list((question / "image").rglob("reference.py"))
+    dockerfile = (question / "image" / "Dockerfile").read_text()
+    assert "FROM prairielearn/grader-python" in dockerfile and "uv pip install" in dockerfile
+
+
+def test_prairielearn_image_source_installs_without_any_exercise(prairielearn_question, tmp_path):
+    """What the Dockerfile's pip install builds (dependencies aside): the package and its
+    templates, and an empty exercises folder."""
+    done = subprocess.run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build_py",
+                           "--build-lib", str(tmp_path / "lib")], cwd=prairielearn_question / "image" / "jaxgrade",
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    built = {str(p.relative_to(tmp_path / "lib")) for p in (tmp_path / "lib").rglob("*") if p.is_file()}
+    assert {"grader/export.py", "grader/templates/check.txt.j2", "grader/templates/prairielearn_message.txt.j2"} <= built
+    assert [p for p in built if p.startswith("grader/exercises/")] == ["grader/exercises/README.txt"]
+
+
+def _fake_grade(question: Path, root: Path, submission: Path | None) -> Path:
+    """Lay a grading job out as PrairieLearn's grader host does: the question's tests/ in /grade/tests,
+    the student's files in /grade/student, data.json in /grade/data; no results folder."""
+    shutil.copytree(question / "tests", root / "tests")
+    (root / "student").mkdir()
+    (root / "data").mkdir()
+    (root / "data" / "data.json").write_text(json.dumps({"params": {}, "submitted_answers": {}}))
+    if submission is not None:
+        shutil.copy(submission, root / "student" / f"{SLUG}.py")
+    return root
+
+
+def _run_prairielearn(root: Path, **extra: str) -> tuple[subprocess.CompletedProcess, dict]:
+    from test_render import prairielearn_reads
+    env = {**os.environ, "JAXGRADE_GRADE_ROOT": str(root), "JAXGRADE_PYTHON": sys.executable, **extra}
+    env.pop("JAXGRADE_EXERCISES", None)
+    done = subprocess.run(["bash", str(root / "tests" / "run.sh")], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done, prairielearn_reads((root / "results" / "results.json").read_text())
+
+
+@ROOT_ONLY
+def test_prairielearn_run_script_grades_a_submission(prairielearn_question, tmp_path):
+    root = _fake_grade(prairielearn_question, tmp_path / "grade", EXERCISE_DIR / "wrong" / "value_skips_first.py")
+    with open(root / "tests" / "exercises" / SLUG / "exercise.toml", "a") as toml:
+        toml.write(WITHHELD_VISIBILITY)  # one hidden check, one shown after the due date
+    done, read = _run_prairielearn(root)
+    assert read["gradable"] and read["score"] == 0.7  # every check counts, hidden ones too
+    tests = read["results"]["tests"]
+    assert [t["name"] for t in tests][-1] == "2 hidden checks" and len(tests) == 8
+    text = json.dumps(read["results"])
+    assert "value.special_inputs" not in text and "non-finite" not in text
+    assert read["results"]["jaxgrade"]["protections"]["secrets"]["active"]
+    assert not (root / "tests" / "exercises" / SLUG).stat().st_mode & 0o007  # closed to the submission's uid
+    assert "protections for this submission" in done.stdout
+
+
+def test_prairielearn_run_script_without_a_file_counts_no_attempt(prairielearn_question, tmp_path):
+    root = _fake_grade(prairielearn_question, tmp_path / "grade", None)
+    (root / "student" / "notes.txt").write_text("forgot the code")
+    _, read = _run_prairielearn(root)
+    assert not read["gradable"] and "No Python file was submitted" in read["format_errors"][0]
+
+
+@ROOT_ONLY
+def test_prairielearn_run_script_counts_no_attempt_for_a_syntax_error(prairielearn_question, tmp_path):
+    root = _fake_grade(prairielearn_question, tmp_path / "grade", EXERCISE_DIR / "wrong" / "load_syntax_error.py")
+    _, read = _run_prairielearn(root)
+    assert not read["gradable"] and "SyntaxError" in read["format_errors"][0]
+
+
+@ROOT_ONLY
+def test_prairielearn_grader_fault_counts_no_attempt(prairielearn_question, tmp_path):
+    root = _fake_grade(prairielearn_question, tmp_path / "grade", EXERCISE_DIR / "reference.py")
+    scratch = tmp_path / "tmp"
+    (scratch / "jaxgrade-uids").mkdir(parents=True)
+    (scratch / "jaxgrade-uids").chmod(0o777)  # the sandbox refuses to lease uids: nothing can be graded
+    done, read = _run_prairielearn(root, TMPDIR=str(scratch))
+    assert not read["gradable"] and "the grader failed, not your code" in read["format_errors"][0]
+    assert "sandbox could not be set up" in read["format_errors"][0] and "GRADER FAULT" in done.stdout
+
+
+def test_cli_export_prairielearn(tmp_path, capsys):
+    assert main(["export", "prairielearn", "-e", SLUG, "-o", str(tmp_path / "q")]) == 0
+    assert "Build and push the grader image" in capsys.readouterr().out
+    assert json.loads((tmp_path / "q" / "info.json").read_text())["externalGradingOptions"]["image"] == \
+        "YOUR_REGISTRY_ACCOUNT/jaxgrade-grader:0.1.0"
+    assert main(["export", "prairielearn", "-e", SLUG, "-o", str(tmp_path / "q")]) == 2  # not empty
+    assert main(["export", "student", "-e", SLUG, "-o", str(tmp_path / "s"), "--image", "x/y"]) == 2
 
 
 # --- student folder -------------------------------------------------------------------------------
