@@ -145,6 +145,26 @@ def test_run_autograder_writes_no_results_when_the_grader_itself_fails(autograde
 
 
 @ROOT_ONLY
+def test_setup_closes_the_bundled_exercise_to_other_users(autograder_zip, tmp_path):
+    """What setup.sh's last step runs: every copy of the secret files, found by content (here one
+    the instructor left beside the zip's copy, under another name), closed and proven unreadable."""
+    root = _fake_autograder(autograder_zip, tmp_path / "autograder")
+    stray = root / "source" / "solution_backup.py"
+    shutil.copy(EXERCISE_DIR / "reference.py", stray)
+    stray.chmod(0o644)
+    env = {**os.environ, "PYTHONPATH": str(root / "source" / "jaxgrade")}
+    env.pop("JAXGRADE_EXERCISES", None)
+    # cwd: `python -m` puts it first on sys.path, and from the repository it would import (and lock) its own copy
+    done = subprocess.run([sys.executable, "-m", "grader.export", "lock", "--root", str(root), "-e", SLUG],
+                          env=env, cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "(3 copies) are closed to other users" in done.stdout
+    exercise = root / "source" / "jaxgrade" / "exercises" / SLUG
+    assert not exercise.stat().st_mode & 0o007 and not stray.stat().st_mode & 0o007
+    assert stat.S_IMODE((root / "source" / "jaxgrade" / "exercises").stat().st_mode) & 0o005  # only the copies
+
+
+@ROOT_ONLY
 def test_run_autograder_records_nothing_when_the_sandbox_cannot_be_set_up(autograder_zip, tmp_path):
     """#14.1: a correct submission whose sandbox cannot be made used to get 0/10. The uid lock folder
     the sandbox leases from is made world-writable, so it refuses to lease: nothing can be graded."""
@@ -444,8 +464,8 @@ def _run_prairielearn(root: Path, **extra: str) -> tuple[subprocess.CompletedPro
     from test_render import prairielearn_reads
     env = {**os.environ, "JAXGRADE_GRADE_ROOT": str(root), "JAXGRADE_PYTHON": sys.executable, **extra}
     env.pop("JAXGRADE_EXERCISES", None)
-    done = subprocess.run(["bash", str(root / "tests" / "run.sh")], env=env, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(["bash", str(root / "tests" / "run.sh")], env=env, cwd=root, capture_output=True,
+                          text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done, prairielearn_reads((root / "results" / "results.json").read_text())
 
