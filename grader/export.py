@@ -215,9 +215,9 @@ def find_submission(folder: Path, exercise: Exercise) -> tuple[Path | None, str]
 PROBE_UID = 61999
 # The exercise's files a student may see anyway (they are in the student's export).
 PUBLIC_PARTS = frozenset({"statement.md", "starter.py", "exercise.toml"})
-# Docker's default capabilities (moby's defaults), for the tests' simulated container.
-DOCKER_DEFAULT_CAPABILITIES = ("chown", "dac_override", "fsetid", "fowner", "mknod", "net_raw", "setgid", "setuid",
-                               "setfcap", "setpcap", "net_bind_service", "sys_chroot", "kill", "audit_write")
+# Files this small are not looked for by content: an empty __init__.py of the exercise would
+# match every empty file in site-packages, and closing those would break imports.
+MIN_SECRET_BYTES = 64
 # Protections the sandbox reports that a Gradescope run cannot do without: grading fails closed.
 REQUIRED = ("user", "limits")
 # What a fully confined child reports (grader/sandbox/confine.py); one it does not report at all
@@ -243,7 +243,8 @@ def secret_fingerprints(exercise: Exercise) -> dict[tuple[int, str], str]:
     the checks with their hidden inputs, any data beside them)."""
     found = {}
     for path in sorted(exercise.directory.rglob("*")):
-        if path.is_file() and path.name not in PUBLIC_PARTS and "__pycache__" not in path.parts:
+        if (path.is_file() and path.name not in PUBLIC_PARTS and "__pycache__" not in path.parts
+                and path.stat().st_size >= MIN_SECRET_BYTES):
             found[(path.stat().st_size, _digest(path))] = path.name
     return found
 
@@ -335,12 +336,13 @@ def protect_secrets(root: Path, exercise: Exercise) -> Protection:
     closed = []
     try:
         closed = lock(copies, exercise.slug)
+        _close_to_others(exercise.directory)  # the copy in use, whatever its files' sizes
         results = root / "results"  # Gradescope's advice: the student's code has no business there
         if results.is_dir():
             _close_to_others(results)
     except OSError as error:
         raise GraderFailure(f"could not close the exercise's files to other users ({error})") from None
-    leaks = readable_by_other_users([*copies, *closed])
+    leaks = readable_by_other_users([*copies, *closed, exercise.directory])
     if leaks:
         raise GraderFailure("other users can still read " + ", ".join(leaks) + ": the submission could read the "
                           "reference solution or the hidden checks. Make those files private to root.")

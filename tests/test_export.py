@@ -24,8 +24,7 @@ from conftest import WITHHELD_VISIBILITY
 from grader.cli import main
 from grader.errors import ExerciseError, ExportError
 from grader.exercise import find_exercise, load_exercise
-from grader.export import (DOCKER_DEFAULT_CAPABILITIES, copy_exercise, export_gradescope, export_prairielearn,
-                           export_student, visible_checks_source)
+from grader.export import copy_exercise, export_gradescope, export_prairielearn, export_student, visible_checks_source
 
 REPO = Path(__file__).resolve().parent.parent
 SLUG = "named_sharding_replicated"
@@ -204,6 +203,9 @@ def test_run_autograder_records_nothing_when_a_check_cannot_be_judged(autograder
 # /root, which only root may enter). The submission is hostile: it returns the right answers and
 # tries to read and print the reference solution and to reach the network.
 
+# Docker's default capability set (moby's defaults): what Gradescope's containers run with.
+DOCKER_DEFAULT_CAPABILITIES = ("chown", "dac_override", "fsetid", "fowner", "mknod", "net_raw", "setgid", "setuid",
+                               "setfcap", "setpcap", "net_bind_service", "sys_chroot", "kill", "audit_write")
 CONTAINER_TOOLS = all(shutil.which(tool) for tool in ("unshare", "setpriv", "mount"))
 CONTAINER = pytest.mark.skipif(os.geteuid() != 0 or not CONTAINER_TOOLS,
                                reason="simulating a container needs root, unshare, mount and setpriv")
