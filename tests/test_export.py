@@ -1,23 +1,30 @@
-"""jaxgrade export: the Gradescope autograder zip, run for real against a fake /autograder tree,
-and the student folder, which must hold no reference solution, no known-wrong or right
-variants and no hidden check, and whose check script grades the visible checks."""
+"""jaxgrade export: the Gradescope autograder zip, run for real against a fake /autograder tree
+(and inside a simulated container without CAP_SYS_ADMIN, against a hostile submission); the
+PrairieLearn question folder, whose run script grades a fake /grade tree and whose results.json
+is read as PrairieLearn documents it; and the student folder, which must hold no reference
+solution, no known-wrong or right variants and no hidden check, and whose check script grades
+the visible checks."""
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import socket
 import stat
 import subprocess
 import sys
+import sysconfig
+import tempfile
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from conftest import WITHHELD_VISIBILITY
 from grader.cli import main
 from grader.errors import ExerciseError, ExportError
 from grader.exercise import find_exercise, load_exercise
-from grader.export import copy_exercise, export_gradescope, export_student, visible_checks_source
+from grader.export import copy_exercise, export_gradescope, export_prairielearn, export_student, visible_checks_source
 
 REPO = Path(__file__).resolve().parent.parent
 SLUG = "named_sharding_replicated"
@@ -48,8 +55,12 @@ def _fake_autograder(zip_path: Path, root: Path) -> Path:
     return root
 
 
-def _run_autograder(root: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "JAXGRADE_AUTOGRADER_ROOT": str(root), "JAXGRADE_PYTHON": sys.executable}
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="Gradescope runs autograders as root, and run_autograder "
+                                                          "refuses to grade without root (see test_gradescope_*)")
+
+
+def _run_autograder(root: Path, **extra: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "JAXGRADE_AUTOGRADER_ROOT": str(root), "JAXGRADE_PYTHON": sys.executable, **extra}
     return subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True,
                           timeout=300)
 
@@ -85,6 +96,7 @@ def test_bundled_source_installs_the_exercise_and_templates(autograder_zip, tmp_
             f"grader/exercises/{SLUG}/reference.py"} <= built
 
 
+@ROOT_ONLY
 def test_run_autograder_grades_a_submission(autograder_zip, tmp_path):
     root = _fake_autograder(autograder_zip, tmp_path / "autograder")
     shutil.copy(EXERCISE_DIR / "wrong" / "structure_all_devices.py", root / "submission" / f"{SLUG}.py")
@@ -103,6 +115,7 @@ def test_run_autograder_grades_a_submission(autograder_zip, tmp_path):
     assert all(t["status"] in ("passed", "failed") and t["visibility"] == "visible" for t in results["tests"])
 
 
+@ROOT_ONLY
 def test_run_autograder_explains_a_missing_submission(autograder_zip, tmp_path):
     root = _fake_autograder(autograder_zip, tmp_path / "autograder")
     (root / "submission" / "README.md").write_text("forgot the code")
@@ -113,20 +126,400 @@ def test_run_autograder_explains_a_missing_submission(autograder_zip, tmp_path):
     assert "No Python file was submitted" in results["output"] and f"{SLUG}.py" in results["output"]
 
 
+def _assert_grader_fault(done: subprocess.CompletedProcess, root: Path, why: str) -> None:
+    """No results.json (Gradescope: "The autograder failed to execute correctly", no score) and a
+    message in the autograder output that says so and why."""
+    assert done.returncode == 3, done.stdout[-3000:] + done.stderr[-3000:]
+    assert not (root / "results" / "results.json").exists()
+    assert "GRADER FAULT. Nothing was recorded for this submission." in done.stdout
+    assert "No results.json was written" in done.stdout and why in done.stdout, done.stdout
+
+
 def test_run_autograder_writes_no_results_when_the_grader_itself_fails(autograder_zip, tmp_path):
     """A broken grader must not record a score: Gradescope then flags the run for the instructor."""
     root = _fake_autograder(autograder_zip, tmp_path / "autograder")
     shutil.copy(EXERCISE_DIR / "reference.py", root / "submission" / f"{SLUG}.py")
     (root / "source" / "jaxgrade" / "exercises" / SLUG / "exercise.toml").write_text("not = [toml")
-    done = _run_autograder(root)
-    assert done.returncode == 1
-    assert not (root / "results" / "results.json").exists()
-    assert "no results.json was written" in done.stderr
+    _assert_grader_fault(_run_autograder(root), root, "exercise.toml")
+
+
+@ROOT_ONLY
+def test_setup_closes_the_bundled_exercise_to_other_users(autograder_zip, tmp_path):
+    """What setup.sh's last step runs: every copy of the secret files, found by content (here one
+    the instructor left beside the zip's copy, under another name), closed and proven unreadable."""
+    root = _fake_autograder(autograder_zip, tmp_path / "autograder")
+    stray = root / "source" / "solution_backup.py"
+    shutil.copy(EXERCISE_DIR / "reference.py", stray)
+    stray.chmod(0o644)
+    env = {**os.environ, "PYTHONPATH": str(root / "source" / "jaxgrade")}
+    env.pop("JAXGRADE_EXERCISES", None)
+    # cwd: `python -m` puts it first on sys.path, and from the repository it would import (and lock) its own copy
+    done = subprocess.run([sys.executable, "-m", "grader.export", "lock", "--root", str(root), "-e", SLUG],
+                          env=env, cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "(3 copies) are closed to other users" in done.stdout
+    exercise = root / "source" / "jaxgrade" / "exercises" / SLUG
+    assert not exercise.stat().st_mode & 0o007 and not stray.stat().st_mode & 0o007
+    assert stat.S_IMODE((root / "source" / "jaxgrade" / "exercises").stat().st_mode) & 0o005  # only the copies
+
+
+@ROOT_ONLY
+def test_run_autograder_records_nothing_when_the_sandbox_cannot_be_set_up(autograder_zip, tmp_path):
+    """#14.1: a correct submission whose sandbox cannot be made used to get 0/10. The uid lock folder
+    the sandbox leases from is made world-writable, so it refuses to lease: nothing can be graded."""
+    root = _fake_autograder(autograder_zip, tmp_path / "autograder")
+    shutil.copy(EXERCISE_DIR / "reference.py", root / "submission" / f"{SLUG}.py")
+    scratch = tmp_path / "tmp"
+    (scratch / "jaxgrade-uids").mkdir(parents=True)
+    (scratch / "jaxgrade-uids").chmod(0o777)
+    _assert_grader_fault(_run_autograder(root, TMPDIR=str(scratch)), root, "sandbox could not be set up")
+
+
+@ROOT_ONLY
+def test_run_autograder_records_nothing_when_a_check_cannot_be_judged(autograder_zip, tmp_path):
+    """One check that raises (a bug in the grader) is a grader fault too: the other nine points must
+    not become the student's score."""
+    root = _fake_autograder(autograder_zip, tmp_path / "autograder")
+    shutil.copy(EXERCISE_DIR / "reference.py", root / "submission" / f"{SLUG}.py")
+    bundled = root / "source" / "jaxgrade" / "exercises" / SLUG
+    with open(bundled / "checks.py", "a") as checks:
+        checks.write("\n\nfrom grader.checks.base import Check as _Check\n\n\n"
+                     "class _Broken(_Check):\n    category = \"structure\"\n\n"
+                     "    def judge(self, context):\n        raise RuntimeError(\"a bug in the grader\")\n\n\n"
+                     "CHECKS.append(_Broken(id=\"structure.broken\", title=\"A check with a bug\"))\n")
+    toml = (bundled / "exercise.toml").read_text()
+    (bundled / "exercise.toml").write_text(toml.replace("[points]\n", "[points]\n\"structure.broken\" = 1\n"))
+    _assert_grader_fault(_run_autograder(root), root, "a bug in the grader")
+
+
+# --- Gradescope in an unprivileged container (#14.2) -------------------------------------------------
+#
+# Gradescope's containers run run_autograder as root with Docker's default capabilities: no
+# CAP_SYS_ADMIN, so the sandbox can make no namespaces. The tests build such a container here:
+# an autograder tree laid out as setup.sh leaves it (the bundled source, pip's build folder in
+# it, a virtualenv holding an installed copy of jaxgrade with its exercises), run_autograder run
+# under setpriv with exactly Docker's default capability set, in a mount namespace where the
+# Python installation is reachable by other users as it is in an image (here it lives under
+# /root, which only root may enter). The submission is hostile: it returns the right answers and
+# tries to read and print the reference solution and to reach the network.
+
+# Docker's default capability set (moby's defaults): what Gradescope's containers run with.
+DOCKER_DEFAULT_CAPABILITIES = ("chown", "dac_override", "fsetid", "fowner", "mknod", "net_raw", "setgid", "setuid",
+                               "setfcap", "setpcap", "net_bind_service", "sys_chroot", "kill", "audit_write")
+CONTAINER_TOOLS = all(shutil.which(tool) for tool in ("unshare", "setpriv", "mount"))
+CONTAINER = pytest.mark.skipif(os.geteuid() != 0 or not CONTAINER_TOOLS,
+                               reason="simulating a container needs root, unshare, mount and setpriv")
+REFERENCE_LINE = "placed = jax.device_put(x, NamedSharding(mesh, PartitionSpec()))"
+
+HOSTILE_SUBMISSION = """
+import glob, importlib, os, socket, sys
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+ROOT = @ROOT@
+PORT = @PORT@
+
+
+def attempt(path):
+    try:
+        with open(path) as handle:
+            text = handle.read()
+    except OSError as error:
+        print("blocked:", path, type(error).__name__)
+        return
+    if "def replicated_sharding_value" in text or "CHECKS" in text:
+        print("LEAKED:", path)
+        print(text)
+
+
+places = [ROOT + "/source/jaxgrade/exercises/named_sharding_replicated"]
+places += glob.glob(ROOT + "/source/jaxgrade/build/lib*/grader/exercises/named_sharding_replicated")
+for entry in sys.path:
+    places.append(os.path.join(entry, "grader", "exercises", "named_sharding_replicated"))
+for place in places:
+    for name in ("reference.py", "checks.py"):
+        attempt(os.path.join(place, name))
+for folder, _, files in os.walk(ROOT):  # the whole autograder tree, virtualenv included
+    for name in files:
+        if name.startswith(("reference.", "checks.")):
+            attempt(os.path.join(folder, name))
+try:
+    exercises = importlib.import_module("grader.exercises")
+    print("imported grader.exercises from", list(exercises.__path__))
+except Exception as error:
+    print("blocked: import grader.exercises", type(error).__name__)
+try:
+    socket.create_connection(("127.0.0.1", PORT), timeout=3).close()
+    print("NETWORK REACHED")
+except OSError as error:
+    print("network blocked:", type(error).__name__, error)
+
+
+def replicated_sharding_value(x):
+    mesh = Mesh(np.array(jax.devices()[:1]), ("data",))
+    return jnp.sum(jax.device_put(x, NamedSharding(mesh, PartitionSpec())), dtype=jnp.float32)
+"""
+
+
+def _blocked_ancestor(path: Path) -> tuple[Path, str] | None:
+    """The first folder on the way to ``path`` that other users may not enter, and the next step."""
+    parts = path.resolve().parts
+    for depth in range(2, len(parts)):
+        folder = Path(*parts[:depth])
+        if not folder.stat().st_mode & stat.S_IXOTH:
+            return folder, parts[depth]
+    return None
+
+
+@pytest.fixture
+def container_root(autograder_zip):
+    """An autograder tree as Gradescope's image holds it after setup.sh, in a folder other users
+    may enter (like /autograder), with a virtualenv whose jaxgrade is a real (non-editable) install."""
+    root = Path(tempfile.mkdtemp(prefix="jaxgrade-gradescope-", dir="/tmp"))
+    root.chmod(0o755)
+    try:
+        _fake_autograder(autograder_zip, root)
+        venv = root / "jaxgrade-venv"
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+        site = Path(subprocess.run([str(venv / "bin" / "python"), "-c",
+                                    "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                   capture_output=True, text=True, check=True).stdout.strip())
+        # JAX and the other dependencies come from this test run's environment (its site-packages,
+        # added as a plain path: the editable install of the repository is not in it) ...
+        (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+        # ... and jaxgrade is installed from the bundled source as setup.sh's pip does: setuptools
+        # builds it inside the source (leaving build/, a third copy of the exercise), the built
+        # package is copied into site-packages and compiled (pip's offline steps, done by hand).
+        source = root / "source" / "jaxgrade"
+        built = subprocess.run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build"],
+                               cwd=source, capture_output=True, text=True, timeout=300)
+        assert built.returncode == 0, built.stderr[-3000:]
+        shutil.copytree(source / "build" / "lib", site, dirs_exist_ok=True)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(site / "grader")], check=True, timeout=300)
+        assert (site / "grader" / "exercises" / SLUG / "__pycache__").is_dir()
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _container_env(root: Path) -> dict[str, str]:
+    return {"PATH": os.environ["PATH"], "LANG": "C.UTF-8", "JAXGRADE_AUTOGRADER_ROOT": str(root),
+            "JAXGRADE_CACHE": "off", "NO_COLOR": "1", "HOME": str(root)}
+
+
+def _in_container(root: Path, *, user: int | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
+    """run_autograder as Gradescope runs it, in a simulated container: root (or ``user``) with
+    Docker's default capabilities only, in a mount namespace where Python is reachable by others."""
+    python = _blocked_ancestor(Path(sys.base_prefix))
+    expose = ""
+    if python:  # tmpfs over the closed folder, holding only the way to Python (as confine does)
+        folder, step = python
+        expose = (f'stage=$(mktemp -d); mount --bind "{folder}/{step}" "$stage"; '
+                  f'mount -t tmpfs -o mode=0755,size=1m tmpfs "{folder}"; mkdir "{folder}/{step}"; '
+                  f'mount --move "$stage" "{folder}/{step}"; ')
+    capabilities = ",".join(f"+{c}" for c in DOCKER_DEFAULT_CAPABILITIES)
+    who = f"--reuid={user} --regid={user} --clear-groups " if user is not None else ""
+    script = (f"set -e; {expose}cd {root}; exec setpriv --bounding-set=-all,{capabilities} --inh-caps=-all "
+              f"{who}-- {root}/run_autograder")
+    return subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", script],
+                          env=_container_env(root), capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture
+def listener():
+    """A TCP server on the loopback the hostile submission tries to reach."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    yield server.getsockname()[1]
+    server.close()
+
+
+@CONTAINER
+def test_gradescope_without_cap_sys_admin_keeps_the_reference_from_a_hostile_submission(container_root, listener):
+    root = container_root
+    hostile = HOSTILE_SUBMISSION.replace("@ROOT@", repr(str(root))).replace("@PORT@", str(listener))
+    (root / "submission" / f"{SLUG}.py").write_text(hostile)
+    done = _in_container(root)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    results = json.loads((root / "results" / "results.json").read_text())
+    everything = json.dumps(results) + done.stdout + done.stderr
+    # the attack ran (its output is in the student's report) and read nothing
+    assert "blocked:" in results["output"] and "network blocked:" in results["output"], results["output"]
+    assert "LEAKED" not in everything and REFERENCE_LINE not in everything
+    assert "NETWORK REACHED" not in everything
+    assert results["score"] == 10  # the answers were right; only the attack failed
+    # the namespaces really were impossible, and what stood in for them is said
+    protections = results["extra_data"]["protections"]
+    assert not protections["hidden_paths"]["active"] and not protections["network"]["active"]
+    assert protections["user"]["active"] and protections["secrets"]["active"]
+    assert protections["network_filter"]["active"]
+    # what had no substitute is said loudly, to course staff only
+    missing = results["extra_data"]["missing_protections"]
+    assert "temporary_files" in missing and "hidden_paths" not in missing and "network" not in missing
+    assert "sandbox protection(s) MISSING in this container: " in done.stdout
+    staff = [t for t in results["tests"] if t["name"].startswith("jaxgrade sandbox: MISSING")]
+    assert len(staff) == 1 and staff[0]["visibility"] == "hidden" and staff[0]["max_score"] == 0
+    # every copy of the exercise in the image is closed to other users
+    site = next((root / "jaxgrade-venv").glob("lib/python*/site-packages"))
+    copies = [root / "source" / "jaxgrade" / "exercises" / SLUG, site / "grader" / "exercises" / SLUG,
+              *(root / "source" / "jaxgrade" / "build").glob(f"lib*/grader/exercises/{SLUG}")]
+    assert len(copies) == 3
+    for copy in copies:
+        assert not copy.stat().st_mode & 0o007, copy
+
+
+@CONTAINER
+def test_gradescope_as_an_unprivileged_user_refuses_to_grade(container_root):
+    """Without root the submission would run as the grader's own user, which must read the
+    reference and checks: run_autograder records nothing and says why."""
+    root = container_root
+    shutil.copy(EXERCISE_DIR / "reference.py", root / "submission" / f"{SLUG}.py")
+    (root / "results").mkdir()
+    (root / "results").chmod(0o777)
+    _assert_grader_fault(_in_container(root, user=65534), root, "not root")
+
+
+@CONTAINER
+def test_gradescope_fails_closed_when_a_copy_cannot_be_closed(container_root):
+    """A copy of the reference that cannot be made private (here: on a read-only mount) means the
+    submission could read it: nothing is graded."""
+    root = container_root
+    shutil.copy(EXERCISE_DIR / "reference.py", root / "submission" / f"{SLUG}.py")
+    exercise = root / "source" / "jaxgrade" / "exercises" / SLUG
+    script = (f'mount --bind "{exercise}" "{exercise}" && mount -o remount,bind,ro "{exercise}" && '
+              f'exec "{root}/run_autograder"')
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", script],
+                          env=_container_env(root), capture_output=True, text=True, timeout=300)
+    _assert_grader_fault(done, root, "could not close the exercise's files to other users")
 
 
 def test_cli_export_gradescope_wants_a_zip(tmp_path, capsys):
     assert main(["export", "gradescope", "-e", SLUG, "-o", str(tmp_path / "autograder.tar")]) == 2
     assert "Gradescope takes a .zip" in capsys.readouterr().err
+
+
+# --- PrairieLearn ---------------------------------------------------------------------------------
+
+def _prairielearn_schema(definition: str):
+    import jsonschema
+    schema = json.loads((REPO / "tests" / "data" / "prairielearn.schema.json").read_text())
+    return jsonschema.Draft202012Validator({**schema, "$ref": f"#/$defs/{definition}"})
+
+
+@pytest.fixture(scope="module")
+def prairielearn_question(exercise, tmp_path_factory) -> Path:
+    return export_prairielearn(exercise, tmp_path_factory.mktemp("pl") / SLUG, image="course/jaxgrade-grader:0.1.0")
+
+
+def test_prairielearn_export_is_a_question_folder(prairielearn_question):
+    question = prairielearn_question
+    files = {str(p.relative_to(question)) for p in question.rglob("*") if p.is_file()}
+    assert {"info.json", "question.html", "starter.py", "tests/run.sh", f"tests/exercises/{SLUG}/checks.py",
+            f"tests/exercises/{SLUG}/reference.py", "image/Dockerfile", "image/jaxgrade/pyproject.toml"} <= files
+    assert not [f for f in files if "/wrong/" in f or "/right/" in f or "__pycache__" in f]
+    info = json.loads((question / "info.json").read_text())
+    _prairielearn_schema("info").validate(info)
+    options = info["externalGradingOptions"]
+    assert options["image"] == "course/jaxgrade-grader:0.1.0" and options["entrypoint"] == "/grade/tests/run.sh"
+    assert options["enableNetworking"] is False and info["gradingMethod"] == "External"
+    assert os.access(question / "tests" / "run.sh", os.X_OK)
+    assert subprocess.run(["bash", "-n", str(question / "tests" / "run.sh")]).returncode == 0
+    html = (question / "question.html").read_text()
+    assert f'file-name="{SLUG}.py"' in html and 'source-file-name="starter.py"' in html
+    assert "<pl-external-grader-results>" in html and "## Why it matters" in html
+    # The image is public (PrairieLearn pulls only public images): no exercise may be inside it.
+    reference_body = (EXERCISE_DIR / "reference.py").read_text().split("def ", 1)[1]
+    assert reference_body not in _all_text(question / "image")
+    assert not list((question / "image").rglob("checks.py")) and not list((question / "image").rglob("reference.py"))
+    dockerfile = (question / "image" / "Dockerfile").read_text()
+    assert "FROM prairielearn/grader-python" in dockerfile and "uv pip install" in dockerfile
+
+
+def test_prairielearn_image_source_installs_without_any_exercise(prairielearn_question, tmp_path):
+    """What the Dockerfile's pip install builds (dependencies aside): the package and its
+    templates, and an empty exercises folder."""
+    done = subprocess.run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build_py",
+                           "--build-lib", str(tmp_path / "lib")], cwd=prairielearn_question / "image" / "jaxgrade",
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    built = {str(p.relative_to(tmp_path / "lib")) for p in (tmp_path / "lib").rglob("*") if p.is_file()}
+    assert {"grader/export.py", "grader/templates/check.txt.j2", "grader/templates/prairielearn_message.txt.j2"} <= built
+    assert [p for p in built if p.startswith("grader/exercises/")] == ["grader/exercises/README.txt"]
+
+
+def _fake_grade(question: Path, root: Path, submission: Path | None) -> Path:
+    """Lay a grading job out as PrairieLearn's grader host does: the question's tests/ in /grade/tests,
+    the student's files in /grade/student, data.json in /grade/data; no results folder."""
+    shutil.copytree(question / "tests", root / "tests")
+    (root / "student").mkdir()
+    (root / "data").mkdir()
+    (root / "data" / "data.json").write_text(json.dumps({"params": {}, "submitted_answers": {}}))
+    if submission is not None:
+        shutil.copy(submission, root / "student" / f"{SLUG}.py")
+    return root
+
+
+def _run_prairielearn(root: Path, **extra: str) -> tuple[subprocess.CompletedProcess, dict]:
+    from test_render import prairielearn_reads
+    env = {**os.environ, "JAXGRADE_GRADE_ROOT": str(root), "JAXGRADE_PYTHON": sys.executable, **extra}
+    env.pop("JAXGRADE_EXERCISES", None)
+    done = subprocess.run(["bash", str(root / "tests" / "run.sh")], env=env, cwd=root, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done, prairielearn_reads((root / "results" / "results.json").read_text())
+
+
+@ROOT_ONLY
+def test_prairielearn_run_script_grades_a_submission(prairielearn_question, tmp_path):
+    root = _fake_grade(prairielearn_question, tmp_path / "grade", EXERCISE_DIR / "wrong" / "value_skips_first.py")
+    with open(root / "tests" / "exercises" / SLUG / "exercise.toml", "a") as toml:
+        toml.write(WITHHELD_VISIBILITY)  # one hidden check, one shown after the due date
+    done, read = _run_prairielearn(root)
+    assert read["gradable"] and read["score"] == 0.7  # every check counts, hidden ones too
+    tests = read["results"]["tests"]
+    assert [t["name"] for t in tests][-1] == "2 hidden checks" and len(tests) == 8
+    text = json.dumps(read["results"])
+    assert "value.special_inputs" not in text and "non-finite" not in text
+    assert read["results"]["jaxgrade"]["protections"]["secrets"]["active"]
+    assert not (root / "tests" / "exercises" / SLUG).stat().st_mode & 0o007  # closed to the submission's uid
+    assert "protections for this submission" in done.stdout
+
+
+def test_prairielearn_run_script_without_a_file_counts_no_attempt(prairielearn_question, tmp_path):
+    root = _fake_grade(prairielearn_question, tmp_path / "grade", None)
+    (root / "student" / "notes.txt").write_text("forgot the code")
+    _, read = _run_prairielearn(root)
+    assert not read["gradable"] and "No Python file was submitted" in read["format_errors"][0]
+
+
+@ROOT_ONLY
+def test_prairielearn_run_script_counts_no_attempt_for_a_syntax_error(prairielearn_question, tmp_path):
+    root = _fake_grade(prairielearn_question, tmp_path / "grade", EXERCISE_DIR / "wrong" / "load_syntax_error.py")
+    _, read = _run_prairielearn(root)
+    assert not read["gradable"] and "SyntaxError" in read["format_errors"][0]
+
+
+@ROOT_ONLY
+def test_prairielearn_grader_fault_counts_no_attempt(prairielearn_question, tmp_path):
+    root = _fake_grade(prairielearn_question, tmp_path / "grade", EXERCISE_DIR / "reference.py")
+    scratch = tmp_path / "tmp"
+    (scratch / "jaxgrade-uids").mkdir(parents=True)
+    (scratch / "jaxgrade-uids").chmod(0o777)  # the sandbox refuses to lease uids: nothing can be graded
+    done, read = _run_prairielearn(root, TMPDIR=str(scratch))
+    assert not read["gradable"] and "the grader failed, not your code" in read["format_errors"][0]
+    assert "sandbox could not be set up" in read["format_errors"][0] and "GRADER FAULT" in done.stdout
+
+
+def test_cli_export_prairielearn(tmp_path, capsys):
+    assert main(["export", "prairielearn", "-e", SLUG, "-o", str(tmp_path / "q")]) == 0
+    assert "Build and push the grader image" in capsys.readouterr().out
+    assert json.loads((tmp_path / "q" / "info.json").read_text())["externalGradingOptions"]["image"] == \
+        "YOUR_REGISTRY_ACCOUNT/jaxgrade-grader:0.1.0"
+    assert main(["export", "prairielearn", "-e", SLUG, "-o", str(tmp_path / "q")]) == 2  # not empty
+    assert main(["export", "student", "-e", SLUG, "-o", str(tmp_path / "s"), "--image", "x/y"]) == 2
 
 
 # --- student folder -------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Renderers: every format from real gradings, checked by a real consumer where one exists here
-(html5lib and headless Chromium for HTML, xml.etree for JUnit, the field list for Gradescope),
+(html5lib and headless Chromium for HTML, the Jenkins xUnit plugin's junit-10.xsd for JUnit, the
+field list for Gradescope, PrairieLearn's documented results format),
 golden files for Markdown and text, and the visibility rules in every student-facing format.
 
 Golden files: tests/golden/*.md and *.txt. After a deliberate change to a report, regenerate
@@ -111,7 +112,7 @@ def test_engine_carries_visibility_from_exercise_toml(hidden):
     assert special.status == "failed" and hidden["value_skips_first"].score == 7
 
 
-@pytest.mark.parametrize("format", ["text", "md", "html", "junit", "github"])
+@pytest.mark.parametrize("format", ["text", "md", "html", "junit", "github", "prairielearn"])
 def test_student_formats_withhold_hidden_checks(hidden, format):
     for name, report in hidden.items():
         out = render(report, format)
@@ -371,9 +372,10 @@ def test_junit_structure(reports):
     assert root.tag == "testsuites"
     (suite,) = root.findall("testsuite")
     for element in (root, suite):
-        assert {"tests", "failures", "errors", "skipped", "time"} <= set(element.attrib)
+        assert {"tests", "failures", "errors", "time"} <= set(element.attrib)
         assert (element.get("tests"), element.get("failures"), element.get("errors")) == ("9", "2", "0")
         float(element.get("time"))
+    assert suite.get("skipped") == "0" and "skipped" not in root.attrib  # junit-10.xsd refuses it there
     cases = suite.findall("testcase")
     assert len(cases) == 9
     for case, check in zip(cases, report.checks):
@@ -389,11 +391,54 @@ def test_junit_structure(reports):
 
 
 def test_junit_skips_and_pending(reports, hidden):
-    syntax = ET.fromstring(render(reports["load_syntax_error"], "junit").encode())
+    syntax = ET.fromstring(render(reports["load_syntax_error"], "junit").encode()).find("testsuite")
     assert syntax.get("skipped") == "8" and len(syntax.findall(".//testcase/skipped")) == 8
-    student = ET.fromstring(render(hidden["value_skips_first"], "junit").encode())
+    student = ET.fromstring(render(hidden["value_skips_first"], "junit").encode()).find("testsuite")
     assert student.get("tests") == "8" and student.get("skipped") == "1"
     assert student.findall(".//testcase")[-1].get("name") == "2 hidden checks pending"
+
+
+def _grader_errors(report: Report, every: bool) -> Report:
+    """The report the engine makes when the grader fails: every check (the sandbox could not be set
+    up: status "error") or one check (a check that raised) in status "error" with no points."""
+    message = "The grader failed on this check (RuntimeError: boom). This is not your fault."
+    checks = tuple(dataclasses.replace(c, status="error", score=0.0, message=message)
+                   if every or c.id == "structure.mesh" else c for c in report.checks)
+    return dataclasses.replace(report, checks=checks, status="error" if every else report.status)
+
+
+@pytest.fixture(scope="module")
+def junit_schema():
+    import xmlschema
+    return xmlschema.XMLSchema(str(REPO / "tests" / "data" / "junit-10.xsd"))
+
+
+def test_junit_validates_against_the_jenkins_xunit_schema(reports, hidden, junit_schema):
+    """Jenkins' xUnit plugin refuses any report its junit-10.xsd rejects: every kind must pass it."""
+    kinds = {
+        "passed": reports["reference"],
+        "failed": dataclasses.replace(reports["value_skips_first"], output=_output(HOSTILE, "tail", dropped=3)),
+        "skipped": reports["load_syntax_error"],
+        "one grader error": _grader_errors(reports["reference"], every=False),
+        "grader fault": _grader_errors(reports["reference"], every=True),
+    }
+    documents = {name: render(report, "junit") for name, report in kinds.items()}
+    documents["hidden, for a student"] = render(hidden["value_skips_first"], "junit")
+    documents["hidden, after the due date"] = render(hidden["structure_all_devices"], "junit", stage="due")
+    documents["hidden, for the instructor"] = render(hidden["value_skips_first"], "junit", audience="instructor")
+    for name, document in documents.items():
+        errors = [str(e.reason) for e in junit_schema.iter_errors(document)]
+        assert not errors, f"{name}: {errors}"
+    fault = ET.fromstring(documents["grader fault"].encode()).find("testsuite")
+    assert fault.get("errors") == "9" and len(fault.findall("testcase/error")) == 9
+    assert all("not your fault" in e.text for e in fault.iter("error"))
+
+
+def test_junit_schema_is_not_a_rubber_stamp(reports, junit_schema):
+    """The shipped schema really rejects what Jenkins rejects: the old skipped count on <testsuites>."""
+    document = render(reports["reference"], "junit").replace('<testsuites name="jaxgrade"',
+                                                             '<testsuites skipped="0" name="jaxgrade"')
+    assert [e for e in junit_schema.iter_errors(document)]
 
 
 # --- Gradescope -----------------------------------------------------------------------------------
@@ -443,6 +488,78 @@ def test_gradescope_maps_visibility(hidden):
     assert "2 hidden checks (2 points) pending" in data["output"]
 
 
+# --- PrairieLearn ---------------------------------------------------------------------------------
+
+PRAIRIELEARN_SCHEMA = REPO / "tests" / "data" / "prairielearn.schema.json"
+
+
+def prairielearn_reads(text: str) -> dict:
+    """What PrairieLearn makes of a results.json, per its documented contract (the schema in
+    tests/data transcribes it): the grader host refuses files over 1 MB and unparsable JSON;
+    ``gradable`` absent means true; a gradable result needs a score in [0, 1]; format_errors is a
+    string or a list of strings. Returns the grade PrairieLearn would record."""
+    import jsonschema
+    assert len(text.encode()) <= 1024 * 1024, "PrairieLearn's grader host refuses results over 1 MB"
+    results = json.loads(text)
+    schema = json.loads(PRAIRIELEARN_SCHEMA.read_text())
+    jsonschema.Draft202012Validator({**schema, "$ref": "#/$defs/results"}).validate(results)
+    gradable = results.get("gradable", True) is not False
+    errors = results.get("format_errors", [])
+    return {"gradable": gradable, "score": results["score"] if gradable else None,
+            "format_errors": [errors] if isinstance(errors, str) else errors, "results": results}
+
+
+def test_prairielearn_results_follow_the_documented_format(reports):
+    failed = prairielearn_reads(render(dataclasses.replace(reports["value_skips_first"], output=_output(HOSTILE)),
+                                       "prairielearn"))
+    assert failed["gradable"] and failed["score"] == 0.7
+    results = failed["results"]
+    assert [t["name"] for t in results["tests"]] == [c.title for c in reports["value_skips_first"].checks]
+    # <pl-external-grader-results> shows per-test points only when every test has both numbers
+    assert all(isinstance(t["points"], float) and isinstance(t["max_points"], float) for t in results["tests"])
+    assert sum(t["points"] for t in results["tests"]) == 7 and sum(t["max_points"] for t in results["tests"]) == 10
+    vectors = next(t for t in results["tests"] if t["description"].startswith("value.random_vectors"))
+    assert "smallest failing input:  x = jnp.array([1.0], dtype=jnp.float32)" in vectors["output"]
+    assert "Score: 7/10" in results["message"] and "# Forged heading" in results["output"]
+    # PrairieLearn turns ANSI escapes in output into colours: the student's own are neutralised first
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f]", results["output"]) and "\ufffd[31m" in results["output"]
+    passed = prairielearn_reads(render(reports["reference"], "prairielearn"))
+    assert passed["gradable"] and passed["score"] == 1.0
+
+
+def test_prairielearn_counts_no_attempt_for_load_errors_and_grader_faults(reports):
+    """PrairieLearn: "gradable": false for input that could not be processed (a syntax error is
+    its example): no points awarded or lost, no attempt counted. A grader fault is not the
+    student's doing either."""
+    syntax = prairielearn_reads(render(reports["load_syntax_error"], "prairielearn"))
+    assert not syntax["gradable"] and "score" not in syntax["results"]
+    assert len(syntax["format_errors"]) == 1 and "SyntaxError" in syntax["format_errors"][0]
+    for every in (True, False):
+        fault = prairielearn_reads(render(_grader_errors(reports["reference"], every=every), "prairielearn"))
+        assert not fault["gradable"], every
+        assert "the grader failed, not your code" in fault["format_errors"][0]
+        assert "does not count it as an attempt" in fault["format_errors"][0]
+
+
+def test_prairielearn_withholds_hidden_checks_but_counts_them(hidden):
+    report = dataclasses.replace(hidden["value_skips_first"], output=_output("x was [nan, 1.0]\n"))
+    student = prairielearn_reads(render(report, "prairielearn"))
+    text = json.dumps(student["results"])
+    for secret in (*SECRETS, "[nan, 1.0]"):
+        assert secret not in text, secret
+    assert student["score"] == 0.7  # PrairieLearn records one score: the hidden checks count in it
+    summary = student["results"]["tests"][-1]
+    assert summary["name"] == "2 hidden checks" and (summary["points"], summary["max_points"]) == (0, 0)
+    assert "count in your score" in summary["message"] and "2 hidden checks (2 points) are graded" in \
+        student["results"]["message"]
+    assert len(student["results"]["tests"]) == 8
+    due = prairielearn_reads(render(hidden["structure_all_devices"], "prairielearn", stage="due"))["results"]
+    assert any("Your mesh holds 8 devices" in t["message"] for t in due["tests"]) and due["tests"][-1]["name"] == \
+        "1 hidden check"
+    instructor = prairielearn_reads(render(report, "prairielearn", audience="instructor"))["results"]
+    assert len(instructor["tests"]) == 9 and "[nan, 1.0]" in instructor["output"]
+
+
 # --- templates and arguments ----------------------------------------------------------------------
 
 def test_instructor_templates_override_and_still_get_the_view(hidden, tmp_path):
@@ -462,10 +579,10 @@ def test_text_colour_only_when_asked(reports):
 
 
 def test_unknown_arguments_say_what_to_do(reports):
-    with pytest.raises(ValueError, match="choose one of text, json, md, html, gradescope, junit, github"):
+    with pytest.raises(ValueError, match="choose one of text, json, md, html, gradescope, junit, github, prairielearn"):
         render(reports["reference"], "pdf")
     with pytest.raises(ValueError, match="choose one of student, instructor"):
         render(reports["reference"], "md", audience="teacher")
     with pytest.raises(ValueError, match="does not exist"):
         render(reports["reference"], "md", templates=Path("/no/such/folder"))
-    assert set(FORMATS) == {"text", "json", "md", "html", "gradescope", "junit", "github"}
+    assert set(FORMATS) == {"text", "json", "md", "html", "gradescope", "junit", "github", "prairielearn"}

@@ -4,7 +4,8 @@ Every format except ``json`` is a Jinja2 template in ``templates/`` (an instruct
 by putting a file of the same name in ``--templates DIR``), fed by :func:`grader.report.visibility.view`,
 which has already removed what the audience may not see. ``json`` is the jaxgrade.report/1
 record, the same for every audience; ``gradescope`` maps each check's visibility onto
-Gradescope's own, and Gradescope does the hiding. See docs/formats.md.
+Gradescope's own, and Gradescope does the hiding; ``prairielearn`` is PrairieLearn's external
+grader results.json, laid out from the audience's view. See docs/formats.md.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from grader.release import STAGES
 from grader.report.visibility import AUDIENCES, view
 
 PACKAGE = Path(__file__).resolve().parents[1]  # grader/
-FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "github")
+FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "github", "prairielearn")
 COLOURS = {"passed": "32", "failed": "31", "error": "35", "skipped": "90", "pending": "33", "bold": "1", "dim": "2"}
 TEMPLATES = {"text": "report.txt.j2", "md": "report.md.j2", "html": "report.html.j2", "junit": "report.junit.xml.j2"}
 
@@ -116,6 +117,8 @@ def render(report: Report, format: str = "text", *, colour: bool = False, templa
         return json.dumps(report.to_dict(), indent=2) + "\n"
     if format == "gradescope":
         return json.dumps(gradescope(report, templates=templates), indent=2) + "\n"
+    if format == "prairielearn":
+        return json.dumps(prairielearn(report, templates=templates, audience=audience, stage=stage), indent=2) + "\n"
     if format == "github":
         return _github(report, templates, audience, stage)
     if format in TEMPLATES:
@@ -153,6 +156,62 @@ def gradescope(report: Report, *, templates: Path | None = None) -> dict[str, An
             "extra_data": {"exercise": report.exercise, "status": report.status,
                            "submission": dict(report.submission), "environment": dict(report.environment)},
             "tests": tests}
+
+
+# Why a submission is not gradable on PrairieLearn when the grader failed (shown to the student).
+GRADER_FAULT = ("jaxgrade could not grade this submission: the grader failed, not your code ({why}). PrairieLearn "
+                "does not count it as an attempt. Submit again later, and tell your course staff if it keeps happening.")
+
+
+def prairielearn(report: Report, *, templates: Path | None = None, audience: str = "student",
+                 stage: str = "open") -> dict[str, Any]:
+    """The results.json PrairieLearn reads from an external grader (docs/formats.md).
+
+    ``score`` is the report's score over its maximum: every check counts, withheld ones too, as
+    PrairieLearn records and shows one score. ``tests`` are the checks the audience may see; the
+    withheld ones are one 0/0 entry that says how many there are and what they are worth. Not
+    ``gradable`` (PrairieLearn then counts no attempt): a grader fault (a check in status
+    ``error``) and a submission that did not load (its ``load`` check failed), like a syntax error."""
+    env = _environment(False, templates)
+    shown = view(report, audience, stage)
+    data: dict[str, Any] = {
+        "gradable": True,
+        "score": min(1.0, max(0.0, round(report.score / report.max_score, 6))) if report.max_score else 0.0,
+        "message": env.get_template("prairielearn_message.txt.j2").render(report=shown).strip(),
+        "output": env.get_template("prairielearn_output.txt.j2").render(report=shown).strip(),
+        "tests": _prairielearn_tests(shown, env),
+    }
+    errors = [c for c in report.checks if c.status == "error"]
+    unloaded = [c for c in report.checks if c.category == "load" and c.status == "failed"]
+    if errors or report.status == "error":
+        why = errors[0].message if errors else "nothing could be graded"
+        data.update(gradable=False, format_errors=[_finalize(GRADER_FAULT.format(why=why))])
+    elif unloaded:
+        data.update(gradable=False, format_errors=[_finalize(c.message + (f" Hint: {c.hint}" if c.hint else ""))
+                                                   for c in unloaded])
+    if not data["gradable"]:
+        del data["score"]  # PrairieLearn ignores it then; leaving it out says so
+    return data
+
+
+def _prairielearn_tests(shown: dict[str, Any], env: Environment) -> list[dict[str, Any]]:
+    detail = env.get_template("check.txt.j2")
+    tests = []
+    for check in shown["checks"]:
+        label = "" if check["visibility"] == "visible" else f" · {check['visibility'].replace('_', ' ')}"
+        tests.append({"name": _finalize(check["title"]), "description": f"{check['id']} · {check['category']}{label}",
+                      "points": check["score"], "max_points": check["max_score"],
+                      "message": _finalize(check["message"]), "output": detail.render(c=check).strip()})
+    withheld = shown["withheld"]
+    if withheld["count"]:
+        plural = "s" if withheld["count"] != 1 else ""
+        tests.append({"name": f"{withheld['count']} hidden check{plural}", "description": "graded, not shown",
+                      "points": 0, "max_points": 0,
+                      "message": f"{withheld['count']} hidden check{plural} worth {_points(withheld['max_score'])} "
+                                 f"point{'s' if withheld['max_score'] != 1 else ''} "
+                                 "count in your score; their results are not shown.",
+                      "output": ""})
+    return tests
 
 
 def _escape_data(text: str) -> str:
