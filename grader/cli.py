@@ -14,15 +14,17 @@ import argparse
 import errno
 import os
 import sys
+import tempfile
 import traceback
 from pathlib import Path
 
 from grader import __version__
 from grader.batch.safe_text import for_terminal
-from grader.errors import ExerciseError, UsageError
+from grader.errors import ExerciseError, NotebookError, UsageError
 from grader.exercise import all_exercises, exercise_for_source, find_exercise
 from grader.report.render import FORMATS
 from grader.report.visibility import AUDIENCES
+from grader.source import helpers_beside, python_of
 
 
 
@@ -38,22 +40,30 @@ def _check(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
     if not path.is_file():
-        raise UsageError(f"no such file: {args.file} (give the path to your solution .py file)")
+        raise UsageError(f"no such file: {args.file} (give the path to your solution, a .py file or a notebook)")
     if args.templates is not None and not args.templates.is_dir():
         raise UsageError(f"no such templates folder: {args.templates} (give a folder holding your *.j2 overrides)")
+    try:
+        converted = python_of(path.read_bytes(), path.suffix)
+    except OSError as error:
+        raise UsageError(f"cannot read {args.file}: {error.strerror}") from None
+    except NotebookError as error:
+        raise UsageError(f"{args.file} is {error}; save it again from Jupyter, or give the .py file") from None
     if args.exercise:
         exercise = find_exercise(args.exercise)
     else:
-        try:
-            source = path.read_text(errors="replace")
-        except OSError as error:
-            raise UsageError(f"cannot read {args.file}: {error.strerror}") from None
-        exercise = exercise_for_source(source)
+        exercise = exercise_for_source(converted.text)
         if exercise is None:
             known = ", ".join(f"{e.slug} ({e.function})" for e in all_exercises())
             raise UsageError(f"cannot tell which exercise {args.file} is for: it defines none of the exercises' "
                              f"functions. Pass -e SLUG; known exercises: {known}")
-    report = grade(exercise, path, seed=args.seed, display_path=args.file)
+    with tempfile.TemporaryDirectory(prefix="jaxgrade-check-") as scratch:
+        graded = path
+        if path.suffix == ".ipynb":  # graded as the Python of its code cells
+            graded = Path(scratch) / f"{path.stem if path.stem.isidentifier() else 'submission'}.py"
+            graded.write_text(converted.text, errors="surrogateescape")
+        report = grade(exercise, graded, seed=args.seed, display_path=args.file, helpers=helpers_beside(path),
+                       notes=converted.notes)
     stage = exercise.release.stage()
     stream = open(args.output, "w") if args.output else sys.stdout
     try:

@@ -78,14 +78,17 @@ def check_budgets(exercise: Exercise) -> dict[str, float]:
 
 def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits | None = None,
           display_path: str | None = None, compile_cache: str | None | bool = True,
-          launcher: Launcher | None = None, hide: tuple[str, ...] = ()) -> Report:
+          launcher: Launcher | None = None, hide: tuple[str, ...] = (), helpers: tuple[Path, ...] = (),
+          notes: tuple[str, ...] = ()) -> Report:
     """Grade ``submission`` against ``exercise``. Never raises for anything the submission does
     (an exercise that is broken raises ExerciseError: that is the author's to fix).
 
     ``compile_cache``: True uses (and first fills) the shared cache; a path uses that
     directory as it is; False or None compiles everything afresh. ``launcher``: how the
     submission's child starts (None: exec'd; ``grader.sandbox.pool.Pool().launch``: forked warm).
-    ``hide``: folders the child must not see besides the submission's own (other students')."""
+    ``hide``: folders the child must not see besides the submission's own (other students').
+    ``helpers``: the submission's other modules, importable beside it (``grader.source``);
+    ``notes``: what preparing it changed (a notebook's IPython lines), said in the report."""
     started = time.monotonic()
     cache = warm_compile_cache(exercise) if compile_cache is True else (compile_cache or None)
     submission = Path(submission)
@@ -97,7 +100,7 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
     signature = exercise.signature
     # The child sees neither the exercises (references, checks) nor the other students' folders.
     session = Session(submission, exercise.function, signature.names, exercise.devices, limits or exercise.limits,
-                      cache, launcher, (str(exercises_root()), str(exercise.directory), *hide))
+                      cache, launcher, (str(exercises_root()), str(exercise.directory), *hide), helpers)
     module = submission.stem if submission.stem.isidentifier() else "submission"
     budgets = check_budgets(exercise)
     results: dict[str, CheckResult] = {}
@@ -115,7 +118,8 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
     try:
         session.start()  # JAX imports in the child while the checks load and draw their inputs here
         checks = exercise.checks
-        context = Context(session, signature, exercise.probe, seed, exercise.function, module, exercise.devices)
+        context = Context(session, signature, exercise.probe, seed, exercise.function, module, exercise.devices,
+                          notes)
         for check in checks:
             check.prepare(seed)
         loaded = None

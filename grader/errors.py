@@ -69,5 +69,9 @@ class WorkerMismatch(RuntimeError):
     differ, and results are keyed by the grader's version, so it must not grade."""
 
 
+class NotebookError(ValueError):
+    """A file named .ipynb that is not a notebook nbformat can read."""
+
+
 class ExportError(Exception):
     """The exercise cannot be exported as asked; the message says what to change."""

@@ -16,6 +16,7 @@ right variants, and no check that is not ``visible`` (their code is removed from
 from __future__ import annotations
 
 import argparse
+import atexit
 import ast
 import ctypes
 import errno
@@ -40,6 +41,7 @@ from grader import __version__
 from grader.errors import ExerciseError, ExportError, GraderFailure, SandboxError
 from grader.exercise import Exercise, exercises_root, find_exercise, load_exercise
 from grader.report.result import Report
+from grader.source import Prepared, prepare_folder
 
 PACKAGE = Path(__file__).resolve().parent
 SOURCE_ROOT = PACKAGE.parent
@@ -173,27 +175,6 @@ def export_gradescope(exercise: Exercise, output: Path) -> Path:
                 if path.is_file():
                     archive.write(path, str(Path("jaxgrade") / path.relative_to(source)))
     return output
-
-
-def find_submission(folder: Path, exercise: Exercise) -> tuple[Path | None, str]:
-    """The submitted file, and if none can be chosen, why (shown to the student)."""
-    files = sorted(p for p in folder.rglob("*.py")
-                   if p.is_file() and not any(part.startswith((".", "__")) for part in p.relative_to(folder).parts))
-    if not files:
-        return None, (f"No Python file was submitted. Upload your solution as {exercise.slug}.py "
-                      f"(it defines {exercise.function}).")
-    named = [p for p in files if p.name == f"{exercise.slug}.py"]
-    if len(named) == 1:
-        return named[0], ""
-    if len(files) == 1:
-        return files[0], ""
-    defining = [p for p in files
-                if re.search(rf"^\s*def\s+{exercise.function}\s*\(", p.read_text(errors="replace"), re.MULTILINE)]
-    if len(defining) == 1:
-        return defining[0], ""
-    listed = ", ".join(str(p.relative_to(folder)) for p in files)
-    return None, (f"Several Python files were submitted ({listed}) and jaxgrade cannot tell which is your "
-                  f"solution. Submit one file, named {exercise.slug}.py.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -454,7 +435,7 @@ def _missing_test(protections: list[Protection], missing: list[str], number: int
             "tags": ["sandbox"], "extra_data": {"missing_protections": missing}}
 
 
-def _grade_or_fault(root: Path, exercise: Exercise, submission: Path) -> tuple[Report, list[Protection], list[str]]:
+def _grade_or_fault(root: Path, exercise: Exercise, submission: Prepared) -> tuple[Report, list[Protection], list[str]]:
     """Put the container's protections in place, grade, and judge the run. Raises :class:`GraderFailure`."""
     from grader.engine import grade
 
@@ -463,13 +444,21 @@ def _grade_or_fault(root: Path, exercise: Exercise, submission: Path) -> tuple[R
                           "submission a uid of its own, so it could read the reference solution and hidden checks "
                           "that the grader reads. Gradescope runs autograders as root.")
     own = [protect_secrets(root, exercise), block_network()]
-    report = grade(exercise, submission, display_path=submission.name)
+    report = grade(exercise, submission.path, display_path=submission.shown, helpers=submission.helpers,
+                   notes=submission.notes)
     errors = [c for c in report.checks if c.status == "error"]
     if report.status == "error" or errors:
         reason = errors[0].message if errors else "nothing could be graded"
         raise GraderFailure(f"{len(errors)} of {len(report.checks)} checks could not be judged: {reason}")
     protections, missing = judge_protections(report, own)
     return report, protections, missing
+
+
+def _scratch() -> Path:
+    """A private folder for a notebook's Python, removed when the autograder process exits."""
+    folder = Path(tempfile.mkdtemp(prefix="jaxgrade-submission-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def _write_results(results: Path, data: dict[str, Any]) -> None:
@@ -491,7 +480,8 @@ def autograde(root: Path, slug: str) -> int:
     results.unlink(missing_ok=True)
     try:
         exercise = find_exercise(slug)
-        submission, problem = find_submission(root / "submission", exercise)
+        submission, problem = prepare_folder(root / "submission", exercise.function, _scratch(),
+                                             f"{exercise.slug}.py")
         if submission is None:  # the student's to fix: a result that says what to upload
             _write_results(results, {"score": 0, "output": problem, "output_format": "text",
                                      "visibility": "visible", "tests": []})
@@ -511,7 +501,7 @@ def autograde(root: Path, slug: str) -> int:
         data["extra_data"]["missing_protections"] = missing
         data["tests"].append(_missing_test(protections, missing, len(data["tests"]) + 1))
     _write_results(results, data)
-    print(f"jaxgrade: wrote {results} for {submission.name}: {report.score:g}/{report.max_score:g}")
+    print(f"jaxgrade: wrote {results} for {submission.shown}: {report.score:g}/{report.max_score:g}")
     _print_protections(protections, missing)
     return 0
 
@@ -649,7 +639,7 @@ def prairielearn_grade(root: Path, slug: str) -> int:
     results.unlink(missing_ok=True)
     try:
         exercise = find_exercise(slug)
-        submission, problem = find_submission(root / "student", exercise)
+        submission, problem = prepare_folder(root / "student", exercise.function, _scratch(), f"{exercise.slug}.py")
         if submission is None:  # nothing to grade: no attempt counted, and the student is told why
             _write_results(results, {"gradable": False, "format_errors": [problem], "message": problem})
             print(f"jaxgrade: wrote {results}: {problem}")
@@ -666,7 +656,7 @@ def prairielearn_grade(root: Path, slug: str) -> int:
     data["jaxgrade"] = {"protections": {p.name: {"active": p.active, "detail": p.detail} for p in protections},
                         "missing_protections": missing}
     _write_results(results, data)
-    print(f"jaxgrade: wrote {results} for {submission.name}: {report.score:g}/{report.max_score:g}")
+    print(f"jaxgrade: wrote {results} for {submission.shown}: {report.score:g}/{report.max_score:g}")
     _print_protections(protections, missing)
     return 0
 

@@ -49,10 +49,11 @@ def test_folder_of_files_names_students_by_stem_and_reports_the_rest(tmp_path):
     assert [s.student for s in intake.submissions] == ["alice", "bob", "empty"]
     alice = intake.submissions[0]
     assert alice.source == "alice.py" and alice.sha256 == hashlib.sha256(SOLUTION.encode()).hexdigest()
-    assert reasons(intake) == {"notes.txt": "not_python", "carol.ipynb": "not_python"}
+    # A notebook is graded like a .py file (tests/test_source.py); "{}" is not one Jupyter can open.
+    assert reasons(intake) == {"notes.txt": "not_python", "carol.ipynb": "unreadable"}
     assert intake.layout == "files"
     notebook = next(p for p in intake.problems if p.source == "carol.ipynb")
-    assert "export notebooks as .py" in notebook.message
+    assert "not a notebook Jupyter can open" in notebook.message
     assert intake.students == ["alice", "bob", "empty"]
 
 

@@ -15,6 +15,7 @@ GRADER = Path(__file__).resolve().parent.parent / "grader"
 
 LAYERS = (
     ("grader", "grader.errors", "grader.outcome", "grader.release", "grader.arguments", "grader.strategies",
+     "grader.source",
      "grader.cache"),
     ("grader.sandbox",),
     ("grader.observe",),

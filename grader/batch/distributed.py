@@ -184,19 +184,27 @@ class WorkerGrader:
                 self._prepared[key] = work
             return work
 
-    def grade(self, package: dict[str, Any], seed: int, name: str, data: bytes, source: str) -> Report:
+    def grade(self, package: dict[str, Any], seed: int, name: str, data: bytes, source: str,
+              helpers: tuple[tuple[str, bytes], ...] = (), notes: tuple[str, ...] = ()) -> Report:
         """Grade one submission as ``jaxgrade check`` would: the file keeps its name (the module
-        name and the messages come from it) in a folder of its own, hidden from its child."""
+        name and the messages come from it) in a folder of its own with its helper modules,
+        hidden from its child."""
         from grader.batch.intake import Submission
-        if name in ("", ".", "..") or PurePosixPath(name).name != name or "\\" in name:
-            raise ValueError(f"refusing the submission file name {name!r}: a name, not a path")
+        for given in (name, *(helper for helper, _ in helpers)):
+            if given in ("", ".", "..") or PurePosixPath(given).name != given or "\\" in given:
+                raise ValueError(f"refusing the submission file name {given!r}: a name, not a path")
         work = self._worker(package, seed)
         folder = Path(tempfile.mkdtemp(dir=self.root / "submissions"))
         try:
             path = folder / name
             path.write_bytes(data)
+            modules = []
+            for helper, content in helpers:
+                (folder / helper).write_bytes(content)
+                modules.append(folder / helper)
             submission = Submission(student=source, path=path, source=source,
-                                    sha256=hashlib.sha256(data).hexdigest())
+                                    sha256=hashlib.sha256(data).hexdigest(), helpers=tuple(modules),
+                                    notes=tuple(notes))
             return work(submission)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
@@ -260,7 +268,7 @@ def worker_status() -> dict[str, Any]:
 
 
 def grade_task(package: dict[str, Any], seed: int, expected: dict[str, str], name: str, data: bytes,
-               source: str) -> str:
+               source: str, helpers: tuple[tuple[str, bytes], ...] = (), notes: tuple[str, ...] = ()) -> str:
     """The Dask task: one submission graded on this worker, its report as JSON text."""
     mine = versions()
     if mine != expected:
@@ -271,7 +279,7 @@ def grade_task(package: dict[str, Any], seed: int, expected: dict[str, str], nam
             where = "a worker"
         raise WorkerMismatch(f"{where} runs {_describe(mine)}, the grader that asked runs {_describe(expected)}: "
                              "install the same versions on every worker (same image, same lock file)")
-    return report_data(worker_grader().grade(package, seed, name, data, source))
+    return report_data(worker_grader().grade(package, seed, name, data, source, helpers, notes))
 
 
 def _describe(found: dict[str, str]) -> str:
@@ -344,9 +352,10 @@ class DaskBackend:
     def submit(self, submission: "Submission") -> Future[Report]:
         data = submission.path.read_bytes()
         waited: Future[Report] = Future()
+        helpers = tuple((path.name, path.read_bytes()) for path in submission.helpers)
         running = self.client.submit(grade_task, self._package, self._seed, versions(), submission.path.name, data,
-                                     submission.source, key=f"jaxgrade-grade-{uuid.uuid4().hex}", pure=False,
-                                     retries=RETRIES)
+                                     submission.source, helpers, submission.notes,
+                                     key=f"jaxgrade-grade-{uuid.uuid4().hex}", pure=False, retries=RETRIES)
         with self._lock:
             self._running[running] = waited
         running.add_done_callback(self._arrived)

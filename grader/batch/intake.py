@@ -34,6 +34,7 @@ bytes (so a lying header cannot make it bigger) and the whole archive at most
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import hashlib
 import io
 import os
@@ -48,9 +49,15 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from grader.batch.safe_text import shown_name
-from grader.errors import IntakeError
+from grader.errors import IntakeError, NotebookError
+from grader.source import SUFFIXES, Converted, defines, python_of
 
 MAX_FILE_BYTES = 1 << 20  # a solution to one exercise is a few kB; 1 MiB is not a solution
+MAX_NOTEBOOK_BYTES = 16 << 20  # a notebook carries its outputs (plots) too
+
+
+def _limit(name: str) -> int:
+    return MAX_NOTEBOOK_BYTES if name.endswith(".ipynb") else MAX_FILE_BYTES
 MAX_ZIP_BYTES = 256 << 20
 MAX_ZIP_MEMBERS = 20_000
 MAX_NAME_BYTES = 255  # NAME_MAX on Linux and macOS: a longer name cannot be written
@@ -82,6 +89,8 @@ class Submission:
     others: tuple[str, ...] = ()
     name: str | None = None    # the student's name, where the LMS layout gives one
     late: bool | None = None   # Canvas's LATE mark; None where the layout does not say
+    helpers: tuple[Path, ...] = ()  # the student's other modules, importable beside the solution
+    notes: tuple[str, ...] = ()     # what turning a notebook into Python changed
 
 
 @dataclass(frozen=True)
@@ -116,9 +125,12 @@ class Intake:
         return found
 
 
-def _defines(data: bytes, function: str | None) -> bool:
-    return function is not None and re.search(rb"^\s*def\s+" + re.escape(function.encode()) + rb"\s*\(", data,
-                                              re.MULTILINE) is not None
+def _python(path: PurePosixPath, data: bytes) -> Converted | None:
+    """What the file stands for as Python (a notebook's code cells); None if it cannot be read so."""
+    try:
+        return python_of(data, path.suffix)
+    except NotebookError:
+        return None
 
 
 def _is_junk(name: str) -> bool:
@@ -429,17 +441,18 @@ def _tree_of_zip(archive: Path, target: Path, problems: list[Problem]) -> _Tree:
                 tree.refuse(path, "bad_name", f"a name longer than {MAX_NAME_BYTES} bytes cannot be unpacked: "
                                               "shorten it and make the zip again")
                 continue
-            if path.suffix != ".py":
+            if path.suffix not in SUFFIXES:
                 tree.files[path] = None  # listed (reported later as not Python), never extracted
                 continue
             try:
                 with handle.open(member) as stream:
-                    data = stream.read(min(MAX_FILE_BYTES, budget) + 1)
+                    data = stream.read(min(_limit(path.name), budget) + 1)
             except (zipfile.BadZipFile, zlib.error, RuntimeError, OSError, NotImplementedError, EOFError) as error:
                 tree.refuse(path, "unreadable", f"could not be unpacked ({error})")
                 continue
-            if len(data) > MAX_FILE_BYTES:
-                tree.refuse(path, "too_large", f"larger than {MAX_FILE_BYTES >> 20} MiB unpacked: not a solution file")
+            if len(data) > _limit(path.name):
+                tree.refuse(path, "too_large", f"larger than {_limit(path.name) >> 20} MiB unpacked: not a solution "
+                                               "file")
                 continue
             budget -= len(data)
             if budget < 0:
@@ -466,14 +479,15 @@ def _read(path: Path) -> tuple[bytes | None, tuple[str, str] | None]:
         status = os.fstat(descriptor)
         if not stat.S_ISREG(status.st_mode):
             return None, ("special", f"{_special_kind(status.st_mode)}, not a file: not read")
-        if status.st_size > MAX_FILE_BYTES:
-            return None, ("too_large", f"larger than {MAX_FILE_BYTES >> 20} MiB: not a solution file")
+        limit = _limit(path.name)
+        if status.st_size > limit:
+            return None, ("too_large", f"larger than {limit >> 20} MiB: not a solution file")
         try:
-            data = handle.read(MAX_FILE_BYTES + 1)
+            data = handle.read(limit + 1)
         except OSError as error:
             return None, ("unreadable", f"could not be read ({error.strerror or error})")
-    if len(data) > MAX_FILE_BYTES:
-        return None, ("too_large", f"larger than {MAX_FILE_BYTES >> 20} MiB: not a solution file")
+    if len(data) > limit:
+        return None, ("too_large", f"larger than {limit >> 20} MiB: not a solution file")
     return data, None
 
 
@@ -561,20 +575,23 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
     def problem(path: PurePosixPath, owner: _Owner, reason: str, message: str) -> None:
         problems.append(Problem(shown(path), owner.student, reason, message, owner.name))
 
-    found: list[tuple[_Owner, PurePosixPath, bytes]] = []
+    found: list[tuple[_Owner, PurePosixPath, bytes, tuple[PurePosixPath, ...]]] = []
 
-    def consider(owner: _Owner, path: PurePosixPath) -> None:
+    def consider(owner: _Owner, path: PurePosixPath, helpers: tuple[PurePosixPath, ...] = ()) -> None:
         data, refusal = read(path)
         if data is None:
             reason, message = refusal or ("unreadable", "could not be read")
             problem(path, owner, reason, message)
+        elif _python(path, data) is None:
+            problem(path, owner, "unreadable", "a .ipynb file that is not a notebook Jupyter can open")
         else:  # an empty file too: the load check says what is missing, as `check` does
-            found.append((owner, path, data))
+            found.append((owner, path, data, helpers))
 
     def choose(owner: _Owner, where: PurePosixPath, candidates: list[_Candidate], entries: list[PurePosixPath],
                describe: Callable[[PurePosixPath], str]) -> None:
-        """Grade one of a student's ``.py`` files: the only one, else the one that defines the
-        function (the latest resubmission of it, where an LMS numbers them)."""
+        """Grade one of a student's ``.py`` or ``.ipynb`` files: the only one, else the one that
+        defines the function (the latest resubmission of it, where an LMS numbers them); the
+        student's other readable ``.py`` files are its helper modules."""
         for path in entries:
             if path in tree.refused and path.suffix != ".py":
                 problem(path, owner, *tree.refused[path])  # listed, never silently dropped
@@ -593,17 +610,24 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
         for candidate in candidates:
             if candidate not in readable and len(candidates) > 1:
                 problem(candidate.path, owner, *(read(candidate.path)[1] or ("unreadable", "could not be read")))
+        def helpers_of(chosen: PurePosixPath) -> tuple[PurePosixPath, ...]:
+            return tuple(c.path for c in readable if c.path != chosen and c.path.suffix == ".py")
+
         if len(candidates) == 1 or len(readable) == 1:
-            consider(owner, (readable or candidates)[0].path)
+            chosen = (readable or candidates)[0].path
+            consider(owner, chosen, helpers_of(chosen))
             return
         if not readable:
             return
-        defining = [c for c in readable if _defines(read(c.path)[0] or b"", function)]
+        defining = [c for c in readable if function is not None and
+                    (converted := _python(c.path, read(c.path)[0] or b"")) is not None
+                    and defines(converted.text, function)]
         if len(defining) == 1:
-            consider(owner, defining[0].path)
+            consider(owner, defining[0].path, helpers_of(defining[0].path))
             return
         if len(defining) > 1 and len({c.family for c in defining}) == 1 and any(c.order != (0, 0) for c in defining):
-            consider(owner, max(defining, key=lambda c: c.order).path)  # resubmissions of one file: the latest
+            latest = max(defining, key=lambda c: c.order).path  # resubmissions of one file: the latest
+            consider(owner, latest, tuple(p for p in helpers_of(latest) if p not in {c.path for c in defining}))
             return
         listed = ", ".join(describe(c.path) for c in readable[:6])
         why = f"several define {function}()" if defining else f"none defines {function}()"
@@ -627,7 +651,7 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
             owners[owner.student or ""] = owner
         for student, entries in sorted(by_student.items()):
             candidates = [_canvas_candidate(p, m) for p in entries
-                          if p.suffix == ".py" and (m := CANVAS_FILE.match(p.name)) is not None]
+                          if p.suffix in SUFFIXES and (m := CANVAS_FILE.match(p.name)) is not None]
             where = (candidates[0].path if len(candidates) == 1 else entries[0] if len(entries) == 1
                      else PurePosixPath(f"*_{student}_*"))
             choose(owners[student], where, candidates, entries, lambda p: p.name)
@@ -656,7 +680,7 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
                 problems.append(Problem(shown(text_only[student][0]), student, "no_python",
                                         f"only online text was submitted ({what}), no file to grade", owner.name))
                 continue
-            candidates = [_Candidate(p, owner) for p in entries if p.suffix == ".py"]
+            candidates = [_Candidate(p, owner) for p in entries if p.suffix in SUFFIXES]
             where = root / entries[0].relative_to(root).parts[0]
             choose(owner, where, candidates, entries, lambda p: shown_name(p.name))
         if ignored:
@@ -665,45 +689,51 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
     else:
         intake.layout = "folders" if folders else "files"
         for path in files:
-            student = path.stem if path.suffix == ".py" else path.name if path in tree.unlisted else None
+            student = path.stem if path.suffix in SUFFIXES else path.name if path in tree.unlisted else None
             owner = _Owner(shown_name(student) if student is not None else None)
-            if path.suffix == ".py" and path not in tree.unlisted:
+            if path.suffix in SUFFIXES and path not in tree.unlisted:
                 consider(owner, path)
             elif path in tree.refused:
                 problem(path, owner, *tree.refused[path])
             else:
-                hint = " (export notebooks as .py to grade them)" if path.suffix == ".ipynb" else ""
-                problem(path, owner, "not_python", f"not a Python file: ignored{hint}")
+                problem(path, owner, "not_python", "not a Python file or notebook: ignored")
         for folder in folders:
             owner = _Owner(shown_name(folder.name))
             entries = groups.get(folder.name, [])
-            candidates = [_Candidate(p, owner) for p in entries if p.suffix == ".py"]
+            candidates = [_Candidate(p, owner) for p in entries if p.suffix in SUFFIXES]
             choose(owner, folder, candidates, entries, lambda p, f=folder: shown_name(p.relative_to(f).as_posix()))
 
     counts: dict[str, int] = defaultdict(int)
-    for owner, _, _ in found:
+    for owner, _, _, _ in found:
         counts[owner.student or ""] += 1
     copies = (unpack_to / "renamed") if unpack_to is not None else None
     renamed = 0
-    for owner, path, data in found:
+    for owner, path, data, helpers in found:
         student = owner.student or ""
         if counts[student] > 1:
-            others = [shown(p) for o, p, _ in found if o.student == student and p != path]
+            others = [shown(p) for o, p, _, _ in found if o.student == student and p != path]
             problem(path, owner, "duplicate", f"student {student!r} has more than one submission "
                                               f"(also {', '.join(others)}): keep one, then grade again")
             continue
         real = tree.files[path]
         assert real is not None
-        if copies is not None and shown_name(real.name) != real.name:
-            # JAX cannot compile code whose file name is not UTF-8: the child gets a clean copy.
+        converted = _python(path, data)
+        assert converted is not None
+        if copies is not None and (shown_name(real.name) != real.name or path.suffix == ".ipynb"):
+            # JAX cannot compile code whose file name is not UTF-8, and a notebook is graded as the
+            # Python of its code cells: the child gets a clean .py copy.
             renamed += 1
-            clean = copies / str(renamed) / _clean_file_name(real.name)
-            _write_private(clean, copies, data)
+            clean = copies / str(renamed) / _clean_file_name(real.with_suffix(".py").name)
+            _write_private(clean, copies, converted.text.encode("utf-8", "surrogateescape"))
             real = clean
-        intake.submissions.append(Submission(student, real, shown(path), hashlib.sha256(data).hexdigest(), (),
-                                             owner.name, owner.late))
+        modules = tuple(m for h in helpers if (m := tree.files.get(h)) is not None and read(h)[0] is not None)
+        digest = hashlib.sha256(data)
+        for helper in helpers:  # a changed helper module changes the submission
+            digest.update(b"\0" + helper.name.encode("utf-8", "surrogateescape") + b"\0" + (read(helper)[0] or b""))
+        intake.submissions.append(Submission(student, real, shown(path), digest.hexdigest(), (),
+                                             owner.name, owner.late, modules, converted.notes))
     if renamed and copies is not None and str(copies.resolve()) not in hidden:
         hidden = (*hidden, str(copies.resolve()))
-    intake.submissions = sorted((Submission(s.student, s.path, s.source, s.sha256, hidden, s.name, s.late)
-                                 for s in intake.submissions), key=lambda s: s.student)
+    intake.submissions = sorted((dataclasses.replace(s, others=hidden) for s in intake.submissions),
+                                key=lambda s: s.student)
     return intake

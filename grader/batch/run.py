@@ -234,7 +234,8 @@ class Worker:
         from grader.engine import grade
         self._local.failure = None
         report = grade(self.exercise, submission.path, seed=self.seed, display_path=submission.source,
-                       compile_cache=self.cache or False, launcher=self._launch, hide=submission.others)
+                       compile_cache=self.cache or False, launcher=self._launch, hide=submission.others,
+                       helpers=submission.helpers, notes=submission.notes)
         if self._local.failure:  # a check ran into it: its "error" verdict is the grader's, not the student's
             raise GraderFailure(self._local.failure)
         return report

@@ -25,6 +25,7 @@ class Context:
     function: str
     module: str
     devices: int
+    notes: tuple[str, ...] = ()  # what preparing the submission changed (a notebook's magics)
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """Compute a shared observation once per submission (several checks read it)."""

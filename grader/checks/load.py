@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from grader.checks.base import Check, Context
 from grader.outcome import Category, Outcome
+from grader.source import notebook_note
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -19,7 +20,8 @@ class LoadsFunction(Check):
         count = len(context.signature.names)
         arguments = "one argument" if count == 1 else f"{count} arguments"
         if loaded.ok:
-            return Outcome.passed(f"{loaded.detail.get('signature', name)} is defined and takes {arguments}.")
+            return Outcome.passed(f"{loaded.detail.get('signature', name)} is defined and takes {arguments}.",
+                                  advisory=notebook_note(context.notes))
         detail = loaded.detail
         if loaded.incident:
             return Outcome.failed(f"Your file could not be imported: {loaded.incident.message}.",

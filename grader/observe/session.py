@@ -52,10 +52,11 @@ class Traced:
 class Session:
     def __init__(self, submission: Path, function: str, parameters: tuple[str, ...], devices: int, limits: Limits,
                  compile_cache: str | None = None, launcher: Launcher | None = None,
-                 hide: tuple[str, ...] = ()) -> None:
+                 hide: tuple[str, ...] = (), helpers: tuple[Path, ...] = ()) -> None:
         self.launcher = launcher  # how children start: exec'd (None) or forked warm (grader.sandbox.pool)
         self.hide = hide  # folders the child must not see (the exercises; in a batch, the whole class)
         self.submission, self.function, self.parameters = submission, function, parameters
+        self.helpers = helpers  # the submission's own other modules, importable beside it
         self.compile_cache = compile_cache
         self.devices, self.limits = devices, limits
         self.incidents: list[Incident] = []
@@ -170,13 +171,13 @@ class Session:
         return self._loaded
 
     def _copy_in(self) -> Path:
-        child = self.start()
-        target = Path(child.workdir) / _shown(self.submission.name)
-        # O_EXCL|O_NOFOLLOW: the workdir belongs to the sandbox; never write through a link in it
-        with open(self.submission, "rb") as source, \
-                open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "wb") as copy:
-            shutil.copyfileobj(source, copy)
-        return target
+        """The submission and its helper modules, copied into the child's working directory
+        (which the child imports from); returns the submission's copy."""
+        workdir = Path(self.start().workdir)
+        for helper in self.helpers:
+            if _shown(helper.name) != _shown(self.submission.name):
+                _copy(helper, workdir / _shown(helper.name))
+        return _copy(self.submission, workdir / _shown(self.submission.name))
 
     def _named(self, arguments: Mapping[str, Any]) -> list[list[Any]]:
         return [[name, encode(arguments[name])] for name in self.parameters]
@@ -247,6 +248,14 @@ class Session:
             return Traced(Program.from_data(reply["program"]))
         except (ValueError, TypeError, KeyError) as error:
             return Traced(None, self._protocol(error, during).message)
+
+
+def _copy(source: Path, target: Path) -> Path:
+    # O_EXCL|O_NOFOLLOW: the workdir belongs to the sandbox; never write through a link in it
+    with open(source, "rb") as reading, \
+            open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "wb") as copy:
+        shutil.copyfileobj(reading, copy)
+    return target
 
 
 def _shown(name: str) -> str:
