@@ -54,7 +54,7 @@ def test_folder_of_files_names_students_by_stem_and_reports_the_rest(tmp_path):
     assert intake.layout == "files"
     notebook = next(p for p in intake.problems if p.source == "carol.ipynb")
     assert "not a notebook Jupyter can open" in notebook.message
-    assert intake.students == ["alice", "bob", "empty"]
+    assert intake.students == ["alice", "bob", "carol", "empty"]  # carol is named, though not graded
 
 
 def test_per_student_folders_pick_the_file_that_defines_the_function(tmp_path):
