@@ -32,6 +32,9 @@ INPUTS = arguments(shapes("k m", (0, 2), (1, 1), (3, 0), (4, 3)),
                               bias=float32_array((DEVICES, "m"), bound=1e30)))
 
 
+# _device_mean and _device_mean_tolerance are general (a mean along an axis, next to
+# exact_axis_sum and float32_axis_sum_tolerance): they belong in grader/strategies.py, and live
+# here while that file is being edited by its owner.
 def _device_mean(stacked: np.ndarray) -> np.ndarray:
     """The mean over the first axis, each entry correctly rounded: math.fsum of the float32
     values in float64, then a division by 8 (exact in binary)."""
@@ -41,12 +44,14 @@ def _device_mean(stacked: np.ndarray) -> np.ndarray:
 
 
 def _device_mean_tolerance(stacked: np.ndarray) -> np.ndarray:
-    """A float32 mean of d values: the d - 1 additions each round by at most eps times the
-    sum of magnitudes, the division by d once (by eps times that sum over d, at most), and
-    XLA's CPU backend may flush a subnormal intermediate to zero (tiny each). So
-    d·(eps·Σ|g| + tiny) / d = eps·Σ|g| + tiny."""
+    """How far a correct float32 mean of d values may stray from the exact one: the d - 1
+    additions (in any order, on one device or across devices) each round by at most eps times
+    the sum of magnitudes Σ|g|, and the division by d (8, a power of two) is exact, so
+    (d - 1)·eps·Σ|g| / d < eps·Σ|g|. XLA's CPU backend may flush a subnormal partial sum to
+    zero (at most tiny each, d - 1 of them, divided by d: under tiny) and a subnormal
+    quotient (tiny more): eps·Σ|g| + 2·tiny in all."""
     magnitude = np.sum(np.abs(np.asarray(stacked, np.float64)), axis=0)
-    return float(FLOAT32.eps) * magnitude + float(FLOAT32.tiny)
+    return float(FLOAT32.eps) * magnitude + 2 * float(FLOAT32.tiny)
 
 
 def average(grads: dict) -> dict:
