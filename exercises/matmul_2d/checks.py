@@ -1,0 +1,72 @@
+"""Checks for matmul_2d, built from the grader's check library.
+
+Megatron's column-parallel layer on a 2 x 4 ('data', 'model') mesh: x's rows split over
+'data' (replicated along 'model'), w's columns split over 'model' (replicated along 'data'),
+so each device multiplies its own rows by its own columns without communicating, and the
+product comes out split both ways, PartitionSpec('data', 'model'). Each operand has its own
+target, so a report says which one is misplaced."""
+import numpy as np
+
+from grader.arguments import Array, Signature
+from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
+                           ResultFromPlacement, ResultSharding, Returns, ShardLayout, SpecMatches, ValueProperty,
+                           WithinLimits)
+from grader.strategies import arguments, exact_matmul, float32_array, float32_matmul_tolerance, shapes
+
+SIGNATURE = Signature({"x": Array("float32", "n k"), "w": Array("float32", "k m")},
+                      returns=Array("float32", "n m"))
+
+# Structure is observed on these arguments: distinct values, shapes no value test uses, and
+# sizes every spec of the wrong variants divides (x (8, 4): rows by 2, 4 or 8, columns by 4;
+# w (4, 8): rows by 4, columns by 2, 4 or 8).
+PROBE = {"x": np.arange(32, dtype=np.float32).reshape(8, 4) * 0.25 - 3.5,
+         "w": np.arange(32, dtype=np.float32).reshape(4, 8) * 0.5 + 1.0}
+
+# n is a multiple of 2 ('data' has 2 devices), m a multiple of 4 ('model' has 4), k anything.
+# Every edge of the domain is drawn first: no rows, k = 0 (a product of nothing: zeros), one
+# inner dimension, no columns, the smallest split (2 x 4), and larger ones.
+INPUTS = arguments(shapes("n k m", (0, 3, 4), (2, 0, 4), (2, 1, 4), (4, 3, 0), (6, 5, 8), (16, 2, 12)),
+                   x=float32_array("n k", bound=1e15), w=float32_array("k m", bound=1e15))
+
+MESH = dict(axis_names=("data", "model"), mesh_shape=(2, 4))
+X = NamedShardingTarget(**MESH, spec=("data", None), operand="x", match="exact",
+                        also_accept={("data",): "PartitionSpec('data') splits the rows the same way."})
+W = NamedShardingTarget(**MESH, spec=(None, "model"), operand="w", match="exact")
+RESULT = NamedShardingTarget(**MESH, spec=("data", "model"), operand="result")
+
+CHECKS = [
+    LoadsFunction(id="load.function", title="The file loads and defines matmul_2d(x, w)"),
+    Returns(id="type.product_shape", title="Returns a float32 JAX array of shape (n, m)",
+            hint="x @ w has one row per row of x and one column per column of w."),
+    ValueProperty(id="value.random_matrices", title="Multiplies random matrices correctly (Hypothesis)",
+                  inputs=INPUTS, expected=exact_matmul, tolerance=float32_matmul_tolerance,
+                  hint="Return the matrix product x @ w of the placed arrays: sharding changes no number."),
+    PlacedOnNamedSharding(id="structure.x_placed", title="Places x itself with jax.device_put on a NamedSharding",
+                          target=X, hint="Place the argument x before multiplying, not the product afterwards."),
+    MeshMatches(id="structure.x_mesh", title="x's mesh is all 8 devices as a 2 x 4 grid with axes ('data', 'model')",
+                target=X, hint="Mesh(np.array(jax.devices()).reshape(2, 4), ('data', 'model')): 2 devices along "
+                               "'data', 4 along 'model', the names in this order."),
+    SpecMatches(id="structure.x_spec", title="x's rows are split over 'data': PartitionSpec('data', None)", target=X,
+                hint="The first entry of the spec is x's rows: PartitionSpec('data', None) splits them over 'data' "
+                     "and keeps a copy on every device along 'model'."),
+    PlacedOnNamedSharding(id="structure.w_placed", title="Places w itself with jax.device_put on a NamedSharding",
+                          target=W, hint="Place w on the same mesh as x before multiplying."),
+    MeshMatches(id="structure.w_mesh", title="w's mesh is the same 2 x 4 ('data', 'model') grid", target=W,
+                hint="Place x and w on one mesh: Mesh(np.array(jax.devices()).reshape(2, 4), ('data', 'model'))."),
+    SpecMatches(id="structure.w_spec", title="w's columns are split over 'model': PartitionSpec(None, 'model')",
+                target=W, hint="The second entry of the spec is w's columns: PartitionSpec(None, 'model'). Splitting "
+                               "w's rows instead (PartitionSpec('model', None)) is the row-parallel layout, which "
+                               "needs a sum across devices."),
+    ResultFromPlacement(id="structure.product_of_placed_x", title="The product is computed from the placed x",
+                        target=X, hint="Multiply the arrays jax.device_put returned, not the original x."),
+    ResultFromPlacement(id="structure.product_of_placed_w", title="The product is computed from the placed w",
+                        target=W, hint="Multiply the arrays jax.device_put returned, not the original w."),
+    ResultSharding(id="structure.result_sharding",
+                   title="The product is split both ways: PartitionSpec('data', 'model')", target=RESULT,
+                   hint="Rows split over 'data' times columns split over 'model' give a product split over both: "
+                        "return the product as JAX computed it."),
+    ShardLayout(id="structure.result_blocks", title="Each device holds its own block of the product", target=RESULT,
+                hint="With the 2 x 4 mesh in device order, device i holds row block i // 4 and column block i % 4 "
+                     "of the product: build the mesh from jax.devices() in order."),
+    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+]
