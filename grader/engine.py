@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import shlex
 import time
 from importlib.metadata import version
@@ -72,7 +73,7 @@ def check_budgets(exercise: Exercise) -> dict[str, float]:
     except (OSError, ValueError):
         measured = {}
     floor = exercise.limits.check_s
-    return {check_id: max(floor, REFERENCE_FACTOR * float(measured.get(check_id) or 0.0))
+    return {check_id: max(floor, float(math.ceil(REFERENCE_FACTOR * float(measured.get(check_id) or 0.0))))
             for check_id in exercise.points}
 
 

@@ -202,6 +202,7 @@ def _mean_body(expression: str) -> str:
 def test_pmean_is_found_by_meaning(judge) -> None:
     assert judge(PMEAN, _mean_body('jax.lax.pmean(jnp.sum(b), "data")')).status == "passed"
     assert judge(PMEAN, _mean_body('jax.lax.psum(jnp.sum(b), "data") / 8')).status == "passed"
+    assert judge(PMEAN, _mean_body('jax.lax.psum(jnp.sum(b) / 8, "data")')).status == "passed"
     summed = judge(PMEAN, _mean_body('jax.lax.psum(jnp.sum(b), "data")'))
     assert summed.status == "failed" and "never uses jax.lax.pmean" in summed.message
 

@@ -67,22 +67,30 @@ def axis_sizes(program: Program) -> dict[str, int]:
 
 
 def mean_of(program: Program, node: Node, sizes: dict[str, int]) -> Node | None:
-    """The division that makes ``node`` (a psum) a mean: a consumer dividing its output by the
-    size of its axes, or multiplying it by the inverse; None when the psum stays a sum."""
+    """What makes ``node`` (a psum) a mean: a consumer dividing its output by the size of its
+    axes (or multiplying it by the inverse), or the same done to what it sums (``psum(g / n)``);
+    None when the psum stays a sum."""
     axes = _axes(node)
     if not all(a in sizes for a in axes):
         return None
     count = prod(sizes[a] for a in axes)
+    for read in node.inputs:
+        source = next((n for n in program.nodes if read is not None and read in n.outputs and not n.inlined), None)
+        if source is not None and any(_scales_by_inverse(source, value, count) for value in source.inputs):
+            return node
     for out in node.outputs:
-        if out is None:
-            continue
-        for consumer in program.consumers(out):
-            literals = consumer.literals or {}
-            if consumer.primitive == "div" and consumer.inputs[:1] == (out,) and _near(literals.get(1), count):
-                return consumer
-            if consumer.primitive == "mul" and any(_near(v, 1 / count) for v in literals.values()):
+        for consumer in program.consumers(out) if out is not None else ():
+            if _scales_by_inverse(consumer, out, count):
                 return consumer
     return None
+
+
+def _scales_by_inverse(node: Node, value: int | None, count: int) -> bool:
+    """Whether ``node`` divides ``value`` by ``count``, or multiplies it by 1/count."""
+    literals = node.literals or {}
+    if node.primitive == "div":
+        return node.inputs[:1] == (value,) and _near(literals.get(1), count)
+    return node.primitive == "mul" and value in node.inputs and any(_near(v, 1 / count) for v in literals.values())
 
 
 def _near(value: Any, wanted: float) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from grader.arguments import Array, Key, Scalar, Signature, flatten_spec, resolve_shape
+from grader.arguments import Array, Key, Scalar, Signature, argument_leaves, flatten_spec, resolve_shape
 from grader.checks.base import Check, Context
 from grader.observe.returned import Leaf, Returned, describe_structure
 from grader.outcome import Category, Outcome
@@ -78,7 +78,8 @@ class Returns(Check):
                      else ""]
             return Outcome.failed(f"Your function returned {observed}; the task asks for {wanted_text} "
                                   f"({'; '.join(p for p in parts if p)}).", expected=wanted_text, observed=observed)
-        probe_shapes = ", ".join(f"{k} of shape {v.shape}" for k, v in context.probe.items() if hasattr(v, "shape"))
+        probe_shapes = ", ".join(f"{path} of shape {value.shape}" for path, value in argument_leaves(context.probe)
+                                 if hasattr(value, "shape"))
         for path, want in wanted.items():
             shape_advice = self.advice or (f"Return an array of shape {want[1]} for the probe input ({probe_shapes})."
                                            if isinstance(want, tuple) else "")

@@ -122,7 +122,7 @@ VIA_NAME = {"device_put": "jax.device_put", "jit_in": "the in_shardings of jax.j
             "shard_map_in": "the in_specs of jax.shard_map", "shard_map_out": "the out_specs of jax.shard_map"}
 # How the placed value must relate to the operand, by ``NamedShardingTarget.match``.
 MATCHES = {"exact": ("exact",), "copy": ("exact", "copy"), "derived": ("copy", "derived")}
-MATCH_TEXT = {"exact": "{label} itself", "copy": "{label} (or an unchanged copy of it)",
+MATCH_TEXT = {"exact": "{label} itself", "copy": "{label} (or a value of its shape computed from it)",
               "derived": "a value computed from {label}"}
 
 
@@ -222,6 +222,7 @@ class Evidence:
     device_names: list[str]
     program: Program | None = None
     probe_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    not_jax: str | None = None  # what the returned value is, when it is not made of JAX arrays
 
 
 def placements_in(program: Program, shapes: dict[str, tuple[int, ...]]) -> list[Placement]:
@@ -292,9 +293,10 @@ def _buffers_problem(program: Program, probe: dict[str, Any], leaves: dict[str, 
         want = {device: digest(value[tuple(slice(a, b) for a, b in block)]) for device, block in layout.items()}
         if set(got) != set(want) or any(got[d] != want[d] for d in want):
             where = ", ".join(names[d] if d < len(names) else f"#{d}" for d in sorted(got))
-            return (f"{what} reports {sharding_text(held.sharding, names)}, but JAX holds its data on {where} in a "
-                    "layout that sharding does not describe. The arrays JAX really holds are what counts: do not "
-                    "rewrite meshes, shardings or arrays after creating them")
+            return (f"{_capital(what)} reports {sharding_text(held.sharding, names)}, but the data JAX holds on {where} is "
+                    "not laid out as that sharding says (what the arrays really hold is what counts). This happens "
+                    "when a shard_map's out_specs claim a layout its body does not produce (check_vma=False skips "
+                    "JAX's own check of it), or when a mesh, sharding or array is rewritten after it is made")
     return None
 
 
@@ -357,7 +359,9 @@ def gather(context: Context) -> Evidence:
     how = ("seen in the real call, and the same in the traced program" if traced.program is not None else
            f"seen in the real call; jax.make_jaxpr could not trace your function ({_first_line(traced.error)}), "
            "which is fine: it was judged from what the call really did")
-    return Evidence(tuple(placements), None, problem, how, traced.program is not None, names, program, shapes)
+    not_jax = next((leaf.describe() for leaf in returned.leaves if leaf.kind != "jax_array"), None)
+    return Evidence(tuple(placements), None, problem, how, traced.program is not None, names, program, shapes,
+                    not_jax)
 
 
 def _probe_leaves(probe: dict[str, Any]) -> dict[str, Any]:
@@ -402,7 +406,7 @@ class StructureCheck(Check):
         failed = [(leaf, o) for leaf, o in outcomes if o.status != "passed"]
         if failed:
             leaf, outcome = failed[0]
-            more = f" ({len(failed) - 1} more of {self.target.label}'s leaves fail too.)" if len(failed) > 1 else ""
+            more = f" ({len(failed) - 1} more leaves of {self.target.label} fail too.)" if len(failed) > 1 else ""
             return dataclasses.replace(outcome, message=outcome.message + more)
         passed = outcomes[0][1]
         advisory = passed.advisory or (None if found.traced else self._once_note(context, found.how))
@@ -414,7 +418,8 @@ class StructureCheck(Check):
     def leaves(self, found: Evidence) -> list[str]:
         """The leaves the target is about (several when it names a subtree such as ``params``)."""
         if self.target.on_result:
-            return [self.target.operand]
+            outputs = found.program.output_paths if found.program is not None else ()
+            return [p for p in outputs if is_within(p, self.target.operand)] or [self.target.operand]
         leaves = [p for p in found.probe_shapes if is_within(p, self.target.operand)]
         return leaves or [self.target.operand]
 
@@ -470,7 +475,7 @@ class StructureCheck(Check):
             kinds = {p.relation[leaf] for p in related}
             wrong_shape = target.shaped_like is not None and any(
                 p.shape != found.probe_shapes.get(target.shaped_like) for p in related)
-            what = {"exact": f"{label} itself", "copy": f"an unchanged copy of {label}",
+            what = {"exact": f"{label} itself", "copy": f"a value of {label}'s shape computed from it",
                     "derived": f"a value computed from {label}"}
             observed = (f"your function applied {name} to {' and '.join(what[k] for k in sorted(kinds))}"
                         + (f" of another shape than {target.shaped_like}" if wrong_shape else "")
@@ -507,6 +512,10 @@ def _named(leaf: str, target: NamedShardingTarget) -> str:
     return target.label if leaf == target.operand else leaf
 
 
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 @dataclass(frozen=True, kw_only=True)
 class PlacedOnNamedSharding(StructureCheck):
     """The value the target names is given a NamedSharding the way the target says."""
@@ -515,7 +524,8 @@ class PlacedOnNamedSharding(StructureCheck):
         where = sharding_text(chosen.sharding, found.device_names)
         label = _named(leaf, self.target)
         if chosen.sharding.get("type") == "NamedSharding":
-            return Outcome.passed(f"{label} is placed with {VIA_NAME[chosen.via]} on {where} ({found.how.split(';')[0]}).")
+            return Outcome.passed(f"{_capital(label)} is placed with {VIA_NAME[chosen.via]} on {where} "
+                                  f"({found.how.split(';')[0]}).")
         return Outcome.failed(f"You placed {label} on {where}, which is not a NamedSharding over a mesh. "
                               f"Use {self.target.text()}.", expected=self.target.text(), observed=where)
 
@@ -566,12 +576,13 @@ class SpecMatches(PlacedOnNamedSharding):
             return super().judge_placement(chosen, found, leaf)
         got, label = spec_key(chosen.sharding.get("spec", [])), _named(leaf, self.target)
         if got == self.target.spec:
-            return Outcome.passed(f"{label} is placed with {spec_text(got)}.")
+            return Outcome.passed(f"{_capital(label)} is placed with {spec_text(got)}.")
         if got in self.target.also_accept:
-            return Outcome.passed(f"{label} is placed with {spec_text(got)}.", advisory=self.target.also_accept[got])
+            return Outcome.passed(f"{_capital(label)} is placed with {spec_text(got)}.",
+                                  advisory=self.target.also_accept[got])
         split = [p for p in got if p is not None]
         effect = f": it splits {label} along {', '.join(map(repr, split))}" if split else ": it splits nothing"
-        return Outcome.failed(f"{label} is placed with {spec_text(got)}{effect}; the task asks for "
+        return Outcome.failed(f"{_capital(label)} is placed with {spec_text(got)}{effect}; the task asks for "
                               f"{spec_text(self.target.spec)}.", expected=spec_text(self.target.spec),
                               observed=spec_text(got))
 
@@ -586,7 +597,12 @@ class ResultFromPlacement(StructureCheck):
         label = _named(leaf, self.target)
         what = "the result" if self.result == "result" else self.result
         if chosen.placed is not None and found.program is not None and found.program.feeds(chosen.placed, self.result):
-            return Outcome.passed(f"{what[:1].upper()}{what[1:]} is computed from the placed {label}.")
+            return Outcome.passed(f"{_capital(what)} is computed from the placed {label}.")
+        if found.not_jax:
+            observed = (f"{what} is {found.not_jax}, not a JAX array: a value that leaves JAX (NumPy, float()) "
+                        f"carries no link to the placed {label}")
+            return Outcome.failed(f"{_capital(observed)}. Return the JAX array computed from the placed {label}.",
+                                  expected=f"{what} computed from the placed {label}", observed=observed)
         observed = (f"{what} is not computed from what {VIA_NAME[chosen.via]} returned for {label}; that placed "
                     "copy is never used")
         return Outcome.failed(f"{observed[0].upper()}{observed[1:]}. Compute {what} from the placed {label} "

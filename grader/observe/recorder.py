@@ -158,6 +158,26 @@ def buffers(array: Any) -> list[dict[str, Any]]:
     return found
 
 
+def concrete(value: Any) -> Any:
+    """The array behind a transformation's tracer during a real call (``jax.grad`` computes the
+    primal values eagerly, wrapped in tracers): what the next operations really read."""
+    for _ in range(16):
+        inner = getattr(value, "primal", None)
+        if inner is None or inner is value:
+            return value
+        value = inner
+    return value
+
+
+def is_staged(value: Any) -> bool:
+    """A tracer with no value behind it: an operation on it is being staged, not run."""
+    return type(concrete(value)).__name__ in ("DynamicJaxprTracer", "JaxprTracer")
+
+
+# Where each kind of event keeps the values it read.
+_READS = {"device_put": 1, "jit": 2, "primitive": 3, "shard_map": 3}
+
+
 def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]], returned: list[tuple[str, Any]],
                     describe: Describe, is_array: Callable[[Any], bool]) -> dict[str, Any]:
     """The program of a recorded call, in the traced program's terms (``program_of``), plus
@@ -168,6 +188,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
     arrays: dict[str, dict[str, Any]] = {}
 
     def value_id(value: Any) -> int:
+        value = concrete(value)
         key = id(value)
         if key not in ids or not is_array(value):
             ids[key] = builder.fresh(value)
@@ -176,6 +197,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
 
     def bind(values: Any, produced: list[int]) -> None:
         for value, new in zip(values, produced):
+            value = concrete(value)
             ids[id(value)] = new
             kept.append(value)
 
@@ -185,6 +207,8 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
     inputs = [value_id(value) for _, value in leaves]
     for event in events:
         kind = event[0]
+        if any(is_staged(value) for value in event[_READS[kind]]):
+            continue  # part of a transformation being traced (jax.grad's linear part): no values yet
         if kind == "device_put":
             _, xs, devices, placed = event
             produced = builder.equation("device_put", {"devices": tuple(devices)}, [value_id(x) for x in xs],

@@ -188,10 +188,9 @@ class Session:
         if len(self.incidents) >= MAX_INCIDENTS:
             return Returned(False, incident=Incident("gave_up", f"grading stopped calling it after {MAX_INCIDENTS} "
                                                                 "failures"))
-        if self._child is None and self._loaded is not None:
-            loaded = self.load()
-            if not loaded.ok:
-                return Returned(False, incident=loaded.incident or Incident("crash", "the file no longer loads"))
+        reloaded = self._reload()
+        if reloaded is not None:
+            return Returned(False, incident=reloaded)
         # Incidents name no input: the limits check is shown to students even when the check
         # whose hidden input caused the incident is not (the failing check names its input).
         during = f"while calling {self.function}({', '.join(self.parameters)})"
@@ -236,8 +235,20 @@ class Session:
                 "crash", f"your code {what} {during}; a function must return its result, not end the program"))
         return None
 
+    def _reload(self) -> Incident | None:
+        """After an incident ended the child, a fresh one imports the submission again before
+        anything else is asked of it; an incident if it no longer loads."""
+        if self._child is None and self._loaded is not None:
+            loaded = self.load()
+            if not loaded.ok:
+                return loaded.incident or Incident("crash", "the file no longer loads")
+        return None
+
     def trace(self, arguments: Mapping[str, Any]) -> Traced:
         during = f"while tracing {self.function}({', '.join(self.parameters)}) with jax.make_jaxpr"
+        reloaded = self._reload()
+        if reloaded is not None:
+            return Traced(None, reloaded.message)
         try:
             reply = self._request({"op": "trace", "arguments": self._named(arguments)}, during)
         except ChildFailure as failure:
