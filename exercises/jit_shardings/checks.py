@@ -15,8 +15,9 @@ PROBE = {"x": np.arange(48, dtype=np.float32).reshape(16, 3) * 0.75 - 9.0}
 SHAPES = shapes("r c", (0, 3), (8, 0), (8, 1), (8, 4), (16, 5), (32, 2))
 
 # x goes into the jitted function split by rows; its output comes back replicated.
+# x itself enters the jit: the statement says not to place it with jax.device_put first.
 INPUT = NamedShardingTarget(
-    axis_names=("data",), spec=("data", None), via="jit_in",
+    axis_names=("data",), spec=("data", None), via="jit_in", match="exact",
     also_accept={("data",): "PartitionSpec('data') splits the rows the same way."})
 OUTPUT = NamedShardingTarget(axis_names=("data",), spec=(), via="jit_out", operand="result",
                              also_accept={(None,): "PartitionSpec(None) leaves a vector whole too."})

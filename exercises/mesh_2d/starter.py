@@ -1,6 +1,7 @@
 """A 2-D mesh: a matrix split over 'data' and 'model'.
 
-Write square_blocks(x), where x is a float32 matrix whose rows divide by 2 and columns by 4:
+Write square_blocks(x), where x is a float32 matrix with at least 2 rows and 4 columns, whose rows
+divide by 2 and columns by 4 (no empty matrices):
 
 1. build a mesh from all 8 devices as a 2 x 4 grid with axis names ('data', 'model');
 2. place x with NamedSharding(mesh, PartitionSpec('data', 'model'));

@@ -288,6 +288,11 @@ def _buffers_problem(program: Program, probe: dict[str, Any], leaves: dict[str, 
         held = arrays[value_id]
         layout = blocks_of(held.sharding, tuple(value.shape))
         if layout is None:
+            if held.sharding.get("type") in ("NamedSharding", "unreadable"):  # it cannot describe any layout
+                where = ", ".join(names[d] if d < len(names) else f"#{d}" for d, _, _ in held.buffers)
+                return (f"{_capital(what)} reports a sharding that describes no layout "
+                        f"({sharding_text(held.sharding, names)}), while JAX holds its data on {where}. This "
+                        "happens when a mesh or sharding is rewritten after it is made")
             continue
         got = {device: digest_ for device, _, digest_ in held.buffers}
         want = {device: digest(value[tuple(slice(a, b) for a, b in block)]) for device, block in layout.items()}
@@ -301,27 +306,36 @@ def _buffers_problem(program: Program, probe: dict[str, Any], leaves: dict[str, 
 
 
 def _calls_problem(context: Context, probe: Any, names: list[str]) -> str | None:
-    """Did every other call place the arguments, and return its result, as the probe call did?"""
-    def placed(returned: Any) -> set[tuple[Any, ...]]:
-        return {(p["operand"], _canonical(p["sharding"])) for p in returned.placements if p.get("operand")}
+    """Did every other call place the arguments, and return its result, as the probe call did?
+    Eager device_puts are seen on every call; a jitted function's shardings and a shard_map's
+    specs on the first call of each shape (later ones take JAX's C++ fast path, unseen)."""
+    def placed(returned: Any, vias: tuple[str, ...]) -> set[tuple[Any, ...]]:
+        return {(p.get("via", "device_put"), p["operand"], _canonical(p["sharding"])) for p in returned.placements
+                if p.get("via", "device_put") in vias and (p["operand"] or p.get("via") != "device_put")}
 
     def results(returned: Any) -> dict[str, tuple[Any, ...]]:
         return {leaf.path: _canonical(leaf.sharding) for leaf in returned.leaves if leaf.sharding}
 
-    want_placed, want_results = placed(probe), results(probe)
+    eager, transformed = ("device_put",), ("jit_in", "jit_out", "shard_map_in")
+    want_eager, want_transformed, want_results = placed(probe, eager), placed(probe, transformed), results(probe)
+    shapes_seen: set[tuple[Any, ...]] = set()
     for arguments, other in context.session.calls:
+        leaves = argument_leaves(arguments)
+        shapes = tuple(sorted((path, np.shape(leaf)) for path, leaf in leaves))  # drawn dicts vary in key order
+        first_of_shape = shapes not in shapes_seen
+        shapes_seen.add(shapes)
         if other is probe or not other.ok:
             continue
-        if any(getattr(leaf, "size", 1) == 0 for _, leaf in argument_leaves(arguments)):
+        if any(getattr(leaf, "size", 1) == 0 for _, leaf in leaves):
             continue  # JAX lays out what it computes from empty arrays as it likes (replicated, often)
         if not other.intact:
             return _TAMPERED
-        shapes = ", ".join(f"{leaf.path} of shape {leaf.shape}" for leaf in other.leaves[:3])
-        if placed(other) != want_placed:
-            return (f"Your function placed its arguments differently on other inputs (a call returning {shapes}) "
+        returned = ", ".join(f"{leaf.path} of shape {leaf.shape}" for leaf in other.leaves[:3])
+        if placed(other, eager) != want_eager or (first_of_shape and placed(other, transformed) != want_transformed):
+            return (f"Your function placed its arguments differently on other inputs (a call returning {returned}) "
                     "than on the probe input; grading needs the same placements for every input the task allows")
         if results(other) != want_results:
-            return (f"The arrays your function returned for other inputs (a call returning {shapes}) live on a "
+            return (f"The arrays your function returned for other inputs (a call returning {returned}) live on a "
                     "different sharding than for the probe input; grading needs the same behaviour for every input "
                     "the task allows")
     return None
@@ -345,6 +359,8 @@ def gather(context: Context) -> Evidence:
     if not returned.intact:
         problem = _TAMPERED
     if problem is None:
+        problem = _unseen_result(program, returned)
+    if problem is None:
         problem = _buffers_problem(program, _probe_leaves(context.probe),
                                    {leaf.path: leaf.array for leaf in returned.leaves}, names)
     if problem is None and traced.program is not None:
@@ -362,6 +378,19 @@ def gather(context: Context) -> Evidence:
     not_jax = next((leaf.describe() for leaf in returned.leaves if leaf.kind != "jax_array"), None)
     return Evidence(tuple(placements), None, problem, how, traced.program is not None, names, program, shapes,
                     not_jax)
+
+
+def _unseen_result(program: Program, returned: Any) -> str | None:
+    """A returned JAX array that no operation the grader saw produced (and that is no argument)."""
+    kinds = {leaf.path: leaf.kind for leaf in returned.leaves}
+    made = {o for node in program.nodes for o in node.outputs} | set(program.inputs)
+    for path, out in zip(program.output_paths, program.outputs):
+        if kinds.get(path) == "jax_array" and out not in made:
+            what = "The array your function returned" if path == "result" else f"The array your function returned at {path}"
+            return (f"{what} was not computed by any JAX operation the grader saw during the call: it was made "
+                    "before the call (at import), or the grader's observers of JAX were removed while your code "
+                    "ran. Compute the result inside the function, and do not patch JAX")
+    return None
 
 
 def _probe_leaves(probe: dict[str, Any]) -> dict[str, Any]:
@@ -423,8 +452,9 @@ class StructureCheck(Check):
         leaves = [p for p in found.probe_shapes if is_within(p, self.target.operand)]
         return leaves or [self.target.operand]
 
-    def counts(self, placement: Placement, leaf: str, found: Evidence) -> bool:
-        """Is ``placement`` one this target judges for ``leaf`` (the right way, of the right value)?"""
+    def counts(self, placement: Placement, leaf: str, found: Evidence, anywhere: bool = False) -> bool:
+        """Is ``placement`` one this target judges for ``leaf`` (the right way, of the right value,
+        inside what the target asks for unless ``anywhere``)?"""
         target = self.target
         # A result relates to a placement "exact"ly (returned as placed) or "derived" (computed from it).
         allowed = (("exact",) if target.match == "exact" else ("exact", "derived")) if target.on_result \
@@ -433,7 +463,7 @@ class StructureCheck(Check):
             return False
         if target.shaped_like is not None and placement.shape != found.probe_shapes.get(target.shaped_like):
             return False
-        return target.inside is None or target.inside in placement.within
+        return anywhere or target.inside is None or target.inside in placement.within
 
     def chosen(self, found: Evidence, leaf: str) -> Placement | None:
         """The placement to judge for ``leaf``: one the result is computed from if any, and
@@ -466,9 +496,11 @@ class StructureCheck(Check):
         target = self.target
         name, want = VIA_NAME[target.via], target.text()
         label = leaf if leaf != target.operand or not target.on_result else target.label
+        # What the target is about, in the exercise's words ("the squares") where it has some.
+        wanted = target.label if target.label != target.operand else MATCH_TEXT[target.match].format(label=label)
         same_way = [p for p in found.placements if p.via == target.via]
         related = [p for p in same_way if leaf in p.relation]
-        if any(self.counts(p, leaf, dataclasses.replace(found)) for p in related) and target.inside:
+        if target.inside and any(self.counts(p, leaf, found, anywhere=True) for p in related):
             observed = f"your function used {name} only outside jax.{target.inside}"
             advice = f"Use it inside the function you pass to jax.{target.inside}: {want}."
         elif related:
@@ -479,11 +511,11 @@ class StructureCheck(Check):
                     "derived": f"a value computed from {label}"}
             observed = (f"your function applied {name} to {' and '.join(what[k] for k in sorted(kinds))}"
                         + (f" of another shape than {target.shaped_like}" if wrong_shape else "")
-                        + f", not to {MATCH_TEXT[target.match].format(label=label)}")
+                        + f", not to {wanted}")
             advice = (f"Place {label} itself first, then compute on the placed array." if target.match == "exact"
                       else f"Use {want}.")
         elif same_way:
-            observed = f"your function used {name}, but not on {MATCH_TEXT[target.match].format(label=label)}"
+            observed = f"your function used {name}, but not on {wanted}"
             advice = f"Use {want}."
         elif target.via == "device_put":
             observed = f"no jax.device_put of {label} happened"

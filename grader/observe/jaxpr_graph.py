@@ -27,7 +27,7 @@ Describe = Callable[[Any], dict[str, Any]]
 JAX_SOURCE = os.path.dirname(os.path.realpath(jax.__file__)) + os.sep
 
 
-def _simple(value: Any, describe: Describe) -> Any:
+def simple_param(value: Any, describe: Describe) -> Any:
     """A JSON-able view of a parameter, or None for the ones that say nothing structural."""
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
@@ -37,16 +37,16 @@ def _simple(value: Any, describe: Describe) -> Any:
         return [list(p) if isinstance(p, tuple) else (p if p is None or isinstance(p, str) else str(p))
                 for p in value]
     if isinstance(value, (Mesh, AbstractMesh)):
-        return _mesh(value)
+        return mesh_data(value)
     if type(value).__name__ in ("UnspecifiedValue", "AUTO"):  # jit in/out_shardings left to the compiler
         return {"type": "unspecified"}
     if isinstance(value, (tuple, list)) and len(value) <= 64:
-        items = [_simple(v, describe) for v in value]
+        items = [simple_param(v, describe) for v in value]
         return items if all(i is not None or v is None for i, v in zip(items, value)) else None
     return None
 
 
-def _mesh(mesh: Mesh | AbstractMesh) -> dict[str, Any]:
+def mesh_data(mesh: Mesh | AbstractMesh) -> dict[str, Any]:
     """A mesh parameter (shard_map's) in the same terms as a NamedSharding's mesh."""
     try:
         devices = [int(d.id) for d in mesh.devices.flat]
@@ -126,7 +126,7 @@ class Builder:
                  within: tuple[str, ...], literals: dict[int, Any] | None = None) -> list[int]:
         """Add one equation (of a program, or a primitive a real call bound) reading ``inputs``
         and producing values shaped like ``outs``; returns the ids of what it produced."""
-        simple = {k: s for k, v in params.items() if (s := _simple(v, self.describe)) is not None}
+        simple = {k: s for k, v in params.items() if (s := simple_param(v, self.describe)) is not None}
         subs = _sub_programs(params)
         node: dict[str, Any] = {"primitive": name, "within": list(within), "params": simple, "inputs": list(inputs)}
         if literals:

@@ -8,14 +8,18 @@ eager paths, in place before the submission is imported:
 
 - ``dispatch._batched_device_put_impl``: every eager ``jax.device_put``;
 - ``pjit._run_python_pjit``: every call of a jitted function that reaches Python (its inner
-  program, in_shardings and out_shardings), ``jnp`` functions included. Before a recorded
-  call the C++ dispatch caches are cleared, so no jitted call slips past on the fast path;
+  program, in_shardings and out_shardings), ``jnp`` functions included. Before a call recorded
+  in full, and once after the submission is imported, the C++ dispatch caches are cleared, so
+  no jitted call slips past on the fast path (afterwards, a shape's first call always misses);
 - ``EvalTrace.process_primitive``: every other primitive applied eagerly (a sharding
   constraint outside jit, a bare ``lax`` operation);
 - ``EvalTrace.process_shard_map``: every eager ``shard_map``; its body is also staged to a
   program, so its specs and collectives are known.
 
-Only operations the submission itself performs count (a ``depth`` counter skips what JAX
+Every call records its placements (``placements`` mode: eager device_put, the in/out
+shardings of each jitted function that reached Python, eager shard_map specs), so the calls
+of the value checks can be compared with the probe call; the probe call records everything
+(``full``). Only operations the submission itself performs count (a ``depth`` counter skips what JAX
 does inside them). During the call the hooks only append raw references to a list, using
 builtins captured when they were made, so a submission that swaps builtins or JAX functions
 during its call cannot change what was recorded, only stop recording; everything is
@@ -28,7 +32,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Callable
 
-from grader.observe.jaxpr_graph import Builder, Describe
+from grader.observe.jaxpr_graph import Builder, Describe, mesh_data, simple_param
 
 FULL, PLACEMENTS = "full", "placements"
 
@@ -62,7 +66,7 @@ class Recorder:
             return placed
 
         def observed_pjit(p: Any, args_flat: Any, fun: Any, args: Any, kwargs: Any) -> Any:
-            if state[0] != FULL or state[1]:
+            if state[0] is None or state[1]:
                 return run_pjit(p, args_flat, fun, args, kwargs)
             state[1] += 1
             try:
@@ -84,11 +88,11 @@ class Recorder:
             return out
 
         def observed_shard_map(trace: Any, prim: Any, fun: Any, args: Any, **params: Any) -> Any:
-            if state[0] != FULL or state[1]:
+            if state[0] is None or state[1]:
                 return process_shard_map(trace, prim, fun, args, **params)
             state[1] += 1
             try:
-                staged = stage(prim, fun, args, params)
+                staged = stage(prim, fun, args, params) if state[0] == FULL else None
                 out = process_shard_map(trace, prim, fun, args, **params)
             finally:
                 state[1] -= 1
@@ -111,11 +115,15 @@ class Recorder:
             return f"{type(error).__name__}: {str(error)[:300]}"
 
     # -- a recorded call --------------------------------------------------------------------------
+    def clear_caches(self) -> None:
+        """Make the next call of every jitted function reach Python (and so the recorder)."""
+        for cache in self._caches:
+            cache.clear()
+
     def start(self, mode: str) -> None:
         self.events.clear()
         if mode == FULL:
-            for cache in self._caches:  # every jitted call of this one reaches Python
-                cache.clear()
+            self.clear_caches()
         self.state[0], self.state[1] = mode, 0
 
     def stop(self) -> list[tuple[Any, ...]]:
@@ -130,19 +138,56 @@ class Recorder:
 
 
 def placements_of(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]], describe: Describe) -> list[dict[str, Any]]:
-    """The eager placements a call made of its argument leaves (or of copies it placed again),
-    for the cheap record every call keeps."""
+    """The placements a call made, for the cheap record every call keeps: eager device_puts,
+    the specified in/out shardings of the student's jitted functions that reached Python, and
+    eager shard_map in_specs. ``operand`` names the argument leaf placed (or a copy of it
+    placed again); None for any other value."""
     owner = {id(value): path for path, value in leaves}
     found = []
     for event in events:
-        if event[0] != "device_put":
-            continue
-        _, xs, devices, placed = event
-        for x, target, out in zip(xs, devices, placed):
-            path = owner.get(id(x))
-            if path is not None:
-                owner[id(out)] = path
-            found.append({"operand": path, "sharding": describe(target)})
+        if event[0] == "device_put":
+            _, xs, devices, placed = event
+            for x, target, out in zip(xs, devices, placed):
+                path = owner.get(id(x))
+                if path is not None:
+                    owner[id(out)] = path
+                found.append({"via": "device_put", "operand": path, "sharding": describe(target)})
+        elif event[0] == "jit":
+            _, params, args, outs = event
+            for via, values, key in (("jit_in", args, "in_shardings"), ("jit_out", outs, "out_shardings")):
+                for value, sharding in zip(values, params.get(key) or ()):
+                    if type(sharding).__name__ not in ("UnspecifiedValue", "AUTO"):
+                        found.append({"via": via, "operand": owner.get(id(concrete(value))),
+                                      "sharding": describe(sharding)})
+            found.extend(_inside(params["jaxpr"], describe))
+        elif event[0] == "shard_map":
+            _, params, _, args, _ = event
+            mesh = params.get("mesh")
+            for value, spec in zip(args, params.get("in_specs") or ()):
+                found.append({"via": "shard_map_in", "operand": owner.get(id(concrete(value))),
+                              "sharding": {**mesh_data(mesh), "type": "NamedSharding",
+                                           "spec": simple_param(spec, describe)}})
+    return found
+
+
+def _inside(program: Any, describe: Describe, depth: int = 0) -> list[dict[str, Any]]:
+    """The shard_map specs and jit shardings a jitted program applies inside it (not tied to an
+    argument: ``operand`` None), for the cheap record of every call."""
+    found: list[dict[str, Any]] = []
+    jaxpr = getattr(program, "jaxpr", program)
+    for eqn in getattr(jaxpr, "eqns", ()) if depth < 8 else ():
+        params = eqn.params
+        if eqn.primitive.name == "shard_map" and params.get("mesh") is not None:
+            found.extend({"via": "shard_map_in", "operand": None,
+                          "sharding": {**mesh_data(params["mesh"]), "type": "NamedSharding",
+                                       "spec": simple_param(spec, describe)}} for spec in params.get("in_specs") or ())
+        elif eqn.primitive.name in ("jit", "pjit"):
+            for via, key in (("jit_in", "in_shardings"), ("jit_out", "out_shardings")):
+                found.extend({"via": via, "operand": None, "sharding": describe(s)} for s in params.get(key) or ()
+                             if type(s).__name__ not in ("UnspecifiedValue", "AUTO"))
+        for value in params.values():
+            if hasattr(value, "eqns") or hasattr(getattr(value, "jaxpr", None), "eqns"):
+                found.extend(_inside(value, describe, depth + 1))
     return found
 
 
@@ -176,6 +221,15 @@ def is_staged(value: Any) -> bool:
 
 # Where each kind of event keeps the values it read.
 _READS = {"device_put": 1, "jit": 2, "primitive": 3, "shard_map": 3}
+
+
+def held(array: Any, describe: Describe) -> dict[str, Any]:
+    """An array's reported sharding (or why it cannot be read) and its real buffers."""
+    try:
+        sharding = describe(array.sharding)
+    except Exception as error:  # a mesh rewritten after the array was made
+        sharding = {"type": "unreadable", "error": f"{type(error).__name__}: {error}"}
+    return {"sharding": sharding, "buffers": buffers(array)}
 
 
 def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]], returned: list[tuple[str, Any]],
@@ -216,7 +270,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
             bind(placed, produced)
             for value, new in zip(placed, produced):
                 if is_array(value):
-                    arrays[str(new)] = {"sharding": describe(value.sharding), "buffers": buffers(value)}
+                    arrays[str(new)] = held(value, describe)
         elif kind == "jit":
             _, params, args, outs = event
             bind(outs, builder.equation("jit", params, [value_id(a) for a in args], list(outs), ()))
@@ -243,7 +297,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
     outputs = [value_id(value) for _, value in returned]
     for (_, value), new in zip(returned, outputs):
         if is_array(value):
-            arrays[str(new)] = {"sharding": describe(value.sharding), "buffers": buffers(value)}
+            arrays[str(new)] = held(value, describe)
     data = builder.data(inputs, outputs, [p for p, _ in leaves], [p for p, _ in returned])
     data["arrays"] = arrays
     return data

@@ -211,7 +211,7 @@ class Session:
         placements = reply.get("placements") or []
         if not isinstance(placements, list) or not all(isinstance(p, dict) and isinstance(p.get("sharding"), dict)
                                                         and isinstance(p.get("operand"), (str, type(None)))
-                                                        for p in placements):
+                                                        and isinstance(p.get("via", ""), str) for p in placements):
             raise Malformed("placements are not as the protocol says")
         if reply.get("ok") is not True:
             error, exception = safe_text(reply.get("error", "")), safe_text(reply.get("exception", ""), 100)
