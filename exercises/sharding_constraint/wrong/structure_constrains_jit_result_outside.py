@@ -1,5 +1,5 @@
 # expect: structure
-"""Squares inside jax.jit but 'constrains' by calling with_sharding_constraint on the jitted
+"""Squares inside jax.jit but "constrains" by calling with_sharding_constraint on the jitted
 function's result outside it (the squares come back from the jit): an eager move, not a
 constraint inside the compiled program."""
 import jax
