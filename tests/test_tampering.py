@@ -11,7 +11,9 @@ verdict (no full marks, a structure check failed, no check reporting a grader er
 that the message says what really happened.
 
 Cases the grader does not handle yet are strict xfails whose reason says what goes wrong: when
-the grader is fixed they XPASS, and the marker must go.
+the grader is fixed they XPASS, and the marker must go. One case cannot be caught from inside
+the submission's process at all (rewriting the recorder's events found through gc): it is a
+strict xfail too, with the residual risk docs/threat-model.md states as its reason.
 """
 from __future__ import annotations
 
@@ -202,3 +204,18 @@ def test_using_the_asked_for_transformation_only_for_the_probe_shape_fails_struc
                                         ("shard_map_psum_honest_per_shape.py", "shard_map_psum")])
 def test_code_that_depends_on_the_shape_but_places_alike_keeps_full_marks(graded, name, slug):
     assert_full_marks(graded(name, slug))
+
+
+# -- beyond d1-d6: deliberate in-process forgery ------------------------------------------------------
+@pytest.mark.xfail(strict=True, reason=(
+    "cannot be caught from inside one process: the recorder and its list of events live in the submission's "
+    "process, so code that finds them (gc.get_objects()) can rewrite what was recorded, keeping every array it "
+    "reports genuine; docs/threat-model.md, 'What it does not promise'. Only an observer outside the process "
+    "(or a second, independent run) can tell"))
+def test_forging_the_recorded_events_through_gc_gets_no_full_marks(graded):
+    report = graded("forge_recorded_events.py")
+    assert report.score < report.max_score, summary(report)
+
+
+def test_walking_the_garbage_collector_without_touching_anything_keeps_full_marks(graded):
+    assert_full_marks(graded("honest_gc_collect.py"))
