@@ -3,7 +3,6 @@
 sums: right whenever x has columns, a reshape error when it has none (the -1 cannot be inferred
 from an empty array)."""
 import jax
-import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 

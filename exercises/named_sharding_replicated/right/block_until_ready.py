@@ -1,6 +1,5 @@
 """Waits for the placement and for the sum with block_until_ready(), as timing code does."""
 import jax
-import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 

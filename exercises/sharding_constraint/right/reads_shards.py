@@ -1,7 +1,6 @@
 """Builds the jitted function per call and reads the result's addressable_shards (how many
 devices hold a piece) before returning it."""
 import jax
-import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
