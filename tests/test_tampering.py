@@ -1,0 +1,221 @@
+"""Submissions that tamper with what the grader observes (issue #12, d1-d6), graded through the
+real engine, each next to an honest control that must keep full marks.
+
+Every tampering file in tests/hostile/ does something the task forbids (places x on the wrong
+devices, sums the unplaced x, skips the asked-for sharding on most inputs) and then tries to
+hide it: it rewrites its own Mesh after placing (d1), swaps builtins during its own call (d2),
+removes the grader's observers at the start of each call or from a timer signal (d3), places
+x only while being traced (d4), is untraceable while re-homing a result computed from the
+unplaced x (d5), or behaves correctly only for the probe's shape (d6). Each test asserts the
+verdict (no full marks, a structure check failed, no check reporting a grader error) *and*
+that the message says what really happened.
+
+Cases the grader does not handle yet are strict xfails whose reason says what goes wrong: when
+the grader is fixed they XPASS, and the marker must go. One case cannot be caught from inside
+the submission's process at all (rewriting the recorder's events found through gc): it is a
+strict xfail too, with the residual risk docs/threat-model.md states as its reason.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import SEED_EXERCISE
+from grader import find_exercise, grade
+from grader.report.result import Report
+
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+SEED = SEED_EXERCISE.name
+_GRADED: dict[tuple[str, str], Report] = {}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Grade a file of tests/hostile/ (copied into a class folder, as a student's file) once per
+    module, for ``slug``; later tests on the same file reuse the report."""
+    folder = tmp_path_factory.mktemp("class")
+
+    def run(name: str, slug: str = SEED) -> Report:
+        key = (name, slug)
+        if key not in _GRADED:
+            submission = folder / name
+            shutil.copyfile(HOSTILE / name, submission)
+            _GRADED[key] = grade(find_exercise(slug), submission)
+        return _GRADED[key]
+
+    yield run
+    _GRADED.clear()
+
+
+def check(report: Report, check_id: str):
+    return next(c for c in report.checks if c.id == check_id)
+
+
+def summary(report: Report) -> list[tuple[str, str, str]]:
+    return [(c.id, c.status, c.message[:300]) for c in report.checks]
+
+
+def assert_fails_structure(report: Report, check_id: str, says: str) -> None:
+    """No full marks; ``check_id`` (a structure check) failed saying ``says``; nothing blamed on
+    the grader (a grader error tells the student "this is not your fault", which is false here)."""
+    assert report.score < report.max_score, summary(report)
+    assert not [c for c in report.checks if c.status == "error"], summary(report)
+    found = check(report, check_id)
+    assert found.category == "structure" and found.status == "failed", summary(report)
+    assert says in found.message, found.message
+
+
+def assert_full_marks(report: Report) -> None:
+    assert report.score == report.max_score, [s for s in summary(report) if s[1] != "passed"]
+
+
+# -- d1: rewriting its own Mesh (or the NamedSharding's mesh) after placing -----------------------
+@pytest.mark.parametrize("name", ["rewrite_mesh_attributes.py", "rewrite_sharding_mesh.py"])
+def test_rewriting_the_mesh_after_placing_gets_no_full_marks(graded, name):
+    report = graded(name)
+    assert report.score < report.max_score, summary(report)
+    assert check(report, "structure.mesh").status != "passed", summary(report)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "grader bug: after the mesh is rewritten, the child's describe_shards (value.addressable_shards -> "
+    "shard.index) raises KeyError: CpuDevice(id=1) / (id=7), which the child reports as an internal "
+    "'grader error' on every check ('This is not your fault: report it to your instructor'), instead of "
+    "the buffers cross-check failing structure with 'reports NamedSharding(...) but JAX holds its data on ...'"))
+@pytest.mark.parametrize("name, held_on", [("rewrite_mesh_attributes.py", "cpu:7"),
+                                           ("rewrite_sharding_mesh.py", "cpu:7")])
+def test_rewriting_the_mesh_fails_structure_saying_where_the_data_really_is(graded, name, held_on):
+    report = graded(name)
+    assert_fails_structure(report, "structure.placed", "JAX holds its data on")
+    assert held_on in check(report, "structure.placed").message
+
+
+def test_reading_mesh_attributes_and_rebinding_the_name_keeps_full_marks(graded):
+    assert_full_marks(graded("honest_reads_mesh_attributes.py"))
+
+
+# -- d2: swapping builtins during its own call ------------------------------------------------------
+def test_swapping_builtins_during_the_call_cannot_link_the_sum_to_the_placed_array(graded):
+    report = graded("swap_builtins_in_call.py")
+    assert check(report, "value.random_vectors").status == "passed"  # the number is right ...
+    assert check(report, "structure.placed").status == "passed"  # ... and x really was placed, correctly ...
+    assert_fails_structure(report, "structure.sum_of_placed",  # ... but the sum is of the unplaced x
+                           "not computed from what jax.device_put returned for x")
+
+
+def test_swapping_a_builtin_during_the_call_and_restoring_it_keeps_full_marks(graded):
+    assert_full_marks(graded("honest_swaps_builtin_in_call.py"))
+
+
+# -- d3: removing the observers -------------------------------------------------------------------
+TAMPERED = "observers of JAX were removed or replaced while your function ran"
+
+
+def test_removing_the_observers_at_the_start_of_each_call_fails_structure(graded):
+    assert_fails_structure(graded("remove_observers_in_call.py"), "structure.placed", TAMPERED)
+
+
+def test_removing_the_observers_from_a_timer_signal_fails_structure(graded):
+    report = graded("remove_observers_from_timer.py")
+    message = check(report, "structure.placed").message
+    # Whether the timer fired during the probe call is up to the scheduler: either the removal was
+    # seen, or the placement on all 8 devices was (and then the mesh check says so).
+    if TAMPERED in message:
+        assert_fails_structure(report, "structure.placed", TAMPERED)
+    else:
+        assert_fails_structure(report, "structure.mesh", "Your mesh holds 8 devices")
+
+
+def test_removing_the_observers_and_putting_them_back_gets_no_full_marks(graded):
+    report = graded("remove_observers_put_back.py")
+    assert report.score < report.max_score, summary(report)
+    assert check(report, "structure.placed").status == "failed", summary(report)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "false message: structure.placed says 'No jax.device_put of x happened', but one did (onto all 8 devices) "
+    "while the observers were removed; the grader could tell, since the returned array lives on 8 devices "
+    "and no recorded operation produced it"))
+def test_removing_the_observers_and_putting_them_back_is_not_told_that_nothing_was_placed(graded):
+    report = graded("remove_observers_put_back.py")
+    message = check(report, "structure.placed").message
+    assert report.score < report.max_score
+    assert "No jax.device_put of x happened" not in message, message
+
+
+def test_clearing_caches_and_reading_jax_internals_keeps_full_marks(graded):
+    assert_full_marks(graded("honest_clears_caches_in_call.py"))
+
+
+def test_a_timeout_guard_on_sigalrm_keeps_full_marks(graded):
+    assert_full_marks(graded("honest_timer_guard.py"))
+
+
+# -- d4: placing x only while being traced, jit out_shardings in the real call -----------------------
+def test_placing_only_when_traced_and_rehoming_with_jit_fails_structure(graded):
+    report = graded("trace_only_placement_jit.py")
+    assert_fails_structure(report, "structure.placed", "places values differently when traced")
+    message = check(report, "structure.placed").message
+    assert "only when traced, it placed x itself by jax.device_put" in message
+    assert "only when called, it placed a value computed from x by the out_shardings of jax.jit" in message
+
+
+def test_asking_whether_x_is_a_tracer_only_to_print_keeps_full_marks(graded):
+    assert_full_marks(graded("honest_traced_branch.py"))
+
+
+# -- d5: untraceable, the result re-homed with jit out_shardings from the unplaced x ----------------
+def test_untraceable_rehoming_of_a_sum_of_the_unplaced_x_fails_structure(graded):
+    report = graded("untraceable_rehome.py")
+    assert check(report, "value.random_vectors").status == "passed"
+    assert_fails_structure(report, "structure.sum_of_placed", "not computed from what jax.device_put returned for x")
+    noted = " ".join(c.advisory or "" for c in report.checks)
+    assert "could not trace your function" in noted and "judged from what the call really did" in noted
+
+
+def test_untraceable_jit_out_shardings_on_the_placed_array_keeps_full_marks(graded):
+    assert_full_marks(graded("honest_untraceable_jit_out.py"))
+
+
+# -- d6: correct only for the probe's shape -----------------------------------------------------------
+def test_placing_correctly_only_for_the_probe_length_fails_structure(graded):
+    assert_fails_structure(graded("probe_shape_only.py"), "structure.placed",
+                           "placed its arguments differently on other inputs")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "grader hole: the value checks' calls record only jax.device_put (recorder mode 'placements'), so jit "
+    "in_shardings, shard_map specs and collectives are seen on the probe call alone; code that uses them only "
+    "for the probe's shape, and keeps the returned array's sharding the same with out_shardings otherwise, gets "
+    "full marks. Recording jit/shard_map parameters on every call would catch it"))
+@pytest.mark.parametrize("name, slug", [("jit_shardings_probe_shape_only.py", "jit_shardings"),
+                                        ("shard_map_psum_probe_shape_only.py", "shard_map_psum")])
+def test_using_the_asked_for_transformation_only_for_the_probe_shape_fails_structure(graded, name, slug):
+    report = graded(name, slug)
+    assert report.score < report.max_score, summary(report)
+    assert not [c for c in report.checks if c.status == "error"], summary(report)
+    assert any(c.category == "structure" and c.status == "failed" for c in report.checks), summary(report)
+
+
+@pytest.mark.parametrize("name, slug", [("honest_per_shape_cache.py", SEED),
+                                        ("jit_shardings_honest_per_shape.py", "jit_shardings"),
+                                        ("shard_map_psum_honest_per_shape.py", "shard_map_psum")])
+def test_code_that_depends_on_the_shape_but_places_alike_keeps_full_marks(graded, name, slug):
+    assert_full_marks(graded(name, slug))
+
+
+# -- beyond d1-d6: deliberate in-process forgery ------------------------------------------------------
+@pytest.mark.xfail(strict=True, reason=(
+    "cannot be caught from inside one process: the recorder and its list of events live in the submission's "
+    "process, so code that finds them (gc.get_objects()) can rewrite what was recorded, keeping every array it "
+    "reports genuine; docs/threat-model.md, 'What it does not promise'. Only an observer outside the process "
+    "(or a second, independent run) can tell"))
+def test_forging_the_recorded_events_through_gc_gets_no_full_marks(graded):
+    report = graded("forge_recorded_events.py")
+    assert report.score < report.max_score, summary(report)
+
+
+def test_walking_the_garbage_collector_without_touching_anything_keeps_full_marks(graded):
+    assert_full_marks(graded("honest_gc_collect.py"))
