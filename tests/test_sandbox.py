@@ -327,7 +327,7 @@ def test_the_child_is_confined_before_the_submission_runs(tmp_path):
         assert status["NoNewPrivs"].strip() == "1"
         assert sorted(int(fd) for fd in os.listdir(f"/proc/{pid}/fd"))[:3] == [0, 1, 2]
         assert os.readlink(f"/proc/{pid}/fd/0") == "/dev/null"
-        assert os.readlink(f"/proc/{pid}/cwd") == child.workdir
+        assert os.readlink(f"/proc/{pid}/cwd") == child.scratch
         if ROOT:
             assert status["Uid"].split()[:3] == [str(child.lease.uid)] * 3 and status["Groups"].strip() == ""
             assert os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
@@ -337,12 +337,12 @@ def test_the_child_is_confined_before_the_submission_runs(tmp_path):
         assert not processes_of_uid(child.lease.uid)
 
 
-def leave_detached_sleeper(uid: int, close_first: int | None = None) -> None:
+def leave_detached_sleeper(uid: int, close_first: tuple[int, ...] = ()) -> None:
     """Fork a process that becomes ``uid``, leaves our session and leaves a sleeper behind."""
     pid = os.fork()
     if pid == 0:
-        if close_first is not None:
-            os.close(close_first)
+        for fd in close_first:
+            os.close(fd)
         os.setsid()
         os.setgroups([])
         os.setresgid(uid, uid, uid)
@@ -373,9 +373,11 @@ def test_a_uid_left_dirty_by_a_crashed_grader_is_cleaned_before_reuse():
     crashed = UidLease()
     # The leftover of a grader that died while its child ran (a real child never holds the
     # grader's lock files: they are not passed).
-    leave_detached_sleeper(crashed.uid, close_first=crashed._fd)
+    locks = (crashed._fd, *crashed._legacy)
+    leave_detached_sleeper(crashed.uid, close_first=locks)
     leftover = processes_of_uid(crashed.uid)
-    os.close(crashed._fd)  # the grader "dies": its lock goes, the lock file still says in use
+    for fd in locks:  # the grader "dies": its locks go, the lock file still says in use
+        os.close(fd)
     held = []
     try:
         while not held or held[-1].uid != crashed.uid:

@@ -6,6 +6,7 @@ Every such incident is kept: the ``limits`` check reads them.
 """
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import time
@@ -26,7 +27,7 @@ MAX_INCIDENTS = 2
 
 @dataclass(frozen=True)
 class Incident:
-    kind: str  # "time" | "memory" | "crash" | "protocol"
+    kind: str  # "time" | "memory" | "disk" | "crash" | "protocol"
     message: str
 
 
@@ -160,6 +161,8 @@ class Session:
         try:
             copy = self._copy_in()
         except OSError as error:
+            if error.errno in (errno.ENOSPC, errno.EDQUOT):  # the grader's disk is full: not the student's doing
+                raise SandboxError(f"no room for the submission's copy ({error.strerror})") from None
             self._loaded = Loaded(False, "read", {"error": f"{error.strerror or error}: {self.submission.name}"})
             return self._loaded
         try:

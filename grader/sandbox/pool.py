@@ -25,7 +25,6 @@ import fcntl
 import json
 import os
 import select
-import shutil
 import signal
 import socket
 import subprocess
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import PoolError
+from grader.sandbox.scratch import remove_tree
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])  # the folder holding grader/
 ZYGOTE_BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.sandbox.pool import zygote_main; zygote_main()"
@@ -174,7 +174,7 @@ class Zygote:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
         self._socket.close()
-        shutil.rmtree(self.home, ignore_errors=True)
+        remove_tree(self.home)  # only the zygote used it: no submission runs there
 
 
 class Pool:
