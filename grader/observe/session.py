@@ -162,6 +162,7 @@ class Session:
             copy = self._copy_in()
         except OSError as error:
             if error.errno in (errno.ENOSPC, errno.EDQUOT):  # the grader's disk is full: not the student's doing
+                self._retire()  # a partial copy stays in that child's folder; a retry starts afresh
                 raise SandboxError(f"no room for the submission's copy ({error.strerror})") from None
             self._loaded = Loaded(False, "read", {"error": f"{error.strerror or error}: {self.submission.name}"})
             return self._loaded

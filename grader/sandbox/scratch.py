@@ -140,14 +140,30 @@ class ScratchWatch:
         self._thread.join()
 
 
-def _open_folder(name: str, parent: int) -> int:
+def mount_id(fd: int) -> int:
+    """The id of the mount the open file ``fd`` lies on. A bind mount keeps its file system's
+    device number, so only this tells that a folder is another mount."""
+    with open(f"/proc/self/fdinfo/{fd}") as handle:
+        for line in handle:
+            if line.startswith("mnt_id:"):
+                return int(line.split()[1])
+    raise OSError(errno.ENOTSUP, "no mount id in /proc/self/fdinfo")
+
+
+def _open_folder(name: str, parent: int, mount: int) -> int:
     """Open the folder ``name`` in ``parent`` for listing, first giving its owner back the read,
-    write and search rights a submission may have taken away (as root these never matter)."""
+    write and search rights a submission may have taken away (as root these never matter).
+    Refuses a folder on another mount than ``mount``: removing through it would remove files
+    that are not the child's."""
     try:
-        return os.open(name, _DIRECTORY, dir_fd=parent)
+        fd = os.open(name, _DIRECTORY, dir_fd=parent)
     except PermissionError:
         _restore_rights(name, parent)
-        return os.open(name, _DIRECTORY, dir_fd=parent)
+        fd = os.open(name, _DIRECTORY, dir_fd=parent)
+    if mount_id(fd) != mount:
+        os.close(fd)
+        raise OSError(errno.EXDEV, "another file system is mounted there; not entered")
+    return fd
 
 
 def _restore_rights(name: str, parent: int) -> None:
@@ -178,6 +194,7 @@ class _Remover:
         self.path = path
         self.top = os.open(path, _DIRECTORY)
         self.device = os.fstat(self.top).st_dev
+        self.mount = mount_id(self.top)
         self.leaks: list[str] = []
         self._stuck: set[str] = set()
         self._count = 0
@@ -204,7 +221,7 @@ class _Remover:
             return
         if info.st_dev != self.device:
             raise OSError(errno.EXDEV, "another file system is mounted there; not entered")
-        folder = _open_folder(name, self.top)
+        folder = _open_folder(name, self.top, self.mount)
         try:
             self._empty(folder)
         finally:
