@@ -396,6 +396,27 @@ def test_a_uid_left_dirty_by_a_crashed_grader_is_cleaned_before_reuse():
         kill_uid(crashed.uid)
 
 
+@pytest.mark.skipif(not ROOT, reason="dedicated uids need root")
+def test_a_uid_an_older_grader_holds_is_never_shared(tmp_path, monkeypatch):
+    """Graders before leases were machine-wide kept them under their own temp dir: a uid one of
+    them holds there is skipped."""
+    import fcntl
+    from grader.sandbox.process import lease_directory
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    old_leases = tmp_path / "jaxgrade-uids"
+    old_leases.mkdir(mode=0o700)
+    first = UidLease()
+    assert first.release()
+    assert str(lease_directory()) in ("/run/jaxgrade", "/var/lib/jaxgrade")  # not under the temp dir
+    with open(old_leases / f"{first.uid}.lock", "w") as held:  # what the older grader does
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        second = UidLease()
+        try:
+            assert second.uid != first.uid
+        finally:
+            assert second.release()
+
+
 def test_a_policy_survives_its_json_form():
     policy = Policy(workdir="/tmp/x", keep_fds=(5, 6), uid=61001, gid=61001, hide=("/a",), read_only=("/c",))
     assert Policy.from_json(policy.to_json()) == policy
