@@ -343,6 +343,18 @@ def test_the_child_is_confined_before_the_submission_runs(tmp_path):
         assert not processes_of_uid(child.lease.uid)
 
 
+def test_a_child_that_cannot_start_leaves_nothing_behind(private_tmp):
+    from grader.errors import PoolError
+
+    def broken(*args: object) -> None:
+        raise PoolError("the warm grading process has exited")
+    before = sorted(os.listdir("/proc/self/fd"))
+    with pytest.raises(PoolError):
+        Child(2, LIMITS, launcher=broken)
+    assert sorted(os.listdir("/proc/self/fd")) == before  # no pipe, and no uid lease (a lock file) held
+    # and private_tmp checks that no folder is left
+
+
 def leave_detached_sleeper(uid: int, close_first: tuple[int, ...] = ()) -> None:
     """Fork a process that becomes ``uid``, leaves our session and leaves a sleeper behind."""
     pid = os.fork()

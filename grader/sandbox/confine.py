@@ -269,6 +269,7 @@ def _scratch_space(libc: ctypes.CDLL, policy: Policy, keep: tuple[str, ...]) -> 
     mounted = os.open(stage, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
     root = f"/proc/self/fd/{mounted}"
     replaced = []
+    umask = os.umask(0o022)  # the folders on the way back to the working folder: passable for the uid
     try:
         os.mkdir(f"{root}/work", 0o700)
         _mount(libc, f"{root}/work", policy.scratch or policy.workdir, None, MS_BIND)
@@ -277,6 +278,7 @@ def _scratch_space(libc: ctypes.CDLL, policy: Policy, keep: tuple[str, ...]) -> 
             if _replace_temporary(libc, directory, f"{root}/{name}", kept, stage):
                 replaced.append(directory)
     finally:
+        os.umask(umask)
         _call(libc.umount2(root.encode(), MNT_DETACH), f"umount {stage}")
         os.close(mounted)
         os.rmdir(stage)

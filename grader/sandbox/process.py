@@ -461,14 +461,23 @@ class Child:
                             read_only=(compile_cache,) if compile_cache else ())
             arguments.append(policy.to_json())
         self.protections = parent_protections(limits, self.lease)
-        if launcher is not None:  # grader.sandbox.pool: forked, ready-imported, from a warm process
-            self.process = launcher(arguments, env, self.scratch, (to_child_r, from_child_w, output_w))
-        else:
-            self.process = subprocess.Popen(
-                arguments, pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL, stdout=output_w,
-                stderr=output_w, cwd=self.scratch, env=env, start_new_session=True)
-        for fd in (to_child_r, from_child_w, output_w):
-            os.close(fd)
+        try:
+            if launcher is not None:  # grader.sandbox.pool: forked, ready-imported, from a warm process
+                self.process = launcher(arguments, env, self.scratch, (to_child_r, from_child_w, output_w))
+            else:
+                self.process = subprocess.Popen(
+                    arguments, pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL, stdout=output_w,
+                    stderr=output_w, cwd=self.scratch, env=env, start_new_session=True)
+        except BaseException:  # no child: give back what was made for it
+            for fd in (self._to_child, self._from_child, output_r):
+                os.close(fd)
+            if self.lease is not None:
+                self.lease.release()
+            self._remove_workdir()
+            raise
+        finally:
+            for fd in (to_child_r, from_child_w, output_w):
+                os.close(fd)
         if not limits.confine:
             self._limit_resources()
             self.protections["confinement"] = {"active": False, "detail": "plain child: no uid drop, namespaces "
