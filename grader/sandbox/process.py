@@ -38,6 +38,7 @@ from grader.sandbox.protocol import HEADER, MAX_MESSAGE_BYTES
 from grader.sandbox.scratch import ScratchWatch, remove_tree
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])  # the folder holding grader/
+GRADER_PACKAGE = str(Path(__file__).resolve().parents[1])  # grader/ itself: the child imports it
 BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.observe.child import main; main()"
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
 # Starts the child another way than exec (grader.sandbox.pool forks it): gets the exec command line, its
@@ -343,23 +344,44 @@ def _git_directories(dot_git: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=1)
-def checkout_entries() -> tuple[str, ...]:
-    """Every entry of the grader's own source checkout but ``grader/`` (its exercises, tests,
-    ``.git`` with every version of every reference), and the git directories a ``.git`` file
-    points to. Empty when the grader is installed (the folder holding grader/ is then
-    site-packages, which the child needs) or is not a checkout (no ``.git`` or pyproject.toml)."""
+def _checkout() -> tuple[str, tuple[str, ...]] | None:
+    """The grader's own source checkout (the real folder holding grader/) and the git
+    directories its ``.git`` file names, if any; None when the grader is installed (the folder
+    holding grader/ is then site-packages, which the child needs) or is not a checkout (no
+    ``.git`` or pyproject.toml there)."""
     parent = os.path.realpath(PACKAGE_PARENT)
-    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
-    if any(_inside(parent, prefix) for prefix in prefixes):
-        return ()
-    names = set(os.listdir(parent))
-    if not names & {".git", "pyproject.toml"}:
-        return ()
-    entries = [os.path.join(parent, name) for name in sorted(names - {"grader"})]
+    if any(_inside(parent, prefix) for prefix in _python_installation()):
+        return None
     dot_git = os.path.join(parent, ".git")
-    if os.path.isfile(dot_git) and not os.path.islink(dot_git):
-        entries += _git_directories(dot_git)
-    return tuple(entries)
+    if not os.path.lexists(dot_git) and not os.path.exists(os.path.join(parent, "pyproject.toml")):
+        return None
+    named = _git_directories(dot_git) if os.path.isfile(dot_git) and not os.path.islink(dot_git) else []
+    return parent, tuple(named)
+
+
+@functools.lru_cache(maxsize=1)
+def _python_installation() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                                             sys.base_exec_prefix)))
+
+
+def checkout_entries() -> tuple[str, ...]:
+    """Every folder and file of the grader's own checkout but ``grader/`` (its exercises, tests,
+    ``.git`` with every version of every reference), and the git directories a ``.git`` file
+    points to; empty when the grader is not run from a checkout. Links are left out: covering
+    one would cover what it points to. Listed anew for each child (a few µs), so what appears
+    later (a class run's out/) is hidden too."""
+    found = _checkout()
+    if found is None:
+        return ()
+    parent, git_directories = found
+    try:
+        with os.scandir(parent) as listing:  # the entry types come with the listing: no stat
+            entries = [e.path for e in listing
+                       if e.name != "grader" and not e.is_symlink() and (e.is_dir() or e.is_file())]
+    except OSError:  # unreadable to the grader itself: then to the child too
+        entries = []
+    return (*sorted(entries), *git_directories)
 
 
 def hidden_paths(paths: tuple[str, ...] = (), checkout: bool = True, keep: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -368,13 +390,11 @@ def hidden_paths(paths: tuple[str, ...] = (), checkout: bool = True, keep: tuple
     folder, and with ``checkout`` every entry of the grader's own checkout but grader/ (plain
     files included), except what holds the grader, Python, the temporary directory itself or
     a path of ``keep`` (the compilation cache)."""
-    needed = [os.path.realpath(n) for n in (PACKAGE_PARENT + os.sep + "grader", sys.prefix, sys.base_prefix,
-                                            sys.exec_prefix, tempfile.gettempdir(), *keep)]
+    needed = [*_python_installation(), *(os.path.realpath(n) for n in (tempfile.gettempdir(), *keep))]
     candidates = [os.path.realpath(p) for p in paths if os.path.isdir(p)]
-    if checkout:  # links are left alone: covering one would cover what it points to
-        candidates += [e for e in checkout_entries() if not os.path.islink(e) and
-                       (os.path.isdir(e) or os.path.isfile(e))]
-    hidden = [c for c in candidates if not any(_inside(n, c) for n in needed)]
+    if checkout:
+        candidates += checkout_entries()
+    hidden = [c for c in candidates if not any(_inside(n, c) for n in needed) and not _inside(GRADER_PACKAGE, c)]
     return tuple(dict.fromkeys(hidden))
 
 
