@@ -308,10 +308,23 @@ def _read_only_workdir(libc: ctypes.CDLL, workdir: str) -> None:
     _mount(libc, None, workdir, None, MS_REMOUNT_BIND_RO)
 
 
+def _kernel_version(release: str) -> tuple[int, int]:
+    """(major, minor) of a kernel release such as "6.1.0-18-amd64"; (0, 0) if unreadable."""
+    parts = release.split(".")
+    try:
+        return int(parts[0]), int("".join(c for c in parts[1] if c.isdigit()) or 0)
+    except (IndexError, ValueError):
+        return 0, 0
+
+
 def _private_proc(libc: ctypes.CDLL) -> str:
     """A /proc of this mount namespace's own that shows only the processes of the child's own
     user (hidepid): after the uid drop, the grader's command line, its arguments and every other
-    process are invisible. Returns why not, or ""."""
+    process are invisible. Returns why not, or "". Before Linux 5.8 every /proc of a pid
+    namespace shares one set of options: hidepid here would change the machine's own /proc."""
+    release = os.uname().release
+    if _kernel_version(release) < (5, 8):
+        return f"Linux {release} shares the options of /proc with the whole machine (5.8 or later needed)"
     try:
         _mount(libc, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
     except OSError as error:  # a mount of proc needs rights over the process's pid namespace
