@@ -314,7 +314,8 @@ def test_the_submission_cannot_write_the_graders_or_other_students_files(graded,
 def test_the_report_says_which_protections_were_active(graded):
     result = graded("never_ending_thread.py")
     protections = result.protections
-    for name in ("time", "environment", "output", "workdir", "cleanup", "limits", "user", "network", "descriptors"):
+    for name in ("time", "environment", "output", "workdir", "cleanup", "limits", "user", "network", "descriptors",
+                 "scratch", "hidden_paths", "processes"):
         assert name in protections and isinstance(protections[name]["active"], bool), name
     assert result.report.to_dict()["environment"]["protections"] == protections
     assert protections["user"]["active"] == ROOT
@@ -629,22 +630,24 @@ def _attempts(output: str) -> dict[str, tuple[str, str]]:
 
 
 @pytest.mark.skipif(not os.access("/var/lib", os.W_OK), reason="needs a folder outside the temporary directories")
-def test_a_class_run_hides_its_output_the_checkout_and_the_graders_processes(seed_exercise, tmp_path):
+def test_a_class_run_hides_its_output_classmates_the_checkout_and_the_graders_processes(seed_exercise):
     from grader.batch.run import grade_class, student_folder
-    out = _outside_temporaries()
+    base = _outside_temporaries()
     try:
-        out.chmod(0o755)  # readable by anyone: only the hiding may keep the child out
+        base.chmod(0o755)  # everything readable by anyone: only the hiding may keep the child out
+        out, folder = base / "out", base / "class"
+        out.mkdir(mode=0o755)
+        folder.mkdir(mode=0o755)
         canary = f"CANARY-{os.getpid()}-{time.monotonic_ns()}"
         (out / f"{canary}.txt").write_text(canary)
-        (out / f"{canary}.txt").chmod(0o644)
-        folder = tmp_path / "class"
-        folder.mkdir()
-        (folder / "alice.py").write_text(seed_exercise.reference.read_text())
+        (folder / "alice.py").write_text(seed_exercise.reference.read_text() + f"# {canary}\n")
         source = (HOSTILE / "snoops_grader.py").read_text()
-        for key, value in {"OUT": str(out), "CHECKOUT": str(REPO), "GIT_DIRECTORY": _git_directory(),
-                           "GRADER_PID": str(os.getpid())}.items():
+        for key, value in {"OUT": str(out), "CLASSMATE": str(folder / "alice.py"), "CHECKOUT": str(REPO),
+                           "GIT_DIRECTORY": _git_directory(), "GRADER_PID": str(os.getpid())}.items():
             source = source.replace("{" + key + "}", repr(value))
         (folder / "snoops_grader.py").write_text(source)
+        for path in [*out.iterdir(), *folder.iterdir()]:
+            path.chmod(0o644)
         outcome = grade_class(seed_exercise, folder, out, jobs=1)
         assert sorted(outcome.graded) == ["alice", "snoops_grader"] and not outcome.failed
         reports = {s: json.loads((out / "students" / student_folder(s) / "report.json").read_text())
@@ -657,7 +660,7 @@ def test_a_class_run_hides_its_output_the_checkout_and_the_graders_processes(see
         assert "PROCESSES" in output, output
         assert attempts["control"][0] == "READ" and "root:" in attempts["control"][1]  # the attempts work
         assert canary not in output
-        hidden = ("out", "gradebook", "checkout/README.md", "checkout/pyproject.toml", "checkout/.git",
+        hidden = ("out", "gradebook", "classmate", "checkout/README.md", "checkout/pyproject.toml", "checkout/.git",
                   "checkout/exercises", "checkout/tests", "git-directory", "git-HEAD")
         for label in hidden:  # nothing: refused, or an empty folder
             verdict, data = attempts[label]
@@ -668,7 +671,7 @@ def test_a_class_run_hides_its_output_the_checkout_and_the_graders_processes(see
             assert snoop["environment"]["protections"]["processes"]["active"]
         assert len(json.dumps(snoop)) < 200_000
     finally:
-        shutil.rmtree(out)
+        shutil.rmtree(base)
     assert not marked_processes(f"{os.getpid()}-")
 
 

@@ -1,7 +1,7 @@
 """Tries to read what the grader keeps for itself: the class run's output folder (gradebook,
-classmates' reports), the grader's checkout and its git directory (every version of every
-reference and PROBE), the grader's command line and every other process's; then solves the
-task. Each attempt prints READ with what it got, or DENIED."""
+classmates' reports), a classmate's submission, the grader's checkout and its git directory
+(every version of every reference and PROBE), the grader's command line and every other
+process's; then solves the task. Each attempt prints READ with what it got, or DENIED."""
 import os
 
 import jax
@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-OUT, CHECKOUT, GIT_DIRECTORY, GRADER_PID = {OUT}, {CHECKOUT}, {GIT_DIRECTORY}, {GRADER_PID}
+OUT, CLASSMATE, CHECKOUT, GIT_DIRECTORY, GRADER_PID = {OUT}, {CLASSMATE}, {CHECKOUT}, {GIT_DIRECTORY}, {GRADER_PID}
 
 
 def _look(path: str) -> object:
@@ -28,6 +28,7 @@ def _try(label: str, path: str) -> None:
 
 _try("out", OUT)
 _try("gradebook", os.path.join(OUT, "gradebook.csv"))
+_try("classmate", CLASSMATE)
 for name in ("README.md", "pyproject.toml", ".git", "exercises", "tests"):
     _try(f"checkout/{name}", os.path.join(CHECKOUT, name))
 _try("git-directory", GIT_DIRECTORY)
