@@ -8,17 +8,20 @@ starting its backend. In order:
 1. close every inherited file descriptor but stdio and the channel;
 2. ``PR_SET_NO_NEW_PRIVS`` (no setuid binary can give privileges back);
 3. namespaces, best effort: a network namespace (only a downed loopback: no network) and a
-   mount namespace in which the exercise files and other listed paths are covered by an
-   empty read-only tmpfs. As root these are plain ``unshare``; otherwise a user namespace
-   is tried first (where the system allows unprivileged ones);
+   mount namespace in which one bounded tmpfs holds all the child can write (its scratch
+   folder, its own /tmp, /var/tmp and /dev/shm), the folder holding the submission's copy is
+   read-only, the exercise files, other listed paths and the grader's checkout are made
+   empty and unreadable, and /proc shows only the child's own processes. As root these are
+   plain ``unshare``; otherwise a user namespace is tried first (where the system allows
+   unprivileged ones);
 4. resource limits: CPU seconds, address space, file size, no core dumps, open files, and
    (with a dedicated uid only: the limit counts per user) processes;
 5. as root: drop to the dedicated unprivileged uid/gid the parent leased for this child,
    with no supplementary groups (all capabilities go with it). Directories on the way to
    the Python installation that this uid could not enter (pyenv under /root) are made
    passable inside the mount namespace, with nothing else of them visible;
-6. ``PR_SET_PDEATHSIG`` (the child dies with the grader), umask 077, cwd = the fresh
-   working directory.
+6. ``PR_SET_PDEATHSIG`` (the child dies with the grader), umask 077, cwd = the scratch
+   folder.
 
 A namespace that cannot be made is reported, not fatal; a limit or uid drop that fails is
 fatal (``ConfinementError``): the student's code must not run with less than was asked.

@@ -1,13 +1,16 @@
 """Start a submission's child process, talk to it with deadlines, and always clean it up.
 
 Parent side of the sandbox (the child confines itself with ``grader.sandbox.confine``): the child
-runs in its own session, in a fresh temporary directory removed afterwards, with an
-environment built from an allowlist, stdin from /dev/null, and stdout/stderr captured into
-a bounded buffer (head and tail kept, the rest counted). Every request has a wall-clock
-deadline enforced with SIGKILL. As root each child gets a dedicated unprivileged uid,
-leased from a range with a lock file; on close every process of that uid is killed, so
-nothing the submission started (double-forked, ``setsid``) survives it. Without root the
-process group and every process carrying the child's environment marker are killed.
+runs in its own session, in a fresh folder of the grader's temporary directory (it works in
+its ``scratch`` folder: a bounded tmpfs where it has a mount namespace, else a folder the
+grader measures while it runs), with an environment built from an allowlist, stdin from
+/dev/null, and stdout/stderr captured into a bounded buffer (head and tail kept, the rest
+counted). Every request has a wall-clock deadline enforced with SIGKILL. As root each child
+gets a dedicated unprivileged uid, leased machine-wide with a lock file; on close every
+process of that uid is killed, so nothing the submission started (double-forked, ``setsid``)
+survives it. Without root the process group and every process carrying the child's
+environment marker are killed. Then its folder is removed, whatever it holds
+(``grader.sandbox.scratch``); what cannot be is reported.
 """
 from __future__ import annotations
 
