@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import select
 import signal
@@ -174,7 +175,9 @@ class Zygote:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
         self._socket.close()
-        remove_tree(self.home)  # only the zygote used it: no submission runs there
+        leaks = remove_tree(self.home)  # only the zygote used it: no submission runs there
+        if leaks:
+            logging.getLogger("jaxgrade.sandbox").error("could not remove %s: %s", self.home, "; ".join(leaks[:5]))
 
 
 class Pool:
