@@ -3,8 +3,10 @@
 Grades the seed exercise's reference solution alternately with the hardened sandbox
 (``Limits(confine=True)``: dedicated uid, namespaces, in-child limits, uid-wide cleanup) and
 with the plain child (``Limits(confine=False)``), in the same run and the same process, and
-prints the median wall time per submission of each and their ratio. Alternating the two
-spreads machine noise evenly over both. Goal: under 10% added.
+prints the median wall time per submission of each and their ratio, and the median CPU time
+of the whole process tree per submission (the grader and its child: what the hardened sandbox
+costs in work, which load on a shared machine disturbs far less than wall time). Alternating
+the two spreads machine noise evenly over both. Goal: under 10% added.
 
     .venv/bin/python bench/sandbox_overhead.py [--rounds N] [--exercise SLUG] [--json]
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -38,21 +41,32 @@ def measure(rounds: int, slug: str) -> dict[str, float]:
         if report.status != "passed":
             raise SystemExit(f"the reference did not pass with confine={limits.confine}: {report.status}")
     times: dict[bool, list[float]] = {True: [], False: []}
+    cpu: dict[bool, list[float]] = {True: [], False: []}
     for round_number in range(rounds):
         order = (hardened, plain) if round_number % 2 == 0 else (plain, hardened)
         for limits in order:
-            started = time.perf_counter()
+            started, used = time.perf_counter(), tree_cpu_s()
             report = grade(exercise, exercise.reference, limits=limits)
             times[limits.confine].append(time.perf_counter() - started)
+            cpu[limits.confine].append(tree_cpu_s() - used)  # the child was waited for: it is counted
             assert report.status == "passed"
     confined, bare = statistics.median(times[True]), statistics.median(times[False])
+    confined_cpu, bare_cpu = statistics.median(cpu[True]), statistics.median(cpu[False])
     lifetimes = child_lifetimes(rounds, exercise.devices, hardened, plain)
     forked = forked_lifetimes(4 * rounds, exercise.devices, hardened, plain)
     return {"rounds": rounds, "hardened_median_s": confined, "plain_median_s": bare,
             "ratio": confined / bare, "added_percent": 100 * (confined / bare - 1),
+            "hardened_cpu_median_s": confined_cpu, "plain_cpu_median_s": bare_cpu,
+            "cpu_added_percent": 100 * (confined_cpu / bare_cpu - 1),
             "child_hardened_median_s": lifetimes[True], "child_plain_median_s": lifetimes[False],
             "forked_child_hardened_median_s": forked[True], "forked_child_plain_median_s": forked[False],
             "root": os.geteuid() == 0}
+
+
+def tree_cpu_s() -> float:
+    """CPU seconds of this process and of every child it has waited for (theirs included)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def child_lifetimes(rounds: int, devices: int, hardened: Limits, plain: Limits,
@@ -96,6 +110,8 @@ def main() -> None:
     print(f"  hardened sandbox  {result['hardened_median_s']:.3f} s per submission (median)")
     print(f"  plain child       {result['plain_median_s']:.3f} s per submission (median)")
     print(f"  ratio             {result['ratio']:.3f} ({result['added_percent']:+.1f}%; goal: under +10%)")
+    print(f"  CPU of the whole process tree per submission: hardened {result['hardened_cpu_median_s']:.3f} s, "
+          f"plain {result['plain_cpu_median_s']:.3f} s ({result['cpu_added_percent']:+.1f}%)")
     print(f"  one exec'd child, start to close: hardened {result['child_hardened_median_s']:.3f} s, "
           f"plain {result['child_plain_median_s']:.3f} s")
     print(f"  one forked child (warm worker), start to close: hardened "

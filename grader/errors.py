@@ -28,7 +28,7 @@ class ChildFailure(Exception):
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
-        self.kind = kind  # "time" | "memory" | "crash" | "protocol" | "sandbox"
+        self.kind = kind  # "time" | "memory" | "disk" | "crash" | "protocol" | "sandbox"
         self.message = message
 
 

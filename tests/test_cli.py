@@ -94,12 +94,17 @@ def test_console_script_is_installed():
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="dedicated sandbox uids (and their lock folder) are used only as root")
 def test_a_broken_sandbox_is_an_error_report_exit_3_not_a_crash(tmp_path):
-    locks = tmp_path / "jaxgrade-uids"
-    locks.mkdir()
-    locks.chmod(0o777)  # not private to the grader: the sandbox refuses to lease uids from it
-    env = {**os.environ, "NO_COLOR": "1", "TMPDIR": str(tmp_path)}
-    result = subprocess.run([*JAXGRADE, "check", str(SEED_EXERCISE / "reference.py"), "--format", "json"],
-                            capture_output=True, text=True, env=env, timeout=120, cwd=REPO)
+    import ctypes
+    full = tmp_path / "full"  # a temporary directory with room for one more file or folder, not two:
+    full.mkdir()  # the submission's folder is made, its scratch folder inside it cannot be
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.mount(b"tmpfs", str(full).encode(), b"tmpfs", 0, b"size=1m,nr_inodes=2") == 0
+    env = {**os.environ, "NO_COLOR": "1", "TMPDIR": str(full)}
+    try:
+        result = subprocess.run([*JAXGRADE, "check", str(SEED_EXERCISE / "reference.py"), "--format", "json"],
+                                capture_output=True, text=True, env=env, timeout=120, cwd=REPO)
+    finally:
+        libc.umount2(str(full).encode(), 2)
     assert result.returncode == 3, result.stderr
     data = json.loads(result.stdout)
     assert data["status"] == "error" and data["score"] == 0

@@ -119,3 +119,13 @@ def _grade_quietly(exercise, path: Path, launch, errors: list[BaseException]) ->
         grade(exercise, path, launcher=launch)
     except BaseException as error:  # the pool closed under it: expected
         errors.append(error)
+
+
+def test_forked_children_are_confined_as_exec_children_are(seed_exercise, pool):
+    """The same protections, word for word: the scratch tmpfs and its bound, the hidden paths
+    (the checkout, the exercises), the private /proc, the limits, the uid."""
+    forked = grade(seed_exercise, SEED_EXERCISE / "reference.py", launcher=pool.launch)
+    fresh = grade(seed_exercise, SEED_EXERCISE / "reference.py")
+    assert forked.status == fresh.status == "passed"
+    assert forked.environment["protections"] == fresh.environment["protections"]
+    assert forked.environment["protections"]["scratch"]["active"]

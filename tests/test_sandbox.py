@@ -7,12 +7,17 @@ and that nothing it started is still running.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 import os
 import re
 import resource
 import shutil
 import socket
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -24,6 +29,7 @@ from conftest import GRADER_ENVIRONMENT, REPO, SEED_EXERCISE
 from grader import grade
 from grader.sandbox.confine import Policy
 from grader.report.result import Report
+from grader.sandbox.scratch import measure_tree, remove_tree
 from grader.sandbox.process import (MARKER, Child, Limits, UidLease, child_environment, kill_uid, marked_processes,
                             processes_of_uid)
 
@@ -308,7 +314,8 @@ def test_the_submission_cannot_write_the_graders_or_other_students_files(graded,
 def test_the_report_says_which_protections_were_active(graded):
     result = graded("never_ending_thread.py")
     protections = result.protections
-    for name in ("time", "environment", "output", "workdir", "cleanup", "limits", "user", "network", "descriptors"):
+    for name in ("time", "environment", "output", "workdir", "cleanup", "limits", "user", "network", "descriptors",
+                 "scratch", "hidden_paths", "processes"):
         assert name in protections and isinstance(protections[name]["active"], bool), name
     assert result.report.to_dict()["environment"]["protections"] == protections
     assert protections["user"]["active"] == ROOT
@@ -327,7 +334,7 @@ def test_the_child_is_confined_before_the_submission_runs(tmp_path):
         assert status["NoNewPrivs"].strip() == "1"
         assert sorted(int(fd) for fd in os.listdir(f"/proc/{pid}/fd"))[:3] == [0, 1, 2]
         assert os.readlink(f"/proc/{pid}/fd/0") == "/dev/null"
-        assert os.readlink(f"/proc/{pid}/cwd") == child.workdir
+        assert os.readlink(f"/proc/{pid}/cwd") == child.scratch
         if ROOT:
             assert status["Uid"].split()[:3] == [str(child.lease.uid)] * 3 and status["Groups"].strip() == ""
             assert os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
@@ -337,12 +344,24 @@ def test_the_child_is_confined_before_the_submission_runs(tmp_path):
         assert not processes_of_uid(child.lease.uid)
 
 
-def leave_detached_sleeper(uid: int, close_first: int | None = None) -> None:
+def test_a_child_that_cannot_start_leaves_nothing_behind(private_tmp):
+    from grader.errors import PoolError
+
+    def broken(*args: object) -> None:
+        raise PoolError("the warm grading process has exited")
+    before = sorted(os.listdir("/proc/self/fd"))
+    with pytest.raises(PoolError):
+        Child(2, LIMITS, launcher=broken)
+    assert sorted(os.listdir("/proc/self/fd")) == before  # no pipe, and no uid lease (a lock file) held
+    # and private_tmp checks that no folder is left
+
+
+def leave_detached_sleeper(uid: int, close_first: tuple[int, ...] = ()) -> None:
     """Fork a process that becomes ``uid``, leaves our session and leaves a sleeper behind."""
     pid = os.fork()
     if pid == 0:
-        if close_first is not None:
-            os.close(close_first)
+        for fd in close_first:
+            os.close(fd)
         os.setsid()
         os.setgroups([])
         os.setresgid(uid, uid, uid)
@@ -373,9 +392,11 @@ def test_a_uid_left_dirty_by_a_crashed_grader_is_cleaned_before_reuse():
     crashed = UidLease()
     # The leftover of a grader that died while its child ran (a real child never holds the
     # grader's lock files: they are not passed).
-    leave_detached_sleeper(crashed.uid, close_first=crashed._fd)
+    locks = (crashed._fd, *crashed._legacy)
+    leave_detached_sleeper(crashed.uid, close_first=locks)
     leftover = processes_of_uid(crashed.uid)
-    os.close(crashed._fd)  # the grader "dies": its lock goes, the lock file still says in use
+    for fd in locks:  # the grader "dies": its locks go, the lock file still says in use
+        os.close(fd)
     held = []
     try:
         while not held or held[-1].uid != crashed.uid:
@@ -386,6 +407,27 @@ def test_a_uid_left_dirty_by_a_crashed_grader_is_cleaned_before_reuse():
         for lease in held:
             lease.release()
         kill_uid(crashed.uid)
+
+
+@pytest.mark.skipif(not ROOT, reason="dedicated uids need root")
+def test_a_uid_an_older_grader_holds_is_never_shared(tmp_path, monkeypatch):
+    """Graders before leases were machine-wide kept them under their own temp dir: a uid one of
+    them holds there is skipped."""
+    import fcntl
+    from grader.sandbox.process import lease_directory
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    old_leases = tmp_path / "jaxgrade-uids"
+    old_leases.mkdir(mode=0o700)
+    first = UidLease()
+    assert first.release()
+    assert str(lease_directory()) in ("/run/jaxgrade", "/var/lib/jaxgrade")  # not under the temp dir
+    with open(old_leases / f"{first.uid}.lock", "w") as held:  # what the older grader does
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        second = UidLease()
+        try:
+            assert second.uid != first.uid
+        finally:
+            assert second.release()
 
 
 def test_a_policy_survives_its_json_form():
@@ -400,18 +442,42 @@ def test_the_plain_child_can_still_be_chosen_for_measuring_overhead(seed_exercis
     assert "user" not in report.environment["protections"]
 
 
-NOT_ROOT_GRADER = """
-import json, os, sys
+# A grader in a process of its own: grades each (file, limits) of the JSON list in argv[1] in
+# turn, then prints one JSON line of what the tests look at.
+GRADER = """
+import json, os, sys, tempfile
 from pathlib import Path
 from grader import grade
 from grader.exercise import find_exercise
-from grader.sandbox.process import Limits, marked_processes
-report = grade(find_exercise("named_sharding_replicated"), Path(sys.argv[1]), compile_cache=False,
-               limits=Limits(call_s=3, total_s=30, startup_s=30, memory_mib=2048))
-print(json.dumps({"euid": os.geteuid(), "status": report.status, "output": report.output["head"],
-                  "protections": report.environment["protections"],
+from grader.sandbox.process import Limits, lease_directory, marked_processes
+exercise, results = find_exercise("named_sharding_replicated"), []
+for path, limits in json.loads(sys.argv[1]):
+    report = grade(exercise, Path(path), compile_cache=False, limits=Limits(**limits))
+    results.append({"status": report.status, "output": report.output["head"] + report.output["tail"],
+                    "checks": {c.id: [c.status, c.message] for c in report.checks},
+                    "protections": report.environment["protections"], "size": len(json.dumps(report.to_dict()))})
+print(json.dumps({"euid": os.geteuid(), "tmp": tempfile.gettempdir(), "results": results,
+                  "leases": str(lease_directory()) if os.geteuid() == 0 else None,
                   "left": marked_processes(f"{os.getpid()}-")}))
 """
+GRADER_LIMITS = {"call_s": 3, "total_s": 30, "startup_s": 30, "memory_mib": 2048}
+AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",  # reads every file, as this
+             "--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search"]  # machine's Python is under /root
+
+
+def grader_process(jobs: list[tuple[Path, dict]], env: dict[str, str] | None = None,
+                   prefix: list[str] | None = None) -> subprocess.Popen:
+    """Start a grader (``prefix``: the command it runs under) that grades ``jobs``."""
+    return subprocess.Popen([*(prefix or []), sys.executable, "-c", GRADER,
+                             json.dumps([[str(path), limits] for path, limits in jobs])],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "JAXGRADE_CACHE": "off", "PYTHONPATH": str(REPO), **(env or {})})
+
+
+def grader_results(process: subprocess.Popen, timeout: float = 240) -> dict:
+    stdout, stderr = process.communicate(timeout=timeout)
+    assert process.returncode == 0, stderr[-3000:]
+    return json.loads(stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.skipif(not ROOT or not shutil.which("setpriv"), reason="needs root to start a grader as another user")
@@ -419,31 +485,392 @@ def test_without_root_the_report_says_what_is_not_protected(tmp_path):
     """The grader itself runs as nobody (keeping only the right to read every file, as this
     machine's Python lives under /root): no uid drop, a user namespace where allowed, and
     cleanup by process group and environment marker."""
-    import json
-    import subprocess
-    import sys
     tmp_path.chmod(0o755)
     submission = tmp_path / "daemon.py"
     submission.write_text((HOSTILE / "background_processes.py").read_text().replace(
         'sleeper = subprocess.Popen(["sleep", "300"], start_new_session=True, env={},',
         'sleeper = subprocess.Popen(["sleep", "300"],'))  # keeps its marker: findable without root
     submission.chmod(0o644)
-    env = {**os.environ, "JAXGRADE_CACHE": "off", "PYTHONPATH": str(REPO)}
-    run = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                          "--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search",
-                          sys.executable, "-c", NOT_ROOT_GRADER, str(submission)],
-                         capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
-    assert run.returncode == 0, run.stderr[-3000:]
-    result = json.loads(run.stdout.strip().splitlines()[-1])
+    run = grader_results(grader_process([(submission, GRADER_LIMITS)], prefix=AS_NOBODY))
+    result = {**run["results"][0], "euid": run["euid"], "left": run["left"]}
     pids = [int(p) for p in re.findall(r"LEFT-BEHIND (\d+)", result["output"])]
     try:
         assert result["euid"] == 65534 and result["status"] == "failed"
         protections = result["protections"]
         assert protections["user"]["active"] is False and "can write whatever" in protections["user"]["detail"]
         assert "marker" in protections["cleanup"]["detail"]
+        assert protections["processes"]["active"] is False  # hidepid hides nothing from one's own user
+        assert protections["scratch"]["active"]
+        if protections["network"]["active"]:  # user namespaces here: a private tmpfs, as for root
+            assert "tmpfs" in protections["scratch"]["detail"]
         assert len(pids) == 2 and not result["left"]
         assert not [p for p in pids if _still_running(p)]
     finally:
         for pid in pids:
             if _still_running(pid):
                 os.kill(pid, 9)
+
+
+# -- disk: the scratch space, the grader's own disk, cleanup ----------------------------------
+SCRATCH_LIMITS = dataclasses.replace(LIMITS, scratch_mib=16)
+
+
+@pytest.fixture
+def private_tmp(tmp_path, monkeypatch):
+    """The grader's temporary directory, for this test alone: what the sandbox leaves behind
+    shows up there."""
+    folder = tmp_path / "grader-tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    yield folder
+    assert not list(folder.iterdir()), f"left behind: {list(folder.iterdir())}"
+
+
+def _bounded(report: Report) -> None:
+    assert len(json.dumps(report.to_dict())) < 200_000
+
+
+def test_filling_the_scratch_space_stops_at_its_bound_and_the_class_goes_on(graded, seed_exercise, private_tmp):
+    result = graded("fills_scratch.py", limits=SCRATCH_LIMITS, STOP_MIB="64")
+    assert statuses(result)["load.function"] == "passed"
+    limits = result.check("limits.resources")
+    assert limits.status == "failed" and "ran past its disk space" in limits.message, limits.message
+    assert "16 MiB" in limits.message and "Traceback" not in limits.message
+    detail = result.protections["scratch"]["detail"]
+    if "tmpfs" in detail:  # one bound for all: every place refused once the first was full
+        wrote = [int(mib) for mib in re.findall(r"WROTE (\d+) MiB", result.output)]  # once per child
+        assert wrote and max(wrote) <= 16 and result.output.count("REFUSED") == 4 * len(wrote), result.output
+        assert "filled its 16 MiB of scratch space" in limits.message
+    _bounded(result.report)
+    assert grade(seed_exercise, seed_exercise.reference, limits=SCRATCH_LIMITS).status == "passed"
+
+
+def test_a_tree_5000_folders_deep_is_removed_and_harms_nothing(graded, seed_exercise, private_tmp, tmp_path):
+    target = tmp_path / "graders_file.txt"
+    target.write_text("KEEP")
+    result = graded("deep_tree.py", limits=dataclasses.replace(LIMITS, call_s=10), LINK_TO=repr(str(target)))
+    assert "BUILT 5000 levels" in result.output, result.output
+    assert result.report.status == "passed", [(c.id, c.message) for c in result.report.checks]
+    assert result.protections["workdir"]["active"], result.protections["workdir"]
+    assert target.read_text() == "KEEP"
+    _bounded(result.report)
+    assert grade(seed_exercise, seed_exercise.reference, limits=LIMITS).status == "passed"
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    """Mount a tmpfs (root only) and unmount it afterwards; yields a function mounting one."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    mounted: list[Path] = []
+
+    def mount(options: str) -> Path:
+        target = tmp_path / f"tmpfs-{len(mounted)}"
+        target.mkdir()
+        if libc.mount(b"tmpfs", str(target).encode(), b"tmpfs", 0, options.encode()) != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {os.strerror(ctypes.get_errno())}")
+        mounted.append(target)
+        return target
+
+    yield mount
+    for target in mounted:
+        libc.umount2(str(target).encode(), 2)
+
+
+def _not_the_students_fault(report: Report) -> None:
+    assert report.status == "error", [(c.id, c.status, c.message) for c in report.checks]
+    assert all(c.status == "error" and "not your fault" in c.message for c in report.checks)
+    assert report.score == 0
+
+
+@pytest.mark.skipif(not ROOT, reason="mounting a small file system needs root")
+def test_a_full_disk_of_the_grader_is_never_the_students_fault(seed_exercise, small_tmpfs, monkeypatch):
+    no_inodes = small_tmpfs("size=1m,nr_inodes=1")  # not even a folder can be made
+    monkeypatch.setattr(tempfile, "tempdir", str(no_inodes))
+    report = grade(seed_exercise, seed_exercise.reference, limits=LIMITS, compile_cache=False)
+    _not_the_students_fault(report)
+    assert "disk is full" in report.checks[0].message
+    no_room = small_tmpfs("size=4k")  # folders can be made, the submission's copy cannot
+    (no_room / "filler").write_bytes(b"x" * 4096)
+    monkeypatch.setattr(tempfile, "tempdir", str(no_room))
+    report = grade(seed_exercise, seed_exercise.reference, limits=LIMITS, compile_cache=False)
+    _not_the_students_fault(report)
+    assert "no room for the submission's copy" in report.checks[0].message
+    assert [p.name for p in no_room.iterdir()] == ["filler"]
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    assert grade(seed_exercise, seed_exercise.reference, limits=LIMITS).status == "passed"
+
+
+# -- what the child cannot see ------------------------------------------------------------------
+def _outside_temporaries() -> Path:
+    """A fresh folder that no private temporary directory covers (under /var/lib), so that only
+    the sandbox's hiding keeps a child from it."""
+    return Path(tempfile.mkdtemp(prefix="jaxgrade-test-", dir="/var/lib"))
+
+
+def _git_directory() -> str:
+    """The repository's own git directory (for a worktree, the main one that holds everything)."""
+    try:
+        found = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--path-format=absolute", "--git-common-dir"],
+                               capture_output=True, text=True, timeout=30)
+    except OSError:
+        found = None
+    return found.stdout.strip() if found and found.returncode == 0 else str(REPO / ".git")
+
+
+def _attempts(output: str) -> dict[str, tuple[str, str]]:
+    """{label: (READ or DENIED, what was read or the error)} from snoops_grader.py's lines."""
+    found = {}
+    for line in output.splitlines():
+        verdict, _, rest = line.partition(" ")
+        if verdict in ("READ", "DENIED"):
+            label, _, data = rest.partition(" ")
+            found[label] = (verdict, data)
+    return found
+
+
+@pytest.mark.skipif(not os.access("/var/lib", os.W_OK), reason="needs a folder outside the temporary directories")
+def test_a_class_run_hides_its_output_classmates_the_checkout_and_the_graders_processes(seed_exercise):
+    from grader.batch.run import grade_class, student_folder
+    base = _outside_temporaries()
+    try:
+        base.chmod(0o755)  # everything readable by anyone: only the hiding may keep the child out
+        out, folder = base / "out", base / "class"
+        out.mkdir(mode=0o755)
+        folder.mkdir(mode=0o755)
+        canary = f"CANARY-{os.getpid()}-{time.monotonic_ns()}"
+        (out / f"{canary}.txt").write_text(canary)
+        (folder / "alice.py").write_text(seed_exercise.reference.read_text() + f"# {canary}\n")
+        source = (HOSTILE / "snoops_grader.py").read_text()
+        for key, value in {"OUT": str(out), "CLASSMATE": str(folder / "alice.py"), "CHECKOUT": str(REPO),
+                           "GIT_DIRECTORY": _git_directory(), "GRADER_PID": str(os.getpid())}.items():
+            source = source.replace("{" + key + "}", repr(value))
+        (folder / "snoops_grader.py").write_text(source)
+        for path in [*out.iterdir(), *folder.iterdir()]:
+            path.chmod(0o644)
+        outcome = grade_class(seed_exercise, folder, out, jobs=1)
+        assert sorted(outcome.graded) == ["alice", "snoops_grader"] and not outcome.failed
+        reports = {s: json.loads((out / "students" / student_folder(s) / "report.json").read_text())
+                   for s in outcome.graded}
+        assert reports["alice"]["score"] == reports["alice"]["max_score"]
+        snoop = reports["snoops_grader"]
+        assert snoop["status"] == "passed", [(c["id"], c["message"]) for c in snoop["checks"]]
+        output = (out / "students" / student_folder("snoops_grader") / "report.md").read_text()
+        attempts = _attempts(output)
+        assert "PROCESSES" in output, output
+        assert attempts["control"][0] == "READ" and "root:" in attempts["control"][1]  # the attempts work
+        assert canary not in output
+        hidden = ("out", "gradebook", "classmate", "checkout/README.md", "checkout/pyproject.toml", "checkout/.git",
+                  "checkout/exercises", "checkout/tests", "git-directory", "git-HEAD")
+        for label in hidden:  # nothing: refused, or an empty folder
+            verdict, data = attempts[label]
+            assert verdict == "DENIED" or data == "[]", (label, verdict, data)
+        if ROOT:  # another uid sees no process of the grader's in its own /proc
+            assert attempts["grader-cmdline"][0] == "DENIED"
+            assert "pytest" not in output.split("PROCESSES", 1)[1]
+            assert snoop["environment"]["protections"]["processes"]["active"]
+        assert len(json.dumps(snoop)) < 200_000
+    finally:
+        shutil.rmtree(base)
+    assert not marked_processes(f"{os.getpid()}-")
+
+
+# -- uid leases: one machine, many graders ------------------------------------------------------
+SLOW_TO_LOAD = '''import os, time
+print("UID", os.getuid(), flush=True)
+time.sleep(4)  # both graders' children are alive at once
+'''
+
+
+@pytest.mark.skipif(not ROOT, reason="dedicated uids need root")
+def test_graders_with_different_temporary_directories_share_no_uid(seed_exercise, tmp_path):
+    """Two graders at once, one with $TMPDIR under /tmp, the other under /var/tmp (whose private
+    tmpfs once hid the working folder): each child gets its own uid, and each grades in full."""
+    submission = tmp_path / "slow.py"
+    submission.write_text(SLOW_TO_LOAD + seed_exercise.reference.read_text())
+    limits = {**GRADER_LIMITS, "call_s": 10}
+    temporaries = [tmp_path / "tmp-a", Path(tempfile.mkdtemp(prefix="jaxgrade-test-", dir="/var/tmp"))]
+    try:
+        temporaries[0].mkdir()
+        graders = [grader_process([(submission, limits)], env={"TMPDIR": str(t)}) for t in temporaries]
+        runs = [grader_results(g) for g in graders]
+        assert [r["tmp"] for r in runs] == [str(t) for t in temporaries]
+        for run in runs:
+            result = run["results"][0]
+            assert result["status"] == "passed", result["checks"]
+            assert not run["left"]
+        uids = [re.findall(r"UID (\d+)", r["results"][0]["output"]) for r in runs]
+        assert all(len(u) == 1 for u in uids) and uids[0] != uids[1], uids
+        assert runs[0]["leases"] == runs[1]["leases"] and not runs[0]["leases"].startswith(str(tmp_path))
+        for folder in temporaries:
+            assert not list(folder.iterdir()), f"left behind: {list(folder.iterdir())}"
+    finally:
+        shutil.rmtree(temporaries[1])
+
+
+# -- no namespaces: the watched folder ----------------------------------------------------------
+# Runs its arguments in a user namespace mapped one to one onto the host's ids (files keep their
+# owners, root stays root) whose limit of nested user namespaces is 0: a process there can make
+# no namespace at all, as on a host without unprivileged user namespaces, and the host's own
+# setting is never touched.
+WITHOUT_NAMESPACES = """
+import ctypes, os, sys
+ready_r, ready_w = os.pipe()
+go_r, go_w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    if ctypes.CDLL(None, use_errno=True).unshare(0x10000000) != 0:  # CLONE_NEWUSER
+        os._exit(90)
+    os.write(ready_w, b"u")
+    os.read(go_r, 1)
+    with open("/proc/sys/user/max_user_namespaces", "w") as handle:
+        handle.write("0")
+    os.execvp(sys.argv[1], sys.argv[1:])
+os.read(ready_r, 1)
+for name in ("uid_map", "gid_map"):
+    with open(f"/proc/{pid}/{name}", "w") as handle:
+        handle.write("0 0 4294967295")
+os.write(go_w, b"g")
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+"""
+
+
+@pytest.mark.skipif(not ROOT or not shutil.which("setpriv"), reason="needs root to set up a grader without namespaces")
+def test_without_namespaces_the_folder_is_watched_and_cleaned(seed_exercise, tmp_path):
+    """A grader that can make no namespace (not root, no user namespaces): the child works on
+    the grader's disk, which the grader measures; past the bound it stops the child. A 5,000
+    deep tree left there is removed all the same, and the class goes on."""
+    tmp_path.chmod(0o755)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    temporary.chmod(0o777)
+    target = tmp_path / "graders_file.txt"
+    target.write_text("KEEP")
+    files = {"fills.py": (HOSTILE / "fills_scratch.py").read_text().replace("{STOP_MIB}", "64"),
+             "deep.py": (HOSTILE / "deep_tree.py").read_text().replace("{LINK_TO}", repr(str(target))),
+             "alice.py": seed_exercise.reference.read_text()}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+        (tmp_path / name).chmod(0o644)
+    # 5,000 folders take a while on a busy disk, and 20 MiB of it (a block each): more than 16 MiB
+    limits = {"fills.py": {**GRADER_LIMITS, "scratch_mib": 16}, "deep.py": {**GRADER_LIMITS, "call_s": 15},
+              "alice.py": GRADER_LIMITS}
+    run = grader_results(grader_process([(tmp_path / name, limits[name]) for name in files],
+                                        env={"TMPDIR": str(temporary)},
+                                        prefix=[sys.executable, "-c", WITHOUT_NAMESPACES, *AS_NOBODY]))
+    fills, deep, alice = run["results"]
+    assert run["euid"] == 65534 and not run["left"]
+    assert fills["protections"]["network"]["active"] is False  # no namespace at all
+    assert "measured while it runs" in fills["protections"]["scratch"]["detail"]
+    status, message = fills["checks"]["limits.resources"]
+    assert status == "failed" and "wrote more than 16 MiB" in message and "stopped it" in message, message
+    assert "REFUSED" not in fills["output"]  # the disk never refused: the grader stopped it, mid-way or after
+    assert deep["status"] == "passed", deep["checks"]
+    assert "BUILT 5000 levels" in deep["output"] and deep["protections"]["workdir"]["active"]
+    assert alice["status"] == "passed", alice["checks"]
+    assert all(r["size"] < 200_000 for r in run["results"])
+    assert target.read_text() == "KEEP"
+    assert not list(temporary.iterdir()), f"left behind: {list(temporary.iterdir())}"
+
+
+# -- cleanup, directly --------------------------------------------------------------------------
+def build_hostile_tree(top: Path, depth: int, outside: Path, locked: int = 0o500) -> None:
+    """A tree ``depth`` folders deep under ``top`` (deeper than a path can name) holding, every
+    500 levels, links to ``outside`` (a file and a folder), a file named with bytes that are not
+    UTF-8 and made unwritable, and a FIFO; every 1000th folder gets mode ``locked`` last."""
+    top.mkdir()
+    folder = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    modes = []
+    for level in range(depth):
+        os.mkdir("d", dir_fd=folder)
+        inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=folder)
+        if level % 500 == 0:
+            os.symlink(outside / "file.txt", "link-file", dir_fd=folder)
+            os.symlink(outside, "link-folder", dir_fd=folder)
+            os.mkfifo("fifo", dir_fd=folder)
+            name = os.open(b"\xff\xfe\n-not-utf8", os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=folder)
+            os.write(name, b"data")
+            os.fchmod(name, 0)
+            os.close(name)
+        if level % 1000 == 999:
+            modes.append(folder)
+        else:
+            os.close(folder)
+        folder = inner
+    os.close(folder)
+    for held in modes:  # last, or nothing could have been made inside
+        os.fchmod(held, locked)
+        os.close(held)
+
+
+@pytest.fixture
+def outside(tmp_path) -> Path:
+    """What links in a tree point to: must survive the tree's removal."""
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "file.txt").write_text("KEEP")
+    return folder
+
+
+def test_any_tree_is_removed_and_nothing_it_links_to(tmp_path, outside):
+    top = tmp_path / "workdir"
+    build_hostile_tree(top, 5000, outside)
+    assert measure_tree(str(top), 1 << 40, 1 << 30).entries == 5000 + 10 * 4  # every entry, links not followed
+    assert remove_tree(str(top)) == []
+    assert not top.exists()
+    assert (outside / "file.txt").read_text() == "KEEP" and [p.name for p in outside.iterdir()] == ["file.txt"]
+    assert remove_tree(str(top)) == []  # already gone: nothing to say
+
+
+OWNER_REMOVES = """
+import ctypes, json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[3])
+from test_sandbox import build_hostile_tree
+from grader.sandbox.scratch import measure_tree, remove_tree
+# Python is imported: give up the right to read every file, and be a plain owner.
+ctypes.CDLL(None).capset((ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)())
+top = Path(sys.argv[1])
+build_hostile_tree(top, 2000, Path(sys.argv[2]), locked=0)
+print(json.dumps({"measured": measure_tree(str(top), 1 << 40, 1 << 30).unmeasured,
+                  "leaks": remove_tree(str(top)), "exists": top.exists()}))
+"""
+
+
+@pytest.mark.skipif(not ROOT or not shutil.which("setpriv"), reason="needs root to act as another user")
+def test_the_owner_takes_back_the_rights_a_submission_removed(tmp_path, outside):
+    """Without root, folders whose owner removed every right (mode 0) can be neither read nor
+    emptied as they are: the grader, their owner, gives itself the rights back first."""
+    base = Path(tempfile.mkdtemp(prefix="jaxgrade-test-", dir="/tmp"))  # reachable without any right
+    try:
+        base.chmod(0o777)
+        run = subprocess.run([*AS_NOBODY, sys.executable, "-c", OWNER_REMOVES, str(base / "workdir"), str(outside),
+                              str(Path(__file__).parent)], capture_output=True, text=True, timeout=120,
+                             env={**os.environ, "PYTHONPATH": str(REPO)})
+        assert run.returncode == 0, run.stderr[-3000:]
+        assert not list(base.iterdir())
+    finally:
+        shutil.rmtree(base)
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert "could not be read" in result["measured"]  # the watch cannot see into them: it says so
+    assert result == {**result, "leaks": [], "exists": False}
+    assert (outside / "file.txt").read_text() == "KEEP"
+
+
+@pytest.mark.skipif(not ROOT, reason="mounting needs root")
+def test_what_cannot_be_removed_is_said_loudly_and_never_crossed(tmp_path, outside, caplog):
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    with Child(2, LIMITS) as child:
+        child.ready
+        mounted = Path(child.workdir) / "mounted"
+        mounted.mkdir()
+        assert libc.mount(str(outside).encode(), str(mounted).encode(), None, 4096, None) == 0  # MS_BIND
+    try:
+        assert (outside / "file.txt").read_text() == "KEEP"  # another file system: never entered
+        assert not child.protections["workdir"]["active"]
+        assert "mounted" in child.protections["workdir"]["detail"]
+        assert any(r.levelname == "ERROR" and child.workdir in r.getMessage() for r in caplog.records)
+    finally:
+        libc.umount2(str(mounted).encode(), 2)
+        shutil.rmtree(child.workdir)

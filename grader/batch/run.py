@@ -51,7 +51,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol, TextIO
 
@@ -332,7 +332,8 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
                 outcome.results[submission.student] = {**stored, "name": submission.name, "late": submission.late}
                 outcome.reused.append(submission.student)
             else:
-                todo.append((submission, key))
+                # hidden from its child like the classmates' files: the gradebook and reports in out/
+                todo.append((replace(submission, others=(*submission.others, str(out.resolve()))), key))
 
         saved_at = 0.0
 

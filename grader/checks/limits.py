@@ -8,12 +8,14 @@ from grader.checks.base import Check, Context
 from grader.outcome import Category, Outcome
 
 WHAT = {"time": "Your submission ran past its time limit", "memory": "Your submission ran past its memory limit",
-        "crash": "Your submission's process died", "protocol": "Your submission's process broke the grading channel"}
+        "crash": "Your submission's process died", "protocol": "Your submission's process broke the grading channel",
+        "disk": "Your submission ran past its disk space"}
 WHAT_TO_DO = {"time": "Make each call return quickly: no unbounded loops, no sleeping, no reading input.",
               "memory": "Build only the arrays the task needs.",
               "crash": "Return the result instead of ending the process (sys.exit, os._exit, signals), "
                        "and avoid unbounded recursion.",
-              "protocol": "Leave the process's inherited file descriptors alone."}
+              "protocol": "Leave the process's inherited file descriptors alone.",
+              "disk": "Write only the files the task needs, and delete those you no longer need."}
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -45,7 +45,7 @@ def safe_reply(value: Any, key: str | None = None, depth: int = 0) -> Any:
 
 @dataclass(frozen=True)
 class Incident:
-    kind: str  # "time" | "memory" | "crash" | "protocol" | "gave_up"
+    kind: str  # "time" | "memory" | "disk" | "crash" | "protocol" | "gave_up"
     message: str
 
 

@@ -15,6 +15,7 @@ error.
 """
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import time
@@ -151,6 +152,9 @@ class Session:
         try:
             copy = self._copy_in()
         except OSError as error:
+            if error.errno in (errno.ENOSPC, errno.EDQUOT):  # the grader's disk is full: not the student's doing
+                self._retire()  # a partial copy stays in that child's folder; a retry starts afresh
+                raise SandboxError(f"no room for the submission's copy ({error.strerror})") from None
             self._loaded = Loaded(False, "read", {"error": safe_text(f"{error.strerror or error}: "
                                                                      f"{self.submission.name}")})
             return self._loaded

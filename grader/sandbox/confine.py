@@ -8,17 +8,20 @@ starting its backend. In order:
 1. close every inherited file descriptor but stdio and the channel;
 2. ``PR_SET_NO_NEW_PRIVS`` (no setuid binary can give privileges back);
 3. namespaces, best effort: a network namespace (only a downed loopback: no network) and a
-   mount namespace in which the exercise files and other listed paths are covered by an
-   empty read-only tmpfs. As root these are plain ``unshare``; otherwise a user namespace
-   is tried first (where the system allows unprivileged ones);
+   mount namespace in which one bounded tmpfs holds all the child can write (its scratch
+   folder, its own /tmp, /var/tmp and /dev/shm), the folder holding the submission's copy is
+   read-only, the exercise files, other listed paths and the grader's checkout are made
+   empty and unreadable, and /proc shows only the child's own processes. As root these are
+   plain ``unshare``; otherwise a user namespace is tried first (where the system allows
+   unprivileged ones);
 4. resource limits: CPU seconds, address space, file size, no core dumps, open files, and
    (with a dedicated uid only: the limit counts per user) processes;
 5. as root: drop to the dedicated unprivileged uid/gid the parent leased for this child,
    with no supplementary groups (all capabilities go with it). Directories on the way to
    the Python installation that this uid could not enter (pyenv under /root) are made
    passable inside the mount namespace, with nothing else of them visible;
-6. ``PR_SET_PDEATHSIG`` (the child dies with the grader), umask 077, cwd = the fresh
-   working directory.
+6. ``PR_SET_PDEATHSIG`` (the child dies with the grader), umask 077, cwd = the scratch
+   folder.
 
 A namespace that cannot be made is reported, not fatal; a limit or uid drop that fails is
 fatal (``ConfinementError``): the student's code must not run with less than was asked.
@@ -56,19 +59,27 @@ _CAPABILITY_VERSION_3 = 0x20080522
 class Policy:
     """What the child gives up. Built by the parent (``grader.sandbox.process``), sent as JSON.
 
+    ``workdir``: the folder holding the submission's copy (read-only to the child where it has
+    a mount namespace); ``scratch``: the folder inside it where the child works (cwd, HOME,
+    TMPDIR), with its private /tmp, /var/tmp and /dev/shm one tmpfs of ``scratch_mib`` MiB and
+    ``scratch_files`` inodes in all.
     ``uid``/``gid``: the dedicated unprivileged identity to drop to when running as root
-    (None: keep the current one). ``hide``: paths covered by an empty read-only tmpfs when a
-    mount namespace can be made (the exercise with its reference, other submissions).
+    (None: keep the current one). ``hide``: paths made empty and unreadable when a mount
+    namespace can be made (the exercise with its reference, other submissions, the grader's
+    checkout, a class run's output).
     ``reach``: paths the child must still be able to read after dropping privileges.
     ``read_only``: paths the child may read but never write, even as the grader's own user
     (the shared compilation cache: a submission must not plant programs for the next)."""
     workdir: str
+    scratch: str = ""
     keep_fds: tuple[int, ...] = ()
     uid: int | None = None
     gid: int | None = None
     cpu_s: int = 120
     memory_mib: int = 4096
     file_mib: int = 64
+    scratch_mib: int = 256
+    scratch_files: int = 16384
     open_files: int = 512
     processes: int = 0  # 0: 128 + 4 per CPU (XLA starts thread pools sized by the CPU count)
     isolate_network: bool = True
@@ -196,64 +207,132 @@ def _make_passable(libc: ctypes.CDLL, reach: tuple[str, ...]) -> list[str]:
         if not blocked:
             return opened
         directory, children = next(iter(blocked.items()))
-        stage = tempfile.mkdtemp(prefix="jaxgrade-stage-")
-        staged = []
-        for name in sorted(children):
-            keep = os.path.join(stage, name)
-            is_dir = os.path.isdir(os.path.join(directory, name))
-            os.mkdir(keep) if is_dir else open(keep, "w").close()
-            _mount(libc, os.path.join(directory, name), keep, None, MS_BIND | MS_REC)
-            staged.append((name, keep, is_dir))
-        _mount(libc, "tmpfs", directory, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k")
-        for name, keep, is_dir in staged:
-            place = os.path.join(directory, name)
-            os.mkdir(place) if is_dir else open(place, "w").close()
-            _mount(libc, keep, place, None, MS_BIND | MS_REC)
-            _call(libc.umount2(keep.encode(), MNT_DETACH), f"umount {keep}")
+        # Held by descriptors while the tmpfs covers their paths, then bound back from them
+        # (no staging folder, no unmount: an unmount waits for an RCU grace period, ~5 ms).
+        held = {name: os.open(os.path.join(directory, name), os.O_PATH | os.O_CLOEXEC) for name in sorted(children)}
+        try:
+            _mount(libc, "tmpfs", directory, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k")
+            for name, fd in held.items():
+                place = os.path.join(directory, name)
+                os.mkdir(place) if os.path.isdir(f"/proc/self/fd/{fd}") else open(place, "w").close()
+                _mount(libc, f"/proc/self/fd/{fd}", place, None, MS_BIND | MS_REC)
+        finally:
+            for fd in held.values():
+                os.close(fd)
         _mount(libc, None, directory, None, MS_REMOUNT_BIND_RO)
-        for name, keep, _ in staged:
-            os.rmdir(keep) if os.path.isdir(keep) else os.unlink(keep)
-        os.rmdir(stage)
         opened.append(directory)
     raise ConfinementError("too many nested directories to make passable: " + ", ".join(reach))
 
 
 def _hide(libc: ctypes.CDLL, paths: tuple[str, ...]) -> list[str]:
-    hidden = []
-    for path in paths:
+    """Make each of ``paths`` empty and unreadable in this mount namespace: a folder is covered by
+    one empty read-only tmpfs (made once, bound over the others), a file by /dev/null on a mount
+    where devices cannot be opened. Ancestors come first, so what they cover is skipped."""
+    hidden: list[str] = []
+    empty = ""
+    for path in sorted(paths, key=len):
+        if os.path.islink(path):
+            continue  # covering a link would cover what it points to
         if os.path.isdir(path):
-            _mount(libc, "tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0555,size=4k")
-            hidden.append(path)
+            if not empty:
+                _mount(libc, "tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                       "mode=0555,size=4k,nr_inodes=2")
+                empty = path
+            else:
+                _mount(libc, empty, path, None, MS_BIND)
+        elif os.path.isfile(path):
+            _mount(libc, "/dev/null", path, None, MS_BIND)
+            _mount(libc, None, path, None, MS_REMOUNT_BIND_RO | MS_NOEXEC)
+        else:
+            continue
+        hidden.append(path)
     return hidden
 
 
-def _private_temporaries(libc: ctypes.CDLL, workdir: str, keep: tuple[str, ...], size_mib: int) -> list[str]:
-    """Give the child its own empty, size-limited /tmp, /var/tmp and /dev/shm: it sees no other
-    child's files there, and what it leaves behind vanishes with it. Paths of ``keep`` under
-    /tmp (the working directory, a compilation cache) are bound back at their places. The new
-    /tmp is assembled at a mount point inside the working directory, then moved over /tmp."""
-    done = []
-    options = f"mode=1777,size={size_mib}m"
-    if os.path.isdir("/tmp"):
-        real_tmp = os.path.realpath("/tmp")
-        inside = sorted({os.path.realpath(k) for k in keep if os.path.realpath(k).startswith(real_tmp + "/")})
-        assembly = tempfile.mkdtemp(prefix=".tmp-", dir=workdir)
-        _mount(libc, "tmpfs", assembly, "tmpfs", MS_NOSUID | MS_NODEV, options)
-        for path in inside:
-            if any(path.startswith(other + "/") for other in inside):
-                continue  # bound with its ancestor
-            place = assembly + path[len(real_tmp):]
+# The machine's temporary directories, each replaced by a folder of the child's scratch tmpfs.
+PRIVATE_TEMPORARIES = (("/tmp", "tmp"), ("/var/tmp", "var-tmp"), ("/dev/shm", "shm"))
+
+
+def _scratch_space(libc: ctypes.CDLL, policy: Policy, keep: tuple[str, ...]) -> list[str]:
+    """One tmpfs of ``scratch_mib`` MiB and ``scratch_files`` inodes holds everything the child
+    can write: its scratch folder and its private, empty /tmp, /var/tmp and /dev/shm, folders
+    ``work``, ``tmp``, ``var-tmp`` and ``shm`` of it. So a submission can fill neither the
+    grader's disk nor more memory than that, sees no other child's files, and what it wrote
+    vanishes with its mount namespace. The tmpfs is mounted on the scratch folder, then its
+    ``work`` folder is bound on top: its root, under that, is reached by nothing. Returns the
+    temporary directories replaced."""
+    scratch = policy.scratch or policy.workdir
+    _mount(libc, "tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV,
+           f"mode=0755,size={policy.scratch_mib}m,nr_inodes={policy.scratch_files}")
+    # Binding over the scratch folder and /tmp changes what paths name: reach the root by a descriptor.
+    mounted = os.open(scratch, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    root = f"/proc/self/fd/{mounted}"
+    umask = os.umask(0o022)  # the folders on the way back to the working folder: passable for the uid
+    try:
+        os.mkdir(f"{root}/work", 0o700)
+        _mount(libc, f"{root}/work", scratch, None, MS_BIND)
+        kept = sorted({os.path.realpath(k) for k in keep})
+        return [directory for directory, name in PRIVATE_TEMPORARIES
+                if _replace_temporary(libc, directory, f"{root}/{name}", kept)]
+    finally:
+        os.umask(umask)
+        os.close(mounted)
+
+
+def _replace_temporary(libc: ctypes.CDLL, directory: str, area: str, kept: list[str]) -> bool:
+    """Cover ``directory`` with ``area`` (a new folder of the scratch tmpfs), after binding back
+    into it every path of ``kept`` that lies inside ``directory`` (the working folder, the
+    Python installation or the cache may live in /tmp or /var/tmp)."""
+    if not os.path.isdir(directory) or (directory != "/tmp" and os.path.islink(directory)):
+        return False  # a /var/tmp that links to /tmp is covered with /tmp
+    real = os.path.realpath(directory)
+    os.mkdir(area)
+    os.chmod(area, 0o1777)
+    inside = [k for k in kept if k.startswith(real + "/")]
+    for path in inside:
+        if any(path.startswith(other + "/") for other in inside):
+            continue  # bound with its ancestor
+        place = area + path[len(real):]
+        if os.path.isdir(path):
             os.makedirs(place, exist_ok=True)
-            recursive = 0 if os.path.realpath(workdir) == path else MS_REC  # not the assembly itself
-            _mount(libc, path, place, None, MS_BIND | recursive)
-        _mount(libc, assembly, real_tmp, None, MS_MOVE)
-        os.rmdir(assembly)  # the empty directory the new /tmp was assembled on
-        done.append("/tmp")
-    for directory in ("/var/tmp", "/dev/shm"):
-        if os.path.isdir(directory) and not os.path.islink(directory):
-            _mount(libc, "tmpfs", directory, "tmpfs", MS_NOSUID | MS_NODEV, options)
-            done.append(directory)
-    return done
+        else:
+            os.makedirs(os.path.dirname(place), exist_ok=True)
+            open(place, "w").close()
+        _mount(libc, path, place, None, MS_BIND | MS_REC)  # with what is mounted inside: the scratch folder
+    _mount(libc, area, real, None, MS_BIND | MS_REC)
+    return True
+
+
+def _read_only_workdir(libc: ctypes.CDLL, workdir: str) -> None:
+    """The folder holding the submission's copy, where the child sees it now, read-only: the
+    grader still writes the copy there (through its own mount), the child can only work in its
+    scratch folder (bound inside, and still writable)."""
+    _mount(libc, workdir, workdir, None, MS_BIND | MS_REC)
+    _mount(libc, None, workdir, None, MS_REMOUNT_BIND_RO)
+
+
+def _kernel_version(release: str) -> tuple[int, int]:
+    """(major, minor) of a kernel release such as "6.1.0-18-amd64"; (0, 0) if unreadable."""
+    parts = release.split(".")
+    try:
+        return int(parts[0]), int("".join(c for c in parts[1] if c.isdigit()) or 0)
+    except (IndexError, ValueError):
+        return 0, 0
+
+
+def _private_proc(libc: ctypes.CDLL) -> str:
+    """A /proc of this mount namespace's own that shows only the processes of the child's own
+    user (hidepid): after the uid drop, the grader's command line, its arguments and every other
+    process are invisible. Returns why not, or "". Before Linux 5.8 every /proc of a pid
+    namespace shares one set of options: hidepid here would change the machine's own /proc."""
+    release = os.uname().release
+    if _kernel_version(release) < (5, 8):
+        return f"Linux {release} shares the options of /proc with the whole machine (5.8 or later needed)"
+    try:
+        _mount(libc, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
+    except OSError as error:  # a mount of proc needs rights over the process's pid namespace
+        return str(error)
+    return ""
 
 
 def _bind_read_only(libc: ctypes.CDLL, paths: tuple[str, ...]) -> list[str]:
@@ -312,7 +391,7 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
         note("limits", True, _set_limits(policy, False))
         note("confinement", False, f"{sys.platform} is not Linux: no uid drop, namespaces or hidden paths")
         os.umask(0o077)
-        os.chdir(policy.workdir)
+        os.chdir(policy.scratch or policy.workdir)
         return protections
     libc = _libc()
 
@@ -328,15 +407,20 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
         note("network", network, "own network namespace: no interface but a downed loopback" if network
              else f"the network is reachable: {why}")
     hidden: list[str] = []
+    scratch = policy.scratch or policy.workdir
+    proc_why = why or "no mount namespace"
     if mounts:
         _call(libc.mount(None, b"/", None, ctypes.c_ulong(MS_REC | MS_PRIVATE), None), "mount --make-rprivate /")
-        private = _private_temporaries(libc, policy.workdir, (policy.workdir, *reach), policy.file_mib)
-        note("temporary_files", bool(private), f"private, empty {', '.join(private)} of {policy.file_mib} MiB "
-                                               "each, gone with the child")
+        replaced = _scratch_space(libc, policy, (policy.workdir, *reach))
+        note("scratch", True, f"one private tmpfs of {policy.scratch_mib} MiB and {policy.scratch_files} files "
+                              f"holds all it can write: its working folder and {', '.join(replaced)} (empty, "
+                              "its own); gone with the child")
+        _read_only_workdir(libc, policy.workdir)
         hidden = _hide(libc, policy.hide)
         frozen = _bind_read_only(libc, policy.read_only)
         if policy.read_only:
             note("read_only", bool(frozen), "mounted read-only: " + ", ".join(frozen))
+        proc_why = _private_proc(libc)
     elif policy.read_only:
         note("read_only", root and policy.uid is not None,
              "owned by the grader, not writable by the sandbox uid" if root and policy.uid is not None
@@ -345,10 +429,15 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
     if dropping:
         if mounts:
             _make_passable(libc, reach)
-        os.chown(policy.workdir, policy.uid, policy.gid if policy.gid is not None else policy.uid)
-    note("hidden_paths", bool(hidden), ("covered by an empty read-only tmpfs: " + ", ".join(hidden)) if hidden
+        os.chown(scratch, policy.uid, policy.gid if policy.gid is not None else policy.uid)
+    note("hidden_paths", bool(hidden), ("made empty and unreadable: " + ", ".join(hidden)) if hidden
          else f"readable by the submission where file permissions allow: {', '.join(policy.hide) or 'none'}"
               + (f" ({why})" if why and not mounts else ""))
+    note("processes", dropping and not proc_why,
+         "its own /proc shows only its own processes: not the grader's, its command line or any other"
+         if dropping and not proc_why else
+         "other processes are visible in /proc, the grader's command line included"
+         + (f" ({proc_why})" if proc_why else " (the child runs as the grader's own user)"))
 
     note("limits", True, _set_limits(policy, dropping))
 
@@ -381,7 +470,7 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
     if os.getppid() == 1:  # the grader died before the line above took effect
         os._exit(70)
     os.umask(0o077)
-    os.chdir(policy.workdir)
+    os.chdir(scratch)
     return protections
 
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import select
-import shutil
 import signal
 import socket
 import subprocess
@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import PoolError
+from grader.sandbox.scratch import remove_tree
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])  # the folder holding grader/
 ZYGOTE_BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.sandbox.pool import zygote_main; zygote_main()"
@@ -174,7 +175,9 @@ class Zygote:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
         self._socket.close()
-        shutil.rmtree(self.home, ignore_errors=True)
+        leaks = remove_tree(self.home)  # only the zygote used it: no submission runs there
+        if leaks:
+            logging.getLogger("jaxgrade.sandbox").error("could not remove %s: %s", self.home, "; ".join(leaks[:5]))
 
 
 class Pool:

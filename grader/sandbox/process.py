@@ -1,25 +1,31 @@
 """Start a submission's child process, talk to it with deadlines, and always clean it up.
 
 Parent side of the sandbox (the child confines itself with ``grader.sandbox.confine``): the child
-runs in its own session, in a fresh temporary directory removed afterwards, with an
-environment built from an allowlist, stdin from /dev/null, and stdout/stderr captured into
-a bounded buffer (head and tail kept, the rest counted). Every request has a wall-clock
-deadline enforced with SIGKILL. As root each child gets a dedicated unprivileged uid,
-leased from a range with a lock file; on close every process of that uid is killed, so
-nothing the submission started (double-forked, ``setsid``) survives it. Without root the
-process group and every process carrying the child's environment marker are killed.
+runs in its own session, in a fresh folder of the grader's temporary directory (it works in
+its ``scratch`` folder: a bounded tmpfs where it has a mount namespace, else a folder the
+grader measures while it runs), with an environment built from an allowlist, stdin from
+/dev/null, and stdout/stderr captured into a bounded buffer (head and tail kept, the rest
+counted). Every request has a wall-clock deadline enforced with SIGKILL. As root each child
+gets a dedicated unprivileged uid, leased machine-wide with a lock file; on close every
+process of that uid is killed, so nothing the submission started (double-forked, ``setsid``)
+survives it. Without root the process group and every process carrying the child's
+environment marker are killed. Then its folder is removed, whatever it holds
+(``grader.sandbox.scratch``); what cannot be is reported.
 """
 from __future__ import annotations
 
+import errno
 import fcntl
+import functools
 import itertools
 import json
+import logging
 import os
 import pwd
 import resource
 import select
-import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -32,8 +38,10 @@ from typing import Any, Callable
 from grader.errors import ChildFailure, SandboxError
 from grader.sandbox.confine import Policy
 from grader.sandbox.protocol import HEADER, MAX_MESSAGE_BYTES
+from grader.sandbox.scratch import ScratchWatch, remove_tree
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])  # the folder holding grader/
+GRADER_PACKAGE = str(Path(__file__).resolve().parents[1])  # grader/ itself: the child imports it
 BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.observe.child import main; main()"
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
 # Starts the child another way than exec (grader.sandbox.pool forks it): gets the exec command line, its
@@ -42,6 +50,11 @@ ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
 Launcher = Callable[[list[str], dict[str, str], str, tuple[int, int, int]], Any]
 MARKER = "JAXGRADE_SANDBOX"  # in every child's environment: <grader pid>-<child number>
 SANDBOX_UIDS = range(61000, 62000)  # dedicated uids, one per live child, when the grader is root
+# Where uid leases live: fixed, root-only and the same for every grader on the machine whatever its
+# $TMPDIR (the first whose parent exists). /run is emptied at boot, as leases should be.
+LEASE_DIRECTORIES = ("/run/jaxgrade", "/var/lib/jaxgrade")
+SCRATCH = "scratch"  # the child's working folder (cwd, HOME, TMPDIR), inside the folder holding its copy
+log = logging.getLogger("jaxgrade.sandbox")
 _numbers = itertools.count(1)
 
 
@@ -58,6 +71,10 @@ class Limits:
     memory_mib: int = 4096
     output_kib: int = 64
     file_mib: int = 64
+    # Everything the child may write, all places together (its working folder, /tmp, /var/tmp,
+    # /dev/shm): a tmpfs of this size where it has a mount namespace, else a watched folder.
+    scratch_mib: int = 256
+    scratch_files: int = 16384
     # False runs the foundation's plain child (no uid drop, namespaces or in-child limits):
     # only for measuring what the hardened sandbox costs (bench/sandbox_overhead.py).
     confine: bool = True
@@ -196,37 +213,84 @@ def _named(uid: int) -> bool:
         return False
 
 
-class UidLease:
-    """One dedicated uid (and gid of the same number) for one live child. The lease is an
-    flock on a file in a root-only directory: it dies with the grader, so a crashed grader
-    leaks no uid, and concurrent graders on one machine never share one."""
-
-    def __init__(self) -> None:
-        directory = Path(tempfile.gettempdir()) / "jaxgrade-uids"
+def _private_directory(directory: Path, create: bool) -> bool:
+    """Whether ``directory`` is a real directory of the grader's user that no one else may use
+    (created 0700 if ``create``); raises SandboxError if it exists but is not."""
+    if create:
         try:
             directory.mkdir(mode=0o700)
         except FileExistsError:
             pass
+    try:
         info = directory.lstat()
-        if not directory.is_dir() or directory.is_symlink() or info.st_uid != os.geteuid() or info.st_mode & 0o077:
-            raise SandboxError(f"{directory} is not a private directory of the grader's user; "
-                               "remove it and grade again")
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
+        raise SandboxError(f"{directory} is not a private directory of the grader's user; remove it and grade again")
+    return True
+
+
+def lease_directory() -> Path:
+    """The machine-wide directory of uid leases (see LEASE_DIRECTORIES), created if need be."""
+    for candidate in map(Path, LEASE_DIRECTORIES):
+        if candidate.parent.is_dir():
+            try:
+                if _private_directory(candidate, create=True):
+                    return candidate
+            except PermissionError:  # a read-only /run: try the next
+                continue
+    raise SandboxError(f"none of {', '.join(LEASE_DIRECTORIES)} can hold the sandbox's uid leases: "
+                       "create one, owned by root with mode 0700")
+
+
+def _legacy_lease_directories() -> list[Path]:
+    """Where graders before leases were machine-wide kept them (under their own temp dir): still
+    honoured, so an older grader running on the same machine never shares a uid with this one."""
+    found = []
+    for base in dict.fromkeys((tempfile.gettempdir(), "/tmp")):
+        directory = Path(base) / "jaxgrade-uids"
+        try:
+            if _private_directory(directory, create=False):
+                found.append(directory)
+        except SandboxError:
+            continue  # not one of ours
+    return found
+
+
+def _try_lock(directory: Path, uid: int) -> int | None:
+    """The lock file of ``uid`` in ``directory``, locked; None if another grader holds it."""
+    fd = os.open(directory / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+class UidLease:
+    """One dedicated uid (and gid of the same number) for one live child. The lease is an
+    flock on a file in a root-only directory that is the same for every grader on the machine:
+    it dies with the grader, so a crashed grader leaks no uid, and concurrent graders (whatever
+    their $TMPDIR) never share one."""
+
+    def __init__(self) -> None:
+        directory, legacy = lease_directory(), _legacy_lease_directories()
         for uid in SANDBOX_UIDS:  # lowest first: the same few uids (and lock files) serve again and again
             if _named(uid):
                 continue  # a real account: never share it, never kill its processes
-            fd = os.open(directory / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
+            fd = _try_lock(directory, uid)
+            if fd is None:
                 continue
+            others = [_try_lock(old, uid) for old in legacy]
             # "0": the last lessee saw the uid empty when it gave it back. Anything else (a new
             # file, a grader that crashed while holding it) may have leftovers: kill them first.
-            if os.pread(fd, 1, 0) == CLEAN or kill_uid(uid):
+            if None not in others and (os.pread(fd, 1, 0) == CLEAN or kill_uid(uid)):
                 os.pwrite(fd, IN_USE, 0)
-                self.uid, self._fd = uid, fd
+                self.uid, self._fd, self._legacy = uid, fd, [o for o in others if o is not None]
                 return
-            os.close(fd)
+            for held in (fd, *[o for o in others if o is not None]):
+                os.close(held)
         raise SandboxError(f"no free sandbox uid in {SANDBOX_UIDS.start}-{SANDBOX_UIDS.stop - 1}: "
                            "too many children at once, or leftovers that cannot be killed")
 
@@ -237,9 +301,10 @@ class UidLease:
             return True
         if not kill_uid(self.uid):
             return False
-        os.pwrite(self._fd, CLEAN, 0)
-        os.close(self._fd)
-        self._fd = -1
+        for fd in (self._fd, *self._legacy):
+            os.pwrite(fd, CLEAN, 0)
+            os.close(fd)
+        self._fd, self._legacy = -1, []
         return True
 
 
@@ -260,17 +325,82 @@ def child_environment(devices: int, workdir: str, marker: str, compile_cache: st
     return env
 
 
-def hidden_paths(paths: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """Of ``paths`` (the exercises with their references and checks, the folders submissions
-    came from), those a child can be kept from seeing: every existing folder, unless hiding
-    it would hide the grader or Python itself."""
-    needed = [PACKAGE_PARENT + os.sep + "grader", sys.prefix, sys.base_prefix, tempfile.gettempdir()]
-    hidden = []
-    for path in paths:
-        real = os.path.realpath(path)
-        if os.path.isdir(real) and not any(os.path.realpath(n).startswith(real + os.sep) or os.path.realpath(n) == real
-                                           for n in needed):
-            hidden.append(real)
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _git_directories(dot_git: str) -> list[str]:
+    """For a ``.git`` file (a worktree or submodule checkout), the git directory it names and
+    that directory's common one (which holds every object and branch of the repository)."""
+    try:
+        with open(dot_git) as handle:
+            line = handle.read(4096).strip()
+    except (OSError, UnicodeDecodeError):
+        return []
+    if not line.startswith("gitdir:"):
+        return []
+    gitdir = os.path.realpath(os.path.join(os.path.dirname(dot_git), line[len("gitdir:"):].strip()))
+    found = [gitdir]
+    try:
+        with open(os.path.join(gitdir, "commondir")) as handle:
+            found.append(os.path.realpath(os.path.join(gitdir, handle.read(4096).strip())))
+    except (OSError, UnicodeDecodeError):
+        pass
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def _checkout() -> tuple[str, tuple[str, ...]] | None:
+    """The grader's own source checkout (the real folder holding grader/) and the git
+    directories its ``.git`` file names, if any; None when the grader is installed (the folder
+    holding grader/ is then site-packages, which the child needs) or is not a checkout (no
+    ``.git`` or pyproject.toml there)."""
+    parent = os.path.realpath(PACKAGE_PARENT)
+    if any(_inside(parent, prefix) for prefix in _python_installation()):
+        return None
+    dot_git = os.path.join(parent, ".git")
+    if not os.path.lexists(dot_git) and not os.path.exists(os.path.join(parent, "pyproject.toml")):
+        return None
+    named = _git_directories(dot_git) if os.path.isfile(dot_git) and not os.path.islink(dot_git) else []
+    return parent, tuple(named)
+
+
+@functools.lru_cache(maxsize=1)
+def _python_installation() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                                             sys.base_exec_prefix)))
+
+
+def checkout_entries() -> tuple[str, ...]:
+    """Every folder and file of the grader's own checkout but ``grader/`` (its exercises, tests,
+    ``.git`` with every version of every reference), and the git directories a ``.git`` file
+    points to; empty when the grader is not run from a checkout. Links are left out: covering
+    one would cover what it points to. Listed anew for each child (a few µs), so what appears
+    later (a class run's out/) is hidden too."""
+    found = _checkout()
+    if found is None:
+        return ()
+    parent, git_directories = found
+    try:
+        with os.scandir(parent) as listing:  # the entry types come with the listing: no stat
+            entries = [e.path for e in listing
+                       if e.name != "grader" and not e.is_symlink() and (e.is_dir() or e.is_file())]
+    except OSError:  # unreadable to the grader itself: then to the child too
+        entries = []
+    return (*sorted(entries), *git_directories)
+
+
+def hidden_paths(paths: tuple[str, ...] = (), checkout: bool = True, keep: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """What a child can be kept from seeing: of ``paths`` (the exercises with their references
+    and checks, the folders submissions came from, a class run's output folder) every existing
+    folder, and with ``checkout`` every entry of the grader's own checkout but grader/ (plain
+    files included), except what holds the grader, Python, the temporary directory itself or
+    a path of ``keep`` (the compilation cache)."""
+    needed = [*_python_installation(), *(os.path.realpath(n) for n in (tempfile.gettempdir(), *keep))]
+    candidates = [os.path.realpath(p) for p in paths if os.path.isdir(p)]
+    if checkout:
+        candidates += checkout_entries()
+    hidden = [c for c in candidates if not any(_inside(n, c) for n in needed) and not _inside(GRADER_PACKAGE, c)]
     return tuple(dict.fromkeys(hidden))
 
 
@@ -285,9 +415,40 @@ def parent_protections(limits: Limits, lease: UidLease | None) -> dict[str, dict
         "environment": {"active": True, "detail": "built from an allowlist: " + ", ".join(ENV_ALLOWLIST)},
         "output": {"active": True, "detail": f"stdout and stderr captured, {limits.output_kib} KiB of head and "
                                              "of tail kept, never parsed"},
-        "workdir": {"active": True, "detail": "a fresh temporary directory, removed afterwards"},
+        "workdir": {"active": True, "detail": "a fresh folder in the grader's temporary directory, removed "
+                                              "afterwards whatever it holds (any depth, any permissions)"},
         "cleanup": {"active": True, "detail": cleanup},
     }
+
+
+def watched_scratch(limits: Limits) -> dict[str, Any]:
+    """The ``scratch`` protection of a child that has no private tmpfs (no mount namespace)."""
+    return {"active": True, "detail": f"its working folder is on the grader's disk, measured while it runs: the "
+                                      f"process is stopped past {limits.scratch_mib} MiB or {limits.scratch_files} "
+                                      "files (it may overshoot by what it writes between two measurements); "
+                                      "/tmp, /var/tmp and /dev/shm are the machine's, limited only per file "
+                                      f"({limits.file_mib} MiB)"}
+
+
+def _make_workdir(lease: UidLease | None) -> tuple[str, str]:
+    """The child's folder in the grader's temporary directory, holding ``scratch`` (the child's
+    working folder); owned by the child's uid. A full disk here is the grader's problem, never
+    the student's: it raises SandboxError."""
+    workdir = ""
+    try:
+        workdir = tempfile.mkdtemp(prefix="jaxgrade-")
+        scratch = os.path.join(workdir, SCRATCH)
+        os.mkdir(scratch, 0o700)
+        if lease is not None:
+            for path in (workdir, scratch):
+                os.chown(path, lease.uid, lease.uid)
+        return workdir, scratch
+    except OSError as error:
+        if workdir:
+            remove_tree(workdir)
+        full = " (the disk is full)" if error.errno in (errno.ENOSPC, errno.EDQUOT) else ""
+        raise SandboxError(f"could not create the submission's folder in {tempfile.gettempdir()}: "
+                           f"{error.strerror or error}{full}") from None
 
 
 class Child:
@@ -300,30 +461,49 @@ class Child:
         self.limits = limits
         self.marker = f"{os.getpid()}-{next(_numbers)}"
         self.lease = UidLease() if limits.confine and os.geteuid() == 0 else None
-        self.workdir = tempfile.mkdtemp(prefix="jaxgrade-")
+        try:
+            self.workdir, self.scratch = _make_workdir(self.lease)
+        except SandboxError:
+            if self.lease is not None:
+                self.lease.release()
+            raise
+        self._watch: ScratchWatch | None = None
+        self._scratch_fd = -1  # the child's private tmpfs, opened through its mount namespace
+        self._stopped: str | None = None  # why the grader stopped the child, if it did
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
         output_r, output_w = os.pipe()
-        env = child_environment(devices, self.workdir, self.marker, compile_cache)
+        env = child_environment(devices, self.scratch, self.marker, compile_cache)
         if not limits.confine:  # exactly the foundation's child, for a fair overhead figure
             del env["OPENBLAS_NUM_THREADS"]
         arguments = [sys.executable, "-I", "-c", BOOT, str(to_child_r), str(from_child_w)]
         if limits.confine:
-            policy = Policy(workdir=self.workdir, keep_fds=(to_child_r, from_child_w),
+            policy = Policy(workdir=self.workdir, scratch=self.scratch, keep_fds=(to_child_r, from_child_w),
                             uid=self.lease.uid if self.lease else None, gid=self.lease.uid if self.lease else None,
                             cpu_s=limits.cpu_s, memory_mib=limits.memory_mib, file_mib=limits.file_mib,
-                            hide=hidden_paths(hide), reach=(PACKAGE_PARENT, *([compile_cache] if compile_cache else [])),
+                            scratch_mib=limits.scratch_mib, scratch_files=limits.scratch_files,
+                            hide=hidden_paths(hide, keep=(compile_cache,) if compile_cache else ()),
+                            reach=(PACKAGE_PARENT, *([compile_cache] if compile_cache else [])),
                             read_only=(compile_cache,) if compile_cache else ())
             arguments.append(policy.to_json())
         self.protections = parent_protections(limits, self.lease)
-        if launcher is not None:  # grader.sandbox.pool: forked, ready-imported, from a warm process
-            self.process = launcher(arguments, env, self.workdir, (to_child_r, from_child_w, output_w))
-        else:
-            self.process = subprocess.Popen(
-                arguments, pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL, stdout=output_w,
-                stderr=output_w, cwd=self.workdir, env=env, start_new_session=True)
-        for fd in (to_child_r, from_child_w, output_w):
-            os.close(fd)
+        try:
+            if launcher is not None:  # grader.sandbox.pool: forked, ready-imported, from a warm process
+                self.process = launcher(arguments, env, self.scratch, (to_child_r, from_child_w, output_w))
+            else:
+                self.process = subprocess.Popen(
+                    arguments, pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL, stdout=output_w,
+                    stderr=output_w, cwd=self.scratch, env=env, start_new_session=True)
+        except BaseException:  # no child: give back what was made for it
+            for fd in (self._to_child, self._from_child, output_r):
+                os.close(fd)
+            if self.lease is not None:
+                self.lease.release()
+            self._remove_workdir()
+            raise
+        finally:
+            for fd in (to_child_r, from_child_w, output_w):
+                os.close(fd)
         if not limits.confine:
             self._limit_resources()
             self.protections["confinement"] = {"active": False, "detail": "plain child: no uid drop, namespaces "
@@ -346,7 +526,44 @@ class Child:
             reported = self._ready.get("protections")
             if isinstance(reported, dict):
                 self.protections.update({str(k): v for k, v in reported.items() if isinstance(v, dict)})
+            if self.limits.confine:
+                self._bound_scratch()
         return self._ready
+
+    def _bound_scratch(self) -> None:
+        """Before any student code runs: hold the child's private tmpfs (to tell when it is full),
+        or, where it has none, start measuring its folder on the grader's disk."""
+        if self.protections.get("scratch", {}).get("active"):
+            try:  # the tmpfs exists only in the child's mount namespace: reach it through /proc
+                self._scratch_fd = os.open(f"/proc/{self.process.pid}/root{self.scratch}",
+                                           os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            except OSError:
+                pass  # then a full scratch is only the student's own ENOSPC
+            return
+        self.protections["scratch"] = watched_scratch(self.limits)
+        self._watch = ScratchWatch(self.workdir, self.limits.scratch_mib << 20, self.limits.scratch_files,
+                                   self._stop)
+
+    def _stop(self, reason: str) -> None:
+        """Kill the child (and all it started) for a reason of the grader's: its next answer is
+        ``reason`` as an incident."""
+        self._stopped = reason
+        self.kill()
+        if self.lease is not None:
+            kill_uid(self.lease.uid)
+        else:
+            kill_marked(self.marker)
+
+    def _scratch_full(self) -> str | None:
+        """Why the child's private tmpfs counts as full (no block or no inode left), if it does."""
+        if self._scratch_fd < 0:
+            return None
+        room = os.fstatvfs(self._scratch_fd)
+        if room.f_bavail == 0:
+            return f"your code filled its {self.limits.scratch_mib} MiB of scratch space"
+        if room.f_favail == 0:
+            return f"your code filled its scratch space with {self.limits.scratch_files} files and folders"
+        return None
 
     def _limit_resources(self) -> None:
         memory = self.limits.memory_mib << 20
@@ -361,7 +578,12 @@ class Child:
         deadline = time.monotonic() + timeout
         body = json.dumps(message).encode("utf-8")
         self._send(HEADER.pack(len(body)) + body, deadline, during)
-        return self._receive(deadline, during)
+        answer = self._receive(deadline, during)
+        full = self._scratch_full()
+        if full is not None:  # ENOSPC told the code; the report says it plainly, as the watch does
+            self.kill()
+            raise ChildFailure("disk", f"{full} (its working folder, /tmp, /var/tmp and /dev/shm together) {during}")
+        return answer
 
     def _send(self, data: bytes, deadline: float, during: str) -> None:
         """Write without ever blocking past the deadline (a child that stops reading fills the pipe)."""
@@ -412,6 +634,8 @@ class Child:
         except subprocess.TimeoutExpired:
             self.kill()
             return ChildFailure("protocol", f"the process closed its channel {during}")
+        if self._stopped is not None:
+            return ChildFailure("disk", f"{self._stopped}; the grader stopped it {during}")
         if code < 0:
             name = _signal_name(-code)
             if -code == signal.SIGXCPU:
@@ -437,20 +661,31 @@ class Child:
                 self.process.wait(timeout=1)
             except (OSError, subprocess.TimeoutExpired):
                 pass
+        if self._watch is not None:
+            self._watch.close()
         self.kill()
         if self.lease is not None:
             self.lease.release()
         else:
             kill_marked(self.marker)
         self.process.wait()
-        for fd in (self._to_child, self._from_child):
+        for fd in (self._to_child, self._from_child, self._scratch_fd):
             try:
                 os.close(fd)
             except OSError:
                 pass
         self._closed = self.output.finish()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        self._remove_workdir()
         return self._closed
+
+    def _remove_workdir(self) -> None:
+        """Remove the child's folder; what cannot be removed is said loudly, in the grader's log
+        and in the report's protections, never ignored."""
+        leaks = remove_tree(self.workdir)
+        if leaks:
+            shown = "; ".join(leaks[:5]) + (f"; and {len(leaks) - 5} more" if len(leaks) > 5 else "")
+            log.error("could not remove everything the sandbox left in %s: %s", self.workdir, shown)
+            self.protections["workdir"] = {"active": False, "detail": f"not removed entirely: {shown}"}
 
     def __enter__(self) -> "Child":
         return self
