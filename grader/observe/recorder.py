@@ -77,14 +77,15 @@ class Recorder:
             return result
 
         def observed_primitive(trace: Any, primitive: Any, args: Any, params: Any) -> Any:
-            if state[0] != FULL or state[1]:
+            if state[0] is None or state[1]:
                 return process_primitive(trace, primitive, args, params)
-            state[1] += 1
+            state[1] += 1  # in every mode: what JAX runs inside (a constraint's own jit) is not the submission's
             try:
                 out = process_primitive(trace, primitive, args, params)
             finally:
                 state[1] -= 1
-            push(("primitive", primitive, params, args, out))
+            if state[0] == FULL:
+                push(("primitive", primitive, params, args, out))
             return out
 
         def observed_shard_map(trace: Any, prim: Any, fun: Any, args: Any, **params: Any) -> Any:

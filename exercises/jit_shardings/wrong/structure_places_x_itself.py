@@ -1,6 +1,7 @@
-"""For jit_shardings (column_sums). Places x with jax.device_put itself, which the statement
-forbids ("Do not place x with jax.device_put yourself: the point is that jit does it"), then
-calls a jit with the asked-for in_shardings and out_shardings."""
+# expect: structure
+"""Places x with jax.device_put itself, which the statement forbids ("Do not place x with
+jax.device_put yourself: the point is that jit does it"), then calls a jit with the asked-for
+in_shardings and out_shardings: the jit's input is the placed copy, not x."""
 import jax
 import jax.numpy as jnp
 import numpy as np

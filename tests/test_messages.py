@@ -1,0 +1,40 @@
+"""What wrong variants are told: each message must say what the submission really did, not
+only fail it (issue #12's corpus found these saying something false)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from grader import find_exercise, grade
+
+
+
+def graded(path: Path, slug: str, tmp_path: Path):
+    submission = tmp_path / path.name
+    shutil.copyfile(path, submission)
+    return grade(find_exercise(slug), submission)
+
+
+def lost_points(report) -> list[str]:
+    return [c.id for c in report.checks if c.score < c.max_score]
+
+
+WRONG = REPO / "exercises" / "sharding_constraint" / "wrong"
+
+
+@pytest.mark.parametrize("name", ["structure_outside_jit.py", "structure_constrains_jit_result_outside.py"])
+def test_a_constraint_outside_jit_is_told_it_is_outside_jit(tmp_path, name):
+    report = graded(WRONG / name, "sharding_constraint", tmp_path)
+    message = next(c for c in report.checks if c.id == "structure.constrained").message
+    assert report.score < report.max_score
+    assert "unchanged copy" not in message and "outside jax.jit" in message, message
+
+
+def test_a_constraint_on_the_row_sums_is_told_it_is_not_on_the_squares(tmp_path):
+    report = graded(WRONG / "structure_constrains_row_sums.py", "sharding_constraint", tmp_path)
+    message = next(c for c in report.checks if c.id == "structure.constrained").message
+    assert report.score < report.max_score
+    assert "not to a value computed from x" not in message and "the squares" in message.split("Use ")[0], message
