@@ -201,8 +201,8 @@ PUBLIC_PARTS = frozenset({"statement.md", "starter.py", "exercise.toml"})
 MIN_SECRET_BYTES = 64
 # Protections the sandbox reports that a Gradescope run cannot do without: grading fails closed.
 REQUIRED = ("user", "limits")
-# What a fully confined child reports (grader/sandbox/confine.py); one it does not report at all
-# was not had (without a mount namespace there are no private temporary files to report).
+# What a fully confined child reports as active (grader/sandbox/confine.py); one it does not
+# report at all was not had.
 EXPECTED = ("descriptors", "limits", "user", "network", "hidden_paths", "temporary_files")
 # Sandbox protections the export puts in place by other means when the sandbox cannot.
 COVERED_BY = {"hidden_paths": "secrets", "network": "network_filter"}
@@ -432,7 +432,7 @@ def _missing_test(protections: list[Protection], missing: list[str], number: int
             "name_format": "text", "number": str(number), "visibility": "hidden", "output_format": "md",
             "output": ("This submission was graded without these protections (the container does not allow them; "
                        "see jaxgrade's docs/threat-model.md):\n\n" + details),
-            "tags": ["sandbox"], "extra_data": {"missing_protections": missing}}
+            "tags": ["sandbox"], "extra_data": {"id": "sandbox.missing_protections", "missing_protections": missing}}
 
 
 def _grade_or_fault(root: Path, exercise: Exercise, submission: Prepared) -> tuple[Report, list[Protection], list[str]]:

@@ -87,3 +87,33 @@ def test_encoding_covers_every_kind_of_argument():
     with pytest.raises(TypeError):
         encode(object())
     assert Key().text() == "key"
+
+
+def test_scalars_keys_and_pytrees_reach_the_function_as_declared(tmp_path) -> None:
+    """Through a real child: a Python float stays a float (static when traced), a key is a typed
+    PRNG key, a dict of arrays arrives as a dict, and a dict comes back leaf by leaf."""
+    from grader.observe.session import Session
+    from grader.sandbox.process import Limits
+
+    path = tmp_path / "submission.py"
+    path.write_text(
+        "import jax, jax.numpy as jnp\n\n"
+        "def f(x, lr, key, params):\n"
+        "    assert type(lr) is float, type(lr)\n"
+        "    noise = jax.random.normal(key, x.shape)\n"
+        "    return {'w': params['w'] - lr * x, 'n': jnp.sum(noise * 0.0) + jax.random.key_data(key)[-1]}\n")
+    arguments = {"x": np.float32([1, 2]), "lr": 0.5, "key": KeySeed(3), "params": {"w": np.float32([4, 4])}}
+    session = Session(path, "f", tuple(arguments), 2, Limits(call_s=30, total_s=120))
+    try:
+        assert session.load().ok, session.load().detail
+        returned = session.call(arguments)
+        assert returned.ok, returned.describe()
+        leaves = {leaf.path: leaf.array for leaf in returned.leaves}
+        np.testing.assert_array_equal(leaves["result['w']"], np.float32([3.5, 3.0]))
+        assert leaves["result['n']"] == jax.random.key_data(jax.random.key(3))[-1]
+        traced = session.trace(arguments)
+        assert traced.program is not None, traced.error
+        assert "lr" not in traced.program.input_paths  # static: a Python number when traced too
+        assert {"x", "key", "params['w']"} <= set(traced.program.input_paths)
+    finally:
+        session.close()

@@ -116,3 +116,42 @@ def test_json_has_the_documented_shape(seed_exercise):
 def test_missing_file_is_a_load_failure_not_a_crash(seed_exercise, tmp_path):
     report = grade(seed_exercise, tmp_path / "nowhere.py")
     assert report.checks[0].status == "failed" and report.submission["sha256"] is None
+
+
+def test_a_checks_time_budget_grows_with_what_the_reference_needed(tmp_path):
+    """check_s is the floor; a check the reference itself needs long for gets 20 times that."""
+    import json
+    import shutil
+
+    from grader.cache import warmed_marker
+    from grader.engine import REFERENCE_FACTOR, check_budgets
+    from grader.exercise import load_exercise
+
+    directory = tmp_path / "named_sharding_replicated"
+    shutil.copytree(SEED_EXERCISE, directory)
+    (directory / "statement.md").write_text((directory / "statement.md").read_text() + "\n")  # another fingerprint
+    exercise = load_exercise(directory)
+    marker = warmed_marker(exercise.slug, exercise.fingerprint)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps({"value.random_vectors": 3.2, "load.function": 0.01}))
+    budgets = check_budgets(exercise)
+    assert budgets["value.random_vectors"] == REFERENCE_FACTOR * 3.2 == 64.0
+    assert budgets["load.function"] == exercise.limits.check_s
+
+
+def test_every_reproduce_command_is_valid_python(seed_exercise):
+    """Whatever the input's size: small inputs written out, large ones as compressed bytes or
+    as the expression that built them."""
+    import ast
+    import shlex
+
+    from grader.exercise import find_exercise
+
+    reports = [grade(seed_exercise, SEED_EXERCISE / "wrong" / "value_counts_every_copy.py"),
+               grade(find_exercise("sharded_matmul"),
+                     SEED_EXERCISE.parent / "sharded_matmul" / "wrong" / "value_divides_by_devices.py")]
+    commands = [c.reproduce for report in reports for c in report.checks if c.reproduce]
+    assert len(commands) >= 3
+    for command in commands:
+        [code] = [word for word in shlex.split(command) if word.startswith("import ")]
+        ast.parse(code)

@@ -16,7 +16,9 @@ import sys
 import sysconfig
 import tempfile
 import zipfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -63,6 +65,21 @@ def _run_autograder(root: Path, **extra: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "JAXGRADE_AUTOGRADER_ROOT": str(root), "JAXGRADE_PYTHON": sys.executable, **extra}
     return subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True,
                           timeout=300)
+
+
+
+@contextmanager
+def full_temporary_directory(folder: Path) -> Iterator[Path]:
+    """A temporary directory with room for one more file or folder, not two: the child's folder
+    is made, the scratch folder inside it cannot be (a sandbox that cannot be set up)."""
+    import ctypes
+    folder.mkdir()
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.mount(b"tmpfs", str(folder).encode(), b"tmpfs", 0, b"size=1m,nr_inodes=2") == 0
+    try:
+        yield folder
+    finally:
+        libc.umount2(str(folder).encode(), 2)
 
 
 # --- Gradescope -----------------------------------------------------------------------------------
@@ -165,14 +182,12 @@ def test_setup_closes_the_bundled_exercise_to_other_users(autograder_zip, tmp_pa
 
 @ROOT_ONLY
 def test_run_autograder_records_nothing_when_the_sandbox_cannot_be_set_up(autograder_zip, tmp_path):
-    """#14.1: a correct submission whose sandbox cannot be made used to get 0/10. The uid lock folder
-    the sandbox leases from is made world-writable, so it refuses to lease: nothing can be graded."""
+    """#14.1: a correct submission whose sandbox cannot be made used to get 0/10. The temporary
+    directory has no room for the child's folder, so nothing can be graded."""
     root = _fake_autograder(autograder_zip, tmp_path / "autograder")
     shutil.copy(EXERCISE_DIR / "reference.py", root / "submission" / f"{SLUG}.py")
-    scratch = tmp_path / "tmp"
-    (scratch / "jaxgrade-uids").mkdir(parents=True)
-    (scratch / "jaxgrade-uids").chmod(0o777)
-    _assert_grader_fault(_run_autograder(root, TMPDIR=str(scratch)), root, "sandbox could not be set up")
+    with full_temporary_directory(tmp_path / "full") as full:
+        _assert_grader_fault(_run_autograder(root, TMPDIR=str(full)), root, "sandbox could not be set up")
 
 
 @ROOT_ONLY
@@ -505,10 +520,8 @@ def test_prairielearn_run_script_counts_no_attempt_for_a_syntax_error(prairielea
 @ROOT_ONLY
 def test_prairielearn_grader_fault_counts_no_attempt(prairielearn_question, tmp_path):
     root = _fake_grade(prairielearn_question, tmp_path / "grade", EXERCISE_DIR / "reference.py")
-    scratch = tmp_path / "tmp"
-    (scratch / "jaxgrade-uids").mkdir(parents=True)
-    (scratch / "jaxgrade-uids").chmod(0o777)  # the sandbox refuses to lease uids: nothing can be graded
-    done, read = _run_prairielearn(root, TMPDIR=str(scratch))
+    with full_temporary_directory(tmp_path / "full") as full:  # no room for the child: nothing can be graded
+        done, read = _run_prairielearn(root, TMPDIR=str(full))
     assert not read["gradable"] and "the grader failed, not your code" in read["format_errors"][0]
     assert "sandbox could not be set up" in read["format_errors"][0] and "GRADER FAULT" in done.stdout
 

@@ -75,22 +75,39 @@ def mean_of(program: Program, node: Node, sizes: dict[str, int]) -> Node | None:
         return None
     count = prod(sizes[a] for a in axes)
     for read in node.inputs:
-        source = next((n for n in program.nodes if read is not None and read in n.outputs and not n.inlined), None)
-        if source is not None and any(_scales_by_inverse(source, value, count) for value in source.inputs):
+        source = _producer(program, read)
+        if source is not None and any(_scales_by_inverse(program, source, value, count) for value in source.inputs):
             return node
     for out in node.outputs:
         for consumer in program.consumers(out) if out is not None else ():
-            if _scales_by_inverse(consumer, out, count):
+            if _scales_by_inverse(program, consumer, out, count):
                 return consumer
     return None
 
 
-def _scales_by_inverse(node: Node, value: int | None, count: int) -> bool:
-    """Whether ``node`` divides ``value`` by ``count``, or multiplies it by 1/count."""
+def _producer(program: Program, value: int | None) -> Node | None:
+    return next((n for n in program.nodes if value is not None and value in n.outputs and not n.inlined), None)
+
+
+def _constant(program: Program, node: Node, position: int) -> Any:
+    """The number ``node`` reads at ``position``: a literal, or one that only went through a
+    cast or shard_map's ``pvary`` (how check_vma brings a constant into the per-device body)."""
     literals = node.literals or {}
+    if position in literals:
+        return literals[position]
+    source = _producer(program, node.inputs[position]) if position < len(node.inputs) else None
+    if source is not None and source.primitive in ("pvary", "convert_element_type", "broadcast_in_dim"):
+        return (source.literals or {}).get(0)
+    return None
+
+
+def _scales_by_inverse(program: Program, node: Node, value: int | None, count: int) -> bool:
+    """Whether ``node`` divides ``value`` by ``count``, or multiplies it by 1/count."""
     if node.primitive == "div":
-        return node.inputs[:1] == (value,) and _near(literals.get(1), count)
-    return node.primitive == "mul" and value in node.inputs and any(_near(v, 1 / count) for v in literals.values())
+        return node.inputs[:1] == (value,) and _near(_constant(program, node, 1), count)
+    if node.primitive != "mul" or value not in node.inputs:
+        return False
+    return any(_near(_constant(program, node, i), 1 / count) for i in range(len(node.inputs)))
 
 
 def _near(value: Any, wanted: float) -> bool:

@@ -430,6 +430,9 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
         if mounts:
             _make_passable(libc, reach)
         os.chown(scratch, policy.uid, policy.gid if policy.gid is not None else policy.uid)
+    note("temporary_files", mounts, "its own empty /tmp, /var/tmp and /dev/shm (in its scratch tmpfs): it sees no "
+                                   "other process's temporary files, and what it leaves there goes with it" if mounts
+         else f"/tmp, /var/tmp and /dev/shm are the machine's, shared with the grader and other users ({why})")
     note("hidden_paths", bool(hidden), ("made empty and unreadable: " + ", ".join(hidden)) if hidden
          else f"readable by the submission where file permissions allow: {', '.join(policy.hide) or 'none'}"
               + (f" ({why})" if why and not mounts else ""))
