@@ -23,7 +23,6 @@ import errno
 import hashlib
 import json
 import os
-import re
 import shutil
 import socket
 import stat

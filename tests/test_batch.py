@@ -192,45 +192,8 @@ def test_the_command_reports_what_it_did_and_where(exercises_root, tmp_path):
     assert missing.returncode == 2 and "no such file or folder" in missing.stderr
 
 
-PEEK = '''
-import jax.numpy as jnp
-
-def replicated_sharding_value(x):
-    try:
-        with open({path!r}) as handle:
-            handle.read()
-        seen = 1.0  # a classmate's file was readable: answer wrongly, so the test sees it
-    except OSError:
-        seen = 0.0
-    return jnp.sum(x) + seen
-'''
-
-
-@pytest.fixture
-def visible_folder():
-    """A folder outside /tmp (children get a private /tmp) that a child could read if not hidden."""
-    import tempfile
-    from conftest import REPO
-    (REPO / "out").mkdir(exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix="test-batch-", dir=REPO / "out"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def test_a_child_cannot_read_other_students_files(exercise, visible_folder):
-    folder = visible_folder / "class"
-    for student in ("alice", "bob"):
-        (folder / student).mkdir(parents=True)
-    shutil.copyfile(SEED_EXERCISE / "reference.py", folder / "bob" / "solution.py")
-    (folder / "alice" / "solution.py").write_text(PEEK.format(path=str(folder / "bob" / "solution.py")))
-    alone = grade(exercise, folder / "alice" / "solution.py")  # only alice's own folder hidden
-    if {c.id: c.status for c in alone.checks}["value.random_vectors"] == "passed":
-        pytest.skip("the sandbox hides this folder from children anyway")
-    outcome = grade_class(exercise, folder, visible_folder / "out", jobs=1)
-    values = {c["id"]: c["status"] for c in outcome.results["alice"]["report"]["checks"]}
-    assert values["value.random_vectors"] == "passed"  # in a batch, bob's folder is hidden from alice's child
-    assert outcome.results["bob"]["report"]["status"] == "passed"
+# A child cannot read classmates' files in a class run: tests/test_sandbox.py,
+# test_a_class_run_hides_its_output_classmates_the_checkout_and_the_graders_processes.
 
 
 def test_student_folders_are_safe_names_that_never_collide():

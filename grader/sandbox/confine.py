@@ -37,7 +37,6 @@ import resource
 import signal
 import stat
 import sys
-import tempfile
 from dataclasses import asdict, dataclass
 from typing import Any
 
