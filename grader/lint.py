@@ -110,7 +110,8 @@ def _probe(exercise: Exercise, probe: dict[str, Any]) -> list[str]:
 
 def _checks(exercise: Exercise, checks: list[Any], signature: Any, probe: dict[str, Any]) -> list[str]:
     from grader.checks import (AvoidsPrimitives, ResultSharding, ShardLayout, UsesPrimitive, ValueProperty)
-    from grader.checks.structure import StructureCheck, blocks_of
+    from grader.checks.shardings import blocks_of
+    from grader.checks.structure import StructureCheck
     found = []
     if not any(isinstance(c, ValueProperty) for c in checks):
         found.append("CHECKS needs a ValueProperty (values drawn by Hypothesis)")

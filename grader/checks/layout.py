@@ -15,8 +15,9 @@ from typing import Any, ClassVar
 from grader.arguments import Signature
 from grader.checks.base import Check, Context
 from grader.checks.returns import probe_call
-from grader.checks.structure import (Blocks, NamedShardingTarget, blocks_of, evidence, sharding_text, spec_key,
-                                     spec_text, trimmed)
+from grader.checks.evidence import evidence
+from grader.checks.shardings import Blocks, blocks_of, sharding_text, spec_key, spec_text, trimmed
+from grader.checks.structure import NamedShardingTarget
 from grader.outcome import Category, Outcome
 
 

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from grader.arguments import Signature, is_within
 from grader.checks.base import Check, Context
 from grader.checks.returns import probe_call
-from grader.checks.structure import evidence
+from grader.checks.evidence import evidence
 from grader.observe.program import Node, Program
 from grader.outcome import Category, Outcome
 
