@@ -223,10 +223,14 @@ class ValueProperty(Check):
 
     def judge(self, context: Context) -> Outcome:
         inputs = self.draw(context.seed)
-        known: dict[str, tuple[str | None, Returned]] = {}  # every input run so far: the shrink reuses them
+        # Every input run so far, by value: an input drawn twice (Hypothesis often draws the
+        # empty vector or zeros again) is run once, and the shrink reuses them all.
+        known: dict[str, tuple[str | None, Returned]] = {}
         for arguments in inputs:
-            problem, returned = self.problem(context, arguments)
-            known[_input_key(arguments)] = (problem, returned)
+            key = _input_key(arguments)
+            if key not in known:
+                known[key] = self.problem(context, arguments)
+            problem, returned = known[key]
             if problem is not None:
                 if not returned.incident:
                     arguments, problem, returned = self.shrink(context, arguments, problem, returned, known)
