@@ -1,5 +1,5 @@
-"""grader.checks.values: how a failing value check shrinks, with the function run in-process
-(a stand-in for the child), so every call can be counted."""
+"""grader.checks.values.ValueProperty: how a failing value check shrinks, with the function run
+in-process (a stand-in for the child), so every call can be counted."""
 from __future__ import annotations
 
 import json
@@ -76,3 +76,4 @@ def test_enough_calls_find_the_same_smallest_input_as_an_unbounded_shrink(monkey
     bounded = judged(skips_first)[0]
     monkeypatch.setattr(values, "SHRINK_CALLS", 10**9)
     assert judged(skips_first)[0].counterexample == bounded.counterexample
+
