@@ -4,8 +4,9 @@ Every array length a submission sees costs a JAX compilation (~30 ms each). The 
 filled by grading the exercise's reference solution once (trusted code), so a submission
 that computes the same programs as the reference finds them compiled; class runs also fill
 it from the exercise's own right/ and wrong/ variants (the instructor's code too), so the
-programs typical mistakes run (another mesh, a mean, a slice) are found compiled as well. Keys depend on the
-program, the JAX version and the device count, not on the directory, so the cache can move.
+programs typical mistakes run (another mesh, a mean, a slice) are found compiled as well.
+Keys depend on the program, the JAX version and the device count, not on the directory, so
+the cache can move.
 """
 from __future__ import annotations
 
@@ -46,4 +47,3 @@ def warmed_marker(slug: str, fingerprint: str, source: str = "reference") -> Pat
         return None
     suffix = "" if source == "reference" else f"-{source}"
     return root / "warmed" / f"{slug}-{fingerprint}-{__version__}{suffix}"
-

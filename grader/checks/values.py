@@ -1,10 +1,11 @@
 """``value``: the numbers the function returns, against exact answers.
 
 Property checks draw whole argument dicts with Hypothesis in the grader's process and run
-each in the child; only a submission that fails is shrunk (each shrinking step is another
-call in the child), so correct submissions pay for generation once and nothing more. Every
-size of every declared dimension is drawn first (``Arguments.covering``), so the edges of
-the input domain are always tested.
+each in the child (an input drawn twice, once); only a submission that fails is shrunk (each
+shrinking step with an input not run yet is another call in the child, at most
+SHRINK_CALLS of them), so correct submissions pay for generation once and nothing more.
+Every size of every declared dimension is drawn first (``Arguments.covering``), so the edges
+of the input domain are always tested.
 
 Answers may be pytrees (a number, an array, a dict or tuple of them): returned and expected
 values are compared leaf by leaf, by path (``result['w']``), each leaf within its own
