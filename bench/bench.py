@@ -2,7 +2,8 @@
 
 The machines are shared and noisy, so every figure is a median of interleaved runs (the
 candidate and its baseline alternate, so a burst of load hits both). The other benchmarks
-(bench/*_bench.py, bench/sandbox_overhead.py) run after this one when present.
+(bench/*_bench.py, bench/sandbox_overhead.py) run after this one when present;
+bench/verdicts.py is not a benchmark (it compares verdicts before and after a change).
 """
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ def main() -> int:
     print("== check latency")
     check_latency()
     for script in sorted(REPO.glob("bench/*.py")):
-        if script.name not in ("bench.py",) and not script.name.startswith("_"):
+        if script.name not in ("bench.py", "verdicts.py") and not script.name.startswith("_"):
             print(f"\n== {script.stem}", flush=True)
             subprocess.run([sys.executable, str(script)], check=False)
     return 0

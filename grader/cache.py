@@ -2,8 +2,11 @@
 
 Every array length a submission sees costs a JAX compilation (~30 ms each). The cache is
 filled by grading the exercise's reference solution once (trusted code), so a submission
-that computes the same programs as the reference finds them compiled. Keys depend on the
-program, the JAX version and the device count, not on the directory, so the cache can move.
+that computes the same programs as the reference finds them compiled; class runs also fill
+it from the exercise's own right/ and wrong/ variants (the instructor's code too), so the
+programs typical mistakes run (another mesh, a mean, a slice) are found compiled as well.
+Keys depend on the program, the JAX version and the device count, not on the directory, so
+the cache can move.
 """
 from __future__ import annotations
 
@@ -36,6 +39,11 @@ def compile_cache_dir(jax_version: str) -> Path | None:
     return directory
 
 
-def warmed_marker(slug: str, fingerprint: str) -> Path | None:
+def warmed_marker(slug: str, fingerprint: str, source: str = "reference") -> Path | None:
+    """The file saying the cache was filled from ``source`` (the reference, or the variants)
+    for this version of the exercise and of jaxgrade."""
     root = cache_root()
-    return None if root is None else root / "warmed" / f"{slug}-{fingerprint}-{__version__}"
+    if root is None:
+        return None
+    suffix = "" if source == "reference" else f"-{source}"
+    return root / "warmed" / f"{slug}-{fingerprint}-{__version__}{suffix}"

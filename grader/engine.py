@@ -64,6 +64,34 @@ def warm_compile_cache(exercise: Exercise) -> str | None:
     return str(directory)
 
 
+# The variants whose gradings fill the cache for failing submissions: a load mistake compiles
+# nothing, and a limits one waits out a limit or crashes by design.
+WARMING_CATEGORIES = ("type", "value", "structure")
+
+
+def warm_compile_cache_from_variants(exercise: Exercise, directory: str, workers: int = 2) -> None:
+    """Add to the cache in ``directory`` what the exercise's right/ and wrong/ variants compile,
+    once per version of the exercise: a class is mostly wrong answers, and a submission that
+    compiles what a known mistake compiles (a mesh over all devices, a mean, a slice and the
+    sum of its shorter result, at every input shape) then reads it from the cache instead of
+    compiling it. The variants are the instructor's code, like the reference, and must write
+    the cache."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from grader.sandbox.pool import Pool
+    marker = warmed_marker(exercise.slug, exercise.fingerprint, "variants")
+    if marker is None or marker.exists():
+        return
+    paths = [v.path for v in exercise.variants("right")]
+    paths += [v.path for v in exercise.variants("wrong") if v.expect in WARMING_CATEGORIES]
+    limits = dataclasses.replace(exercise.limits, confine=False)
+    with Pool() as pool, ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="jaxgrade-warm") as threads:
+        list(threads.map(lambda path: grade(exercise, path, compile_cache=directory, limits=limits,
+                                            launcher=pool.launch), paths))
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps(sorted(str(path.relative_to(exercise.directory)) for path in paths)))
+
+
 def check_budgets(exercise: Exercise) -> dict[str, float]:
     """Each check's time budget: the exercise's ``check_s``, or REFERENCE_FACTOR times what the
     reference needed for the check on this machine, whichever is more."""
@@ -98,9 +126,10 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
         sha256 = hashlib.sha256(submission.read_bytes()).hexdigest()
     except OSError:
         sha256 = None
-    signature = exercise.signature
-    # The child sees neither the exercises (references, checks) nor the other students' folders.
-    session = Session(submission, exercise.function, signature.names, exercise.devices, limits or exercise.limits,
+    # The child sees neither the exercises (references, checks) nor the other students' folders. Its
+    # parameters are named once it has started: the signature comes from the exercise's checks
+    # module, whose import (Hypothesis) would otherwise delay the child's start by ~0.15 s.
+    session = Session(submission, exercise.function, (), exercise.devices, limits or exercise.limits,
                       cache, launcher, (str(exercises_root()), str(exercise.directory), *hide), helpers)
     module = submission.stem if submission.stem.isidentifier() else "submission"
     budgets = check_budgets(exercise)
@@ -118,6 +147,8 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
     checks: list[Check] = []
     try:
         session.start()  # JAX imports in the child while the checks load and draw their inputs here
+        signature = exercise.signature
+        session.parameters = signature.names
         checks = exercise.checks
         context = Context(session, signature, exercise.probe, seed, exercise.function, module, exercise.devices,
                           notes)

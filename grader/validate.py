@@ -178,7 +178,8 @@ def _run(jobs: list[Job], exercises: dict[str, Exercise], workers: int,
     caches: dict[tuple[str, int], str | None] = {}
     for job in jobs:
         if (job.directory, job.seed) not in caches:
-            caches[(job.directory, job.seed)] = prepare(exercises[job.directory], job.seed)
+            # validate grades the variants itself: warming the cache from them first gains nothing
+            caches[(job.directory, job.seed)] = prepare(exercises[job.directory], job.seed, variants=False)
     verdicts: list[Verdict] = []
     with Pool() as pool, ThreadPoolExecutor(max_workers=max(1, workers),
                                             thread_name_prefix="jaxgrade-validate") as threads:

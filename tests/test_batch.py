@@ -88,6 +88,29 @@ def test_a_zipped_mixed_class_gets_the_verdicts_of_check_one_by_one(exercise, tm
     assert "| class.zip:export/readme.txt |" in summary and "<svg" in (out / "summary.html").read_text()
 
 
+def _report_without_timing(report: dict) -> dict:
+    kept = {k: v for k, v in report.items() if k not in ("duration_s", "submission", "environment")}
+    kept["checks"] = [{k: v for k, v in c.items() if k != "duration_s"} for c in report["checks"]]
+    return kept
+
+
+def test_a_report_depends_neither_on_the_classmates_nor_on_the_order(exercise, tmp_path):
+    """Failing inputs found for one student are never tried first for another: the same file
+    gets the same report, counterexamples included, in any class and alone (``check``)."""
+    first = make_class(tmp_path / "first", {"bob": "wrong/value_skips_first.py", "alice": "reference.py",
+                                            "ivan": "wrong/value_mean.py"})
+    second = make_class(tmp_path / "second", {"zoe": "wrong/value_counts_every_copy.py",
+                                              "bob": "wrong/value_skips_first.py"})
+    reports = []
+    for folder in (first, second):
+        grade_class(exercise, folder, tmp_path / f"out-{folder.name}", jobs=2, seed=3)
+        stored = json.loads((tmp_path / f"out-{folder.name}" / "students" / "bob" / "result.json").read_text())
+        reports.append(_report_without_timing(stored["report"]))
+    alone = grade(exercise, first / "bob.py", seed=3).to_dict()
+    assert reports[0] == reports[1] == _report_without_timing(alone)
+    assert any(c["counterexample"] for c in reports[0]["checks"] if c["status"] == "failed")
+
+
 def _results(out: Path) -> dict[str, str]:
     return {p.parent.name: p.read_text() for p in (out / "students").glob("*/result.json")}
 
@@ -403,3 +426,18 @@ def test_a_moodle_download_is_graded_per_participant_and_writes_the_worksheet(ex
     assert [(r["participant"], r["grade"]) for r in imported] == [("1234567", "10"), ("7654321", "7")]
     assert all(r["modified"] is not None for r in imported)
     assert "Left aside on purpose" in (out / "summary.md").read_text()
+
+
+def test_a_class_run_warms_the_cache_from_the_variants_once(exercise, tmp_path, monkeypatch):
+    from grader import engine
+    from grader.batch.run import prepare
+    from grader.cache import warmed_marker
+    monkeypatch.setenv("JAXGRADE_CACHE", str(tmp_path / "cache"))
+    reference_only = prepare(exercise, 0, variants=False)  # as validate prepares: it grades the variants itself
+    assert reference_only is not None and not warmed_marker(exercise.slug, exercise.fingerprint, "variants").exists()
+    from_reference = len(os.listdir(reference_only))
+    assert prepare(exercise, 0) == reference_only
+    assert len(os.listdir(reference_only)) > from_reference  # what the wrong variants compiled (other meshes...)
+    assert warmed_marker(exercise.slug, exercise.fingerprint, "variants").exists()
+    monkeypatch.setattr(engine, "grade", lambda *args, **kwargs: pytest.fail("warmed twice"))
+    prepare(exercise, 0)

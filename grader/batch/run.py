@@ -203,11 +203,15 @@ class Progress:
             self.stream.flush()
 
 
-def prepare(exercise: Exercise, seed: int) -> str | None:
-    """Once per run, before any worker starts: the compilation cache filled from the reference,
-    and every property check's inputs drawn (so workers share one draw and never race for it)."""
-    from grader.engine import warm_compile_cache
+def prepare(exercise: Exercise, seed: int, variants: bool = True) -> str | None:
+    """Once per run, before any worker starts: the compilation cache filled from the reference
+    (and, with ``variants``, from the exercise's right/ and wrong/ variants: most of a class
+    is wrong), and every property check's inputs drawn (so workers share one draw and never
+    race for it)."""
+    from grader.engine import warm_compile_cache, warm_compile_cache_from_variants
     cache = warm_compile_cache(exercise)
+    if cache is not None and variants:
+        warm_compile_cache_from_variants(exercise, cache)
     for check in exercise.checks:
         draw = getattr(check, "draw", None)
         if callable(draw):

@@ -1,10 +1,11 @@
 """``value``: the numbers the function returns, against exact answers.
 
 Property checks draw whole argument dicts with Hypothesis in the grader's process and run
-each in the child; only a submission that fails is shrunk (each shrinking step is another
-call in the child), so correct submissions pay for generation once and nothing more. Every
-size of every declared dimension is drawn first (``Arguments.covering``), so the edges of
-the input domain are always tested.
+each in the child (an input drawn twice, once); only a submission that fails is shrunk (each
+shrinking step with an input not run yet is another call in the child, at most
+SHRINK_CALLS of them), so correct submissions pay for generation once and nothing more.
+Every size of every declared dimension is drawn first (``Arguments.covering``), so the edges
+of the input domain are always tested.
 
 Answers may be pytrees (a number, an array, a dict or tuple of them): returned and expected
 values are compared leaf by leaf, by path (``result['w']``), each leaf within its own
@@ -15,6 +16,7 @@ forking children from it would be unsafe); the child flattens what came back wit
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping
@@ -24,7 +26,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.errors import HypothesisException
 
-from grader.arguments import Signature, flatten, literal, short
+from grader.arguments import Signature, encode, flatten, literal, short
 from grader.checks.base import Check, Context
 from grader.errors import ExerciseError
 from grader.observe.returned import Leaf, Returned, describe_structure
@@ -35,6 +37,9 @@ from grader.strategies import Arguments, exact_sum, float32_sum_tolerance
 # answer: a number, an array, or a dict/tuple of them; a tolerance gives one number for every
 # leaf, an array (element by element), or a tree shaped like the answer.
 Oracle = Callable[..., Any]
+# New inputs a shrink may run in the child (inputs already run are reused free): enough to
+# reach a small, readable counterexample, and a bound on what a failing submission costs.
+SHRINK_CALLS = 64
 _DRAWN: dict[tuple[int, int, int], list[dict[str, Any]]] = {}
 
 
@@ -219,11 +224,17 @@ class ValueProperty(Check):
 
     def judge(self, context: Context) -> Outcome:
         inputs = self.draw(context.seed)
+        # Every input run so far, by value: an input drawn twice (Hypothesis often draws the
+        # empty vector or zeros again) is run once, and the shrink reuses them all.
+        known: dict[str, tuple[str | None, Returned]] = {}
         for arguments in inputs:
-            problem, returned = self.problem(context, arguments)
+            key = _input_key(arguments)
+            if key not in known:
+                known[key] = self.problem(context, arguments)
+            problem, returned = known[key]
             if problem is not None:
                 if not returned.incident:
-                    arguments, problem, returned = self.shrink(context, arguments, problem, returned)
+                    arguments, problem, returned = self.shrink(context, arguments, problem, returned, known)
                 return Outcome.failed(
                     f"On {arguments_text(arguments)}, {problem}. (Hypothesis seed {context.seed}.)",
                     expected=format_value(self.expected(**arguments)), observed=observed(returned),
@@ -231,16 +242,31 @@ class ValueProperty(Check):
                     reproduce=reproduce_call(context, arguments), hint_applies=not returned.incident)
         return Outcome.passed(f"Correct on all {len(inputs)} generated inputs (Hypothesis seed {context.seed}).")
 
-    def shrink(self, context: Context, first: dict[str, Any], first_problem: str,
-               first_returned: Returned) -> tuple[dict[str, Any], str, Returned]:
-        """Let Hypothesis find a smaller failing input; keep the first one if it cannot."""
+    def shrink(self, context: Context, first: dict[str, Any], first_problem: str, first_returned: Returned,
+               known: dict[str, tuple[str | None, Returned]] | None = None) -> tuple[dict[str, Any], str, Returned]:
+        """Let Hypothesis find a smaller failing input; keep the first one if it cannot.
+
+        Hypothesis starts again from the seed, so its first inputs are the ones ``judge`` ran:
+        their outcomes (``known``) are reused, not asked of the child again. Then at most
+        SHRINK_CALLS new inputs are run in the child; past that, an input not run yet counts as
+        passing, so Hypothesis settles on the smallest failure found so far. A count of calls,
+        never a clock: the same submission and seed always shrink to the same input."""
         smallest: list[tuple[dict[str, Any], str, Returned]] = [(first, first_problem, first_returned)]
+        known = {} if known is None else known
+        calls = 0
 
         @seed(context.seed)
         @_quiet_settings(self.examples, (Phase.generate, Phase.shrink))
         @given(self.inputs.strategy())
         def holds(arguments: dict[str, Any]) -> None:
-            problem, returned = self.problem(context, arguments)
+            nonlocal calls
+            key = _input_key(arguments)
+            if key not in known:
+                if calls >= SHRINK_CALLS:
+                    return
+                calls += 1
+                known[key] = self.problem(context, arguments)
+            problem, returned = known[key]
             if returned.incident:
                 return  # a crash or time-out while shrinking says nothing about this input's value
             if problem is not None:
@@ -252,6 +278,11 @@ class ValueProperty(Check):
         except Exception:  # Hypothesis re-raises the shrunk failure: that is the success path
             pass
         return smallest[-1]
+
+
+def _input_key(arguments: Mapping[str, Any]) -> str:
+    """The same key for the same arguments, whichever draw made them (exact bytes, dtypes, shapes)."""
+    return json.dumps(encode(arguments), sort_keys=True)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -457,12 +457,40 @@ def main() -> None:
     start(int(sys.argv[1]), int(sys.argv[2]), policy)
 
 
+def _remember_compilations() -> None:
+    """Keep what this child compiles in its memory too, above the shared compilation cache
+    (which a confined child may only read): a program compiled again in the same child (a
+    function jitted anew on every call) is then read back instead of compiled again. Only
+    this process sees what it kept; writes still go to the shared cache as before."""
+    from jax._src import compilation_cache
+    file_cache = compilation_cache.get_file_cache
+
+    class Remembered:
+        def __init__(self, below: Any) -> None:
+            self.below, self.kept, self._path = below, {}, getattr(below, "_path", None)
+
+        def get(self, key: str) -> Any:
+            kept = self.kept.get(key)
+            return kept if kept is not None else self.below.get(key)
+
+        def put(self, key: str, value: bytes) -> None:
+            self.kept[key] = value
+            self.below.put(key, value)
+
+    def get_file_cache(path: str) -> Any:
+        found = file_cache(path)
+        return None if found is None else (Remembered(found[0]), found[1])
+
+    compilation_cache.get_file_cache = get_file_cache
+
+
 def start(inbox: int, outbox: int, policy: Any = None) -> None:
     """Import JAX (backend not started), put the observers in place, confine the process as
     ``policy`` (a ``grader.sandbox.confine.Policy``) says, then serve; never returns."""
     try:
         for fd in (inbox, outbox):
             os.set_inheritable(fd, False)  # programs the submission runs do not get the channel
+        _remember_compilations()
         child = Child(inbox, outbox)
         if policy is not None:
             from grader.sandbox.confine import confine

@@ -1,0 +1,12 @@
+# expect: load
+"""A parenthesis left open on the device_put line: Python cannot parse the file."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+def replicated_sharding_value(x):
+    mesh = Mesh(np.array(jax.devices()[:1]), ('data',))
+    placed = jax.device_put(x, NamedSharding(mesh, PartitionSpec())
+    return jnp.sum(placed)

@@ -1,0 +1,12 @@
+# expect: type
+"""Sums with dtype=int32, truncating every element and returning an integer array."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+def replicated_sharding_value(x):
+    mesh = Mesh(np.array(jax.devices()[:1]), ('data',))
+    placed = jax.device_put(x, NamedSharding(mesh, PartitionSpec()))
+    return jnp.sum(placed, dtype=jnp.int32)

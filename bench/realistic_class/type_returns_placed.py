@@ -1,0 +1,12 @@
+# expect: type
+"""Forgets the sum and returns the placed vector itself."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+def replicated_sharding_value(x):
+    mesh = Mesh(np.array(jax.devices()[:1]), ('data',))
+    placed = jax.device_put(x, NamedSharding(mesh, PartitionSpec()))
+    return placed

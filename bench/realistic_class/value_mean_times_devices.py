@@ -1,0 +1,12 @@
+# expect: value
+"""Multiplies the mean by the device count, confusing replication with splitting."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+def replicated_sharding_value(x):
+    mesh = Mesh(np.array(jax.devices()[:1]), ('data',))
+    placed = jax.device_put(x, NamedSharding(mesh, PartitionSpec()))
+    return jnp.mean(placed) * jax.device_count()

@@ -1,0 +1,45 @@
+"""A child keeps what it compiles in memory above the shared compilation cache, which it may
+only read: a function jitted anew on every call compiles once, not on every call."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from grader.sandbox.process import PACKAGE_PARENT, child_environment
+
+COMPILE_THREE_TIMES = """
+import sys
+sys.path.insert(0, {parent!r})
+from jax._src import lru_cache
+def refuse(self, key, value):  # what a confined child meets: the shared cache mounted read-only
+    raise PermissionError("read-only file system")
+lru_cache.LRUCache.put = refuse
+if {remember}:
+    from grader.observe.child import _remember_compilations
+    _remember_compilations()
+import jax, jax.numpy as jnp
+from jax._src import compiler
+x = jnp.arange(5.0).block_until_ready()
+compiled = []
+real = compiler.backend_compile_and_load
+compiler.backend_compile_and_load = lambda *a, **k: compiled.append(1) or real(*a, **k)
+for _ in range(3):
+    jax.jit(lambda v: v * 2.0 + 1.0)(x).block_until_ready()  # a new function each time
+print(len(compiled))
+"""
+
+
+@pytest.mark.parametrize("remember, compilations", [(True, 1), (False, 3)])
+def test_a_program_compiled_again_in_one_child_is_read_from_memory(tmp_path, remember, compilations):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    env = child_environment(8, str(tmp_path), "test", str(cache))
+    run = subprocess.run([sys.executable, "-I", "-c", COMPILE_THREE_TIMES.format(parent=PACKAGE_PARENT,
+                                                                              remember=remember)],
+                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split()[-1] == str(compilations)
+    assert not os.listdir(cache)

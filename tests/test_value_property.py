@@ -1,0 +1,79 @@
+"""grader.checks.values.ValueProperty: how a failing value check shrinks, with the function run
+in-process (a stand-in for the child), so every call can be counted."""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+from grader.arguments import Array, Signature, encode
+from grader.checks import ValueProperty, values
+from grader.checks.base import Context
+from grader.observe.returned import Leaf, Returned
+from grader.strategies import LENGTHS, arguments, dims, float32_array
+
+SIGNATURE = Signature({"x": Array("float32", "n")}, returns=Array("float32", ()))
+
+
+class InProcess:
+    """The session's ``call``, answered by a NumPy function; every call is kept."""
+
+    def __init__(self, function: Callable[[np.ndarray], float]) -> None:
+        self.function = function
+        self.called: list[str] = []  # each call's arguments, as exact bytes
+        self.inputs: list[np.ndarray] = []
+        self.cache: dict[str, Any] = {}
+
+    def call(self, arguments: dict[str, Any]) -> Returned:
+        self.called.append(json.dumps(encode(arguments), sort_keys=True))
+        self.inputs.append(arguments["x"])
+        value = np.asarray(self.function(arguments["x"]), np.float32)
+        return Returned(True, leaves=(Leaf("result", "jax_array", "jaxlib.Array", "float32", (), value),))
+
+
+def judged(function: Callable[[np.ndarray], float], seed: int = 0) -> tuple[Any, InProcess]:
+    check = ValueProperty(id="value.sum", title="sums", inputs=arguments(dims(n=LENGTHS), x=float32_array("n")))
+    session = InProcess(function)
+    context = Context(session, SIGNATURE, {}, seed, "f", "submission", 8)  # type: ignore[arg-type]
+    return check.judge(context), session
+
+
+def skips_first(x: np.ndarray) -> float:
+    return float(np.sum(x[1:], dtype=np.float64))
+
+
+def wrong_above_half(x: np.ndarray) -> float:
+    """Wrong only for elements above 0.5: Hypothesis needs many steps to shrink towards it."""
+    return float(np.sum(np.where(x > 0.5, 0.0, x), dtype=np.float64))
+
+
+def test_shrinking_never_runs_an_input_twice():
+    outcome, session = judged(skips_first)
+    assert outcome.status == "failed" and outcome.counterexample.count(",") == 1  # one element: [v]
+    assert len(session.called) == len(set(session.called))
+
+
+def test_shrinking_runs_at_most_shrink_calls_new_inputs(monkeypatch):
+    monkeypatch.setattr(values, "SHRINK_CALLS", 5)
+    outcome, session = judged(wrong_above_half)
+    first_failure = next(i for i, x in enumerate(session.inputs) if np.any(x > 0.5))
+    assert outcome.status == "failed"
+    assert len(session.called) - (first_failure + 1) <= 5
+
+
+@pytest.mark.parametrize("calls", [3, 64])
+def test_a_bounded_shrink_reports_a_failing_input_and_the_same_one_every_time(monkeypatch, calls):
+    monkeypatch.setattr(values, "SHRINK_CALLS", calls)
+    first, second = judged(wrong_above_half)[0], judged(wrong_above_half)[0]
+    assert first.status == "failed" and first.counterexample == second.counterexample
+    reported = np.asarray(eval(first.counterexample.removeprefix("x = ").replace("jnp.", "np.")), np.float32)
+    assert wrong_above_half(reported) != float(np.sum(reported, dtype=np.float64))
+
+
+def test_enough_calls_find_the_same_smallest_input_as_an_unbounded_shrink(monkeypatch):
+    bounded = judged(skips_first)[0]
+    monkeypatch.setattr(values, "SHRINK_CALLS", 10**9)
+    assert judged(skips_first)[0].counterexample == bounded.counterexample
+
