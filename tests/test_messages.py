@@ -38,3 +38,12 @@ def test_a_constraint_on_the_row_sums_is_told_it_is_not_on_the_squares(tmp_path)
     message = next(c for c in report.checks if c.id == "structure.constrained").message
     assert report.score < report.max_score
     assert "not to a value computed from x" not in message and "the squares" in message.split("Use ")[0], message
+
+
+def test_a_message_names_the_students_variable_as_written_and_capitalises_only_prose(tmp_path):
+    report = graded(REPO / "exercises" / "sharded_matmul" / "wrong" / "structure_axis_name.py", "sharded_matmul",
+                    tmp_path)
+    spec = next(c for c in report.checks if c.score < c.max_score and "PartitionSpec('batch', None)" in c.message)
+    assert spec.message.startswith("x is placed with PartitionSpec('batch', None)"), spec.message
+    computed = [c.message for c in report.checks if "is computed from the placed" in c.message]
+    assert computed and all(m.startswith("The result is computed") for m in computed), computed

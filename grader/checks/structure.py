@@ -246,6 +246,12 @@ def _named(leaf: str, target: NamedShardingTarget) -> str:
     return target.label if leaf == target.operand else leaf
 
 
+def _opening(text: str, *names: str) -> str:
+    """``text`` opening a sentence: prose ("the result ...") is capitalised; a sentence that
+    starts with one of the student's own ``names`` (x, params['w']) keeps it as they wrote it."""
+    return text if any(text == name or text.startswith(name + " ") for name in names) else capital(text)
+
+
 @dataclass(frozen=True, kw_only=True)
 class PlacedOnNamedSharding(StructureCheck):
     """The value the target names is given a NamedSharding the way the target says."""
@@ -254,7 +260,8 @@ class PlacedOnNamedSharding(StructureCheck):
         where = sharding_text(chosen.sharding, found.device_names)
         label = _named(leaf, self.target)
         if chosen.sharding.get("type") == "NamedSharding":
-            return Outcome.passed(f"{capital(label)} is placed with {VIA_NAME[chosen.via]} on {where} "
+            return Outcome.passed(f"{_opening(label, leaf, self.target.operand)} is placed with {VIA_NAME[chosen.via]} "
+                                  f"on {where} "
                                   f"({found.how.split(';')[0]}).")
         return Outcome.failed(f"You placed {label} on {where}, which is not a NamedSharding over a mesh. "
                               f"Use {self.target.text()}.", expected=self.target.text(), observed=where)
@@ -305,14 +312,15 @@ class SpecMatches(PlacedOnNamedSharding):
         if chosen.sharding.get("type") != "NamedSharding":
             return super().judge_placement(chosen, found, leaf)
         got, label = spec_key(chosen.sharding.get("spec", [])), _named(leaf, self.target)
+        subject = _opening(label, leaf, self.target.operand)
         if got == self.target.spec:
-            return Outcome.passed(f"{capital(label)} is placed with {spec_text(got)}.")
+            return Outcome.passed(f"{subject} is placed with {spec_text(got)}.")
         if got in self.target.also_accept:
-            return Outcome.passed(f"{capital(label)} is placed with {spec_text(got)}.",
+            return Outcome.passed(f"{subject} is placed with {spec_text(got)}.",
                                   advisory=self.target.also_accept[got])
         split = [p for p in got if p is not None]
         effect = f": it splits {label} along {', '.join(map(repr, split))}" if split else ": it splits nothing"
-        return Outcome.failed(f"{capital(label)} is placed with {spec_text(got)}{effect}; the task asks for "
+        return Outcome.failed(f"{subject} is placed with {spec_text(got)}{effect}; the task asks for "
                               f"{spec_text(self.target.spec)}.", expected=spec_text(self.target.spec),
                               observed=spec_text(got))
 
@@ -327,14 +335,15 @@ class ResultFromPlacement(StructureCheck):
         label = _named(leaf, self.target)
         what = "the result" if self.result == "result" else self.result
         if chosen.placed is not None and found.program is not None and found.program.feeds(chosen.placed, self.result):
-            return Outcome.passed(f"{capital(what)} is computed from the placed {label}.")
+            return Outcome.passed(f"{_opening(what, self.result)} is computed from the placed {label}.")
         if found.not_jax:
             observed = (f"{what} is {found.not_jax}, not a JAX array: a value that leaves JAX (NumPy, float()) "
                         f"carries no link to the placed {label}")
-            return Outcome.failed(f"{capital(observed)}. Return the JAX array computed from the placed {label}.",
+            return Outcome.failed(f"{_opening(observed, self.result)}. Return the JAX array computed from the "
+                                  f"placed {label}.",
                                   expected=f"{what} computed from the placed {label}", observed=observed)
         observed = (f"{what} is not computed from what {VIA_NAME[chosen.via]} returned for {label}; that placed "
                     "copy is never used")
-        return Outcome.failed(f"{observed[0].upper()}{observed[1:]}. Compute {what} from the placed {label} "
+        return Outcome.failed(f"{_opening(observed, self.result)}. Compute {what} from the placed {label} "
                               f"({VIA_NAME[chosen.via]} gives it), and place before computing, not after.",
                               expected=f"{what} computed from the placed {label}", observed=observed)
