@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -164,8 +165,20 @@ class Arguments:
     def strategy(self, sizes: Mapping[str, int] | None = None) -> st.SearchStrategy[dict[str, Any]]:
         """Arguments with dimensions drawn from the domain, or fixed to ``sizes``."""
         chosen = st.just(dict(sizes)) if sizes is not None else self.dims.strategy()
-        return chosen.flatmap(lambda drawn: st.fixed_dictionaries(
-            {name: _part_strategy(part, drawn) for name, part in self.parts.items()}))
+        return chosen.flatmap(self._parts)
+
+    @cached_property
+    def _made(self) -> dict[tuple[tuple[str, int], ...], st.SearchStrategy[dict[str, Any]]]:
+        return {}
+
+    def _parts(self, sizes: Mapping[str, int]) -> st.SearchStrategy[dict[str, Any]]:
+        """The parts' strategy for these sizes, made once: a shrink draws thousands of times,
+        and making ``hnp.arrays`` anew each time was a fifth of a draw's cost."""
+        key = tuple(sorted(sizes.items()))
+        if key not in self._made:
+            self._made[key] = st.fixed_dictionaries({name: _part_strategy(part, sizes)
+                                                     for name, part in self.parts.items()})
+        return self._made[key]
 
     def covering(self) -> list[st.SearchStrategy[dict[str, Any]]]:
         """One strategy per assignment of ``Dims.covering``: drawn first by value checks."""

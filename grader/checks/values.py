@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping
 
@@ -40,7 +41,15 @@ Oracle = Callable[..., Any]
 # New inputs a shrink may run in the child (inputs already run are reused free): enough to
 # reach a small, readable counterexample, and a bound on what a failing submission costs.
 SHRINK_CALLS = 64
-_DRAWN: dict[tuple[int, int, int], list[dict[str, Any]]] = {}
+# What this process computed once and reuses for every submission, by the id of the object
+# it belongs to; each entry holds that object too, so the id cannot be reused while it lives.
+# Every submission of a class is graded on the same inputs, and an exact sum of 100,000
+# elements costs ~10 ms of the grading process's time each time (oracles are pure).
+_DRAWN: dict[tuple[int, int, int], tuple[Arguments, list[dict[str, Any]]]] = {}
+_ANSWERS: dict[tuple[int, str], tuple["Check", Any, Any]] = {}
+_ANSWERS_KEPT = 4096
+_ANSWERS_LOCK = threading.Lock()
+_CASES: dict[int, tuple["FixedCases", list[tuple["Case", dict[str, Any], Any, Any]]]] = {}
 
 
 def format_number(value: float) -> str:
@@ -184,6 +193,19 @@ def _evaluate(oracle: Oracle, arguments: Mapping[str, Any], what: str) -> Any:
                             f"{type(error).__name__}: {error}") from None
 
 
+def _answer(check: "ValueProperty", key: str, arguments: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The check's ``expected`` and ``tolerance`` on ``arguments`` (whose input key is ``key``),
+    computed once per input in this process (grading threads share them)."""
+    memo = (id(check), key)
+    with _ANSWERS_LOCK:
+        if memo not in _ANSWERS:
+            if len(_ANSWERS) >= _ANSWERS_KEPT:
+                del _ANSWERS[next(iter(_ANSWERS))]  # the oldest
+            _ANSWERS[memo] = (check, _evaluate(check.expected, arguments, "oracle (expected)"),
+                              _evaluate(check.tolerance, arguments, "tolerance"))
+        return _ANSWERS[memo][1:]
+
+
 @dataclass(frozen=True, kw_only=True)
 class ValueProperty(Check):
     """For every argument dict ``inputs`` draws, the function returns ``expected(**args)``
@@ -202,8 +224,8 @@ class ValueProperty(Check):
         if key not in _DRAWN:
             covering = [_draw(strategy, run_seed, 1)[0] for strategy in self.inputs.covering()]
             rest = _draw(self.inputs.strategy(), run_seed, max(self.examples - len(covering), 1))
-            _DRAWN[key] = covering + rest[:max(self.examples - len(covering), 0)]
-        return _DRAWN[key]
+            _DRAWN[key] = (self.inputs, covering + rest[:max(self.examples - len(covering), 0)])
+        return _DRAWN[key][1]
 
     def prepare(self, seed: int) -> None:
         self.draw(seed)
@@ -217,10 +239,9 @@ class ValueProperty(Check):
                 break
         return found
 
-    def problem(self, context: Context, arguments: dict[str, Any]) -> tuple[str | None, Returned]:
+    def problem(self, context: Context, arguments: dict[str, Any], key: str) -> tuple[str | None, Returned]:
         returned = context.session.call(arguments)
-        return compare(returned, _evaluate(self.expected, arguments, "oracle (expected)"),
-                       _evaluate(self.tolerance, arguments, "tolerance")), returned
+        return compare(returned, *_answer(self, key, arguments)), returned
 
     def judge(self, context: Context) -> Outcome:
         inputs = self.draw(context.seed)
@@ -230,14 +251,15 @@ class ValueProperty(Check):
         for arguments in inputs:
             key = _input_key(arguments)
             if key not in known:
-                known[key] = self.problem(context, arguments)
+                known[key] = self.problem(context, arguments, key)
             problem, returned = known[key]
             if problem is not None:
                 if not returned.incident:
                     arguments, problem, returned = self.shrink(context, arguments, problem, returned, known)
+                expected, _ = _answer(self, _input_key(arguments), arguments)
                 return Outcome.failed(
                     f"On {arguments_text(arguments)}, {problem}. (Hypothesis seed {context.seed}.)",
-                    expected=format_value(self.expected(**arguments)), observed=observed(returned),
+                    expected=format_value(expected), observed=observed(returned),
                     counterexample=arguments_text(arguments, limit=64),
                     reproduce=reproduce_call(context, arguments), hint_applies=not returned.incident)
         return Outcome.passed(f"Correct on all {len(inputs)} generated inputs (Hypothesis seed {context.seed}).")
@@ -265,7 +287,7 @@ class ValueProperty(Check):
                 if calls >= SHRINK_CALLS:
                     return
                 calls += 1
-                known[key] = self.problem(context, arguments)
+                known[key] = self.problem(context, arguments, key)
             problem, returned = known[key]
             if returned.incident:
                 return  # a crash or time-out while shrinking says nothing about this input's value
@@ -331,14 +353,25 @@ class FixedCases(Check):
                 found.append(f"{self.id}: {problem}")
         return found
 
+    def answered(self, signature: Signature) -> list[tuple[Case, dict[str, Any], Any, Any]]:
+        """Each case with its arguments, answer and tolerance, computed once per process (every
+        submission is graded on the same cases)."""
+        if id(self) not in _CASES:
+            answered = []
+            for case in self.cases:
+                arguments = case.build(signature)
+                answer = (_evaluate(self.expected, arguments, "oracle (expected)") if case.answer is None
+                          else case.answer)
+                finite = all(np.all(np.isfinite(np.asarray(leaf))) for _, leaf in flatten(answer))
+                tolerance = _evaluate(self.tolerance, arguments, "tolerance") if finite or np.ndim(answer) else 0.0
+                answered.append((case, arguments, answer, tolerance))
+            _CASES[id(self)] = (self, answered)
+        return _CASES[id(self)][1]
+
     def judge(self, context: Context) -> Outcome:
         failures = []
-        for case in self.cases:
-            arguments = case.build(context.signature)
-            answer = _evaluate(self.expected, arguments, "oracle (expected)") if case.answer is None else case.answer
+        for case, arguments, answer, tolerance in self.answered(context.signature):
             returned = context.session.call(arguments)
-            finite = all(np.all(np.isfinite(np.asarray(leaf))) for _, leaf in flatten(answer))
-            tolerance = _evaluate(self.tolerance, arguments, "tolerance") if finite or np.ndim(answer) else 0.0
             problem = compare(returned, answer, tolerance)
             if problem is not None:
                 failures.append((case, arguments, answer, returned, problem))
