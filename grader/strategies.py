@@ -172,8 +172,8 @@ class Arguments:
         return {}
 
     def _parts(self, sizes: Mapping[str, int]) -> st.SearchStrategy[dict[str, Any]]:
-        """The parts' strategy for these sizes, made once: a shrink draws thousands of times,
-        and making ``hnp.arrays`` anew each time was a fifth of a draw's cost."""
+        """The parts' strategy for these sizes, made once: every input tried (shrinking
+        included) is a draw, and making ``hnp.arrays`` anew each time was a fifth of its cost."""
         key = tuple(sorted(sizes.items()))
         if key not in self._made:
             self._made[key] = st.fixed_dictionaries({name: _part_strategy(part, sizes)

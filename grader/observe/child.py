@@ -487,7 +487,7 @@ def _remember_compilations() -> None:
 def _share_ir_context() -> None:
     """Lower every program of this child in one MLIR context. JAX makes a fresh context for
     each lowering and loads every dialect into it (about 5 ms); a graded child lowers again
-    for each first call the recorder must see, so that was a fifth of a child's time. The
+    for each first call the recorder must see: ~16% of a graded child's samples. The
     lowered modules are the same text either way (so are their compilation-cache keys); a
     context is per thread, as MLIR asks, and made after the fork, never inherited."""
     from jax._src.interpreters import mlir
