@@ -19,7 +19,6 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -161,15 +160,14 @@ class Arguments:
     with those sizes (so related shapes always agree)."""
     dims: Dims
     parts: Mapping[str, Part] = field(default_factory=dict)
+    # the parts' strategy for each set of sizes, made on first use (see _parts)
+    _made: dict[tuple[tuple[str, int], ...], st.SearchStrategy[dict[str, Any]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     def strategy(self, sizes: Mapping[str, int] | None = None) -> st.SearchStrategy[dict[str, Any]]:
         """Arguments with dimensions drawn from the domain, or fixed to ``sizes``."""
         chosen = st.just(dict(sizes)) if sizes is not None else self.dims.strategy()
         return chosen.flatmap(self._parts)
-
-    @cached_property
-    def _made(self) -> dict[tuple[tuple[str, int], ...], st.SearchStrategy[dict[str, Any]]]:
-        return {}
 
     def _parts(self, sizes: Mapping[str, int]) -> st.SearchStrategy[dict[str, Any]]:
         """The parts' strategy for these sizes, made once: every input tried (shrinking

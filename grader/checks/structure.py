@@ -260,9 +260,8 @@ class PlacedOnNamedSharding(StructureCheck):
         where = sharding_text(chosen.sharding, found.device_names)
         label = _named(leaf, self.target)
         if chosen.sharding.get("type") == "NamedSharding":
-            return Outcome.passed(f"{_opening(label, leaf, self.target.operand)} is placed with {VIA_NAME[chosen.via]} "
-                                  f"on {where} "
-                                  f"({found.how.split(';')[0]}).")
+            return Outcome.passed(f"{_opening(label, leaf, self.target.operand)} is placed with "
+                                  f"{VIA_NAME[chosen.via]} on {where} ({found.how.split(';')[0]}).")
         return Outcome.failed(f"You placed {label} on {where}, which is not a NamedSharding over a mesh. "
                               f"Use {self.target.text()}.", expected=self.target.text(), observed=where)
 

@@ -41,15 +41,31 @@ Oracle = Callable[..., Any]
 # New inputs a shrink may run in the child (inputs already run are reused free): enough to
 # reach a small, readable counterexample, and a bound on what a failing submission costs.
 SHRINK_CALLS = 64
-# What this process computed once and reuses for every submission, by the id of the object
-# it belongs to; each entry holds that object too, so the id cannot be reused while it lives.
-# Every submission of a class is graded on the same inputs, and an exact sum of 100,000
-# elements costs ~10 ms of the grading process's time each time (oracles are pure).
-_DRAWN: dict[tuple[int, int, int], tuple[Arguments, list[dict[str, Any]]]] = {}
-_ANSWERS: dict[tuple[int, str], tuple["Check", Any, Any]] = {}
-_ANSWERS_KEPT = 4096
-_ANSWERS_LOCK = threading.Lock()
-_CASES: dict[int, tuple["FixedCases", list[tuple["Case", dict[str, Any], Any, Any]]]] = {}
+
+
+class _Once:
+    """Values this process computes once and reuses for every submission (a class is graded
+    on the same drawn inputs and cases, and an exact sum of 100,000 elements costs ~10 ms of
+    the grading process's time each time; oracles are pure). Entries are keyed by the id of
+    the object they belong to and hold that object, so an id is never reused while its entry
+    lives; the oldest go past ``kept``. Grading threads share it."""
+
+    def __init__(self, kept: int = 4096) -> None:
+        self._values: dict[tuple[int, Any], tuple[Any, Any]] = {}
+        self._kept, self._lock = kept, threading.RLock()
+
+    def get(self, owner: Any, key: Any, make: Callable[[], Any]) -> Any:
+        memo = (id(owner), key)
+        with self._lock:
+            if memo not in self._values:
+                if len(self._values) >= self._kept:
+                    del self._values[next(iter(self._values))]
+                self._values[memo] = (owner, make())
+            return self._values[memo][1]
+
+
+# Separate tables, so the many answers (shrinking adds inputs) never push out a draw or the cases.
+_DRAWN, _CASES, _ANSWERS = _Once(), _Once(), _Once()
 
 
 def format_number(value: float) -> str:
@@ -194,16 +210,9 @@ def _evaluate(oracle: Oracle, arguments: Mapping[str, Any], what: str) -> Any:
 
 
 def _answer(check: "ValueProperty", key: str, arguments: Mapping[str, Any]) -> tuple[Any, Any]:
-    """The check's ``expected`` and ``tolerance`` on ``arguments`` (whose input key is ``key``),
-    computed once per input in this process (grading threads share them)."""
-    memo = (id(check), key)
-    with _ANSWERS_LOCK:
-        if memo not in _ANSWERS:
-            if len(_ANSWERS) >= _ANSWERS_KEPT:
-                del _ANSWERS[next(iter(_ANSWERS))]  # the oldest
-            _ANSWERS[memo] = (check, _evaluate(check.expected, arguments, "oracle (expected)"),
-                              _evaluate(check.tolerance, arguments, "tolerance"))
-        return _ANSWERS[memo][1:]
+    """The check's ``expected`` and ``tolerance`` on ``arguments`` (whose input key is ``key``)."""
+    return _ANSWERS.get(check, key, lambda: (_evaluate(check.expected, arguments, "oracle (expected)"),
+                                          _evaluate(check.tolerance, arguments, "tolerance")))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -220,12 +229,12 @@ class ValueProperty(Check):
     def draw(self, run_seed: int) -> list[dict[str, Any]]:
         """The inputs for ``run_seed``, drawn once per process and reused for every submission:
         one per covering assignment of the dimensions first, then random ones."""
-        key = (id(self.inputs), run_seed, self.examples)
-        if key not in _DRAWN:
+        def drawn() -> list[dict[str, Any]]:
             covering = [_draw(strategy, run_seed, 1)[0] for strategy in self.inputs.covering()]
             rest = _draw(self.inputs.strategy(), run_seed, max(self.examples - len(covering), 1))
-            _DRAWN[key] = (self.inputs, covering + rest[:max(self.examples - len(covering), 0)])
-        return _DRAWN[key][1]
+            return covering + rest[:max(self.examples - len(covering), 0)]
+
+        return _DRAWN.get(self.inputs, (run_seed, self.examples), drawn)
 
     def prepare(self, seed: int) -> None:
         self.draw(seed)
@@ -356,17 +365,18 @@ class FixedCases(Check):
     def answered(self, signature: Signature) -> list[tuple[Case, dict[str, Any], Any, Any]]:
         """Each case with its arguments, answer and tolerance, computed once per process (every
         submission is graded on the same cases)."""
-        if id(self) not in _CASES:
-            answered = []
+        def answered() -> list[tuple[Case, dict[str, Any], Any, Any]]:
+            found = []
             for case in self.cases:
                 arguments = case.build(signature)
                 answer = (_evaluate(self.expected, arguments, "oracle (expected)") if case.answer is None
                           else case.answer)
                 finite = all(np.all(np.isfinite(np.asarray(leaf))) for _, leaf in flatten(answer))
                 tolerance = _evaluate(self.tolerance, arguments, "tolerance") if finite or np.ndim(answer) else 0.0
-                answered.append((case, arguments, answer, tolerance))
-            _CASES[id(self)] = (self, answered)
-        return _CASES[id(self)][1]
+                found.append((case, arguments, answer, tolerance))
+            return found
+
+        return _CASES.get(self, None, answered)
 
     def judge(self, context: Context) -> Outcome:
         failures = []
