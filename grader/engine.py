@@ -1,6 +1,7 @@
 """Grade one submission of one exercise: run its checks against a sandboxed child."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -47,21 +48,28 @@ def _judge(check: Check, context: Context) -> Outcome:
                                 "This is not your fault: report it to your instructor.")
 
 
-def warm_compile_cache(exercise: Exercise) -> str | None:
-    """The compilation cache directory, filled from the exercise's reference solution the
-    first time this exercise (at this version of its files) is graded here. That grading's
-    time per check is kept next to it (see :func:`check_budgets`)."""
+def compile_cache_directory() -> str | None:
+    """The compilation cache children read (None: none can be used here), not filled yet."""
     directory = compile_cache_dir(version("jax"))
+    return None if directory is None else str(directory)
+
+
+def warm_compile_cache(exercise: Exercise, launcher: Launcher | None = None) -> str | None:
+    """The compilation cache directory, filled from the exercise's reference solution the
+    first time this exercise (at this version of its files) is graded here (its child
+    started by ``launcher``, as in :func:`grade`). That grading's time per check is kept next
+    to it (see :func:`check_budgets`)."""
+    directory = compile_cache_directory()
     marker = warmed_marker(exercise.slug, exercise.fingerprint)
     if directory is None or marker is None:
         return None
     if not marker.exists():
         # The reference is trusted and must write the cache, which confined children only read.
-        report = grade(exercise, exercise.reference, compile_cache=str(directory),
-                       limits=dataclasses.replace(exercise.limits, confine=False))
+        report = grade(exercise, exercise.reference, compile_cache=directory,
+                       limits=dataclasses.replace(exercise.limits, confine=False), launcher=launcher)
         marker.parent.mkdir(parents=True, exist_ok=True)
         marker.write_text(json.dumps({c.id: c.duration_s for c in report.checks}))
-    return str(directory)
+    return directory
 
 
 # The variants whose gradings fill the cache for failing submissions: a load mistake compiles
@@ -69,13 +77,14 @@ def warm_compile_cache(exercise: Exercise) -> str | None:
 WARMING_CATEGORIES = ("type", "value", "structure")
 
 
-def warm_compile_cache_from_variants(exercise: Exercise, directory: str, workers: int = 2) -> None:
+def warm_compile_cache_from_variants(exercise: Exercise, directory: str, workers: int = 2,
+                                     launcher: Launcher | None = None) -> None:
     """Add to the cache in ``directory`` what the exercise's right/ and wrong/ variants compile,
     once per version of the exercise: a class is mostly wrong answers, and a submission that
     compiles what a known mistake compiles (a mesh over all devices, a mean, a slice and the
     sum of its shorter result, at every input shape) then reads it from the cache instead of
     compiling it. The variants are the instructor's code, like the reference, and must write
-    the cache."""
+    the cache. Their children start by ``launcher`` (default: forked from a pool of its own)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from grader.sandbox.pool import Pool
@@ -85,9 +94,11 @@ def warm_compile_cache_from_variants(exercise: Exercise, directory: str, workers
     paths = [v.path for v in exercise.variants("right")]
     paths += [v.path for v in exercise.variants("wrong") if v.expect in WARMING_CATEGORIES]
     limits = dataclasses.replace(exercise.limits, confine=False)
-    with Pool() as pool, ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="jaxgrade-warm") as threads:
+    with contextlib.ExitStack() as stack, \
+            ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="jaxgrade-warm") as threads:
+        start = launcher or stack.enter_context(Pool()).launch
         list(threads.map(lambda path: grade(exercise, path, compile_cache=directory, limits=limits,
-                                            launcher=pool.launch), paths))
+                                            launcher=start), paths))
     marker.parent.mkdir(parents=True, exist_ok=True)
     marker.write_text(json.dumps(sorted(str(path.relative_to(exercise.directory)) for path in paths)))
 

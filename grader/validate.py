@@ -171,18 +171,22 @@ def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, varian
 def _run(jobs: list[Job], exercises: dict[str, Exercise], workers: int,
          progress: Callable[[Verdict], None] | None) -> list[Verdict]:
     from grader.batch.run import prepare
+    from grader.engine import compile_cache_directory
     from grader.sandbox.pool import Pool
 
-    # Before any thread starts: each exercise's cache filled from its reference and every
-    # property check's inputs drawn for every seed, so the threads share them and never race.
-    caches: dict[tuple[str, int], str | None] = {}
-    for job in jobs:
-        if (job.directory, job.seed) not in caches:
-            # validate grades the variants itself: warming the cache from them first gains nothing
-            caches[(job.directory, job.seed)] = prepare(exercises[job.directory], job.seed, variants=False)
     verdicts: list[Verdict] = []
     with Pool() as pool, ThreadPoolExecutor(max_workers=max(1, workers),
                                             thread_name_prefix="jaxgrade-validate") as threads:
+        for devices in sorted({exercises[job.directory].devices for job in jobs}):
+            pool.warm(devices, compile_cache_directory())  # their imports of JAX overlap the preparing
+        # Before any thread starts: each exercise's cache filled from its reference and every
+        # property check's inputs drawn for every seed, so the threads share them and never race.
+        caches: dict[tuple[str, int], str | None] = {}
+        for job in jobs:
+            if (job.directory, job.seed) not in caches:
+                # validate grades the variants itself: warming the cache from them first gains nothing
+                caches[(job.directory, job.seed)] = prepare(exercises[job.directory], job.seed, variants=False,
+                                                            launcher=pool.launch)
         futures = [threads.submit(run_job, job, exercises[job.directory], pool.launch,
                                   caches[(job.directory, job.seed)] or False) for job in jobs]
         for future in futures:

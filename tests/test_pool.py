@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SEED_EXERCISE
-from grader.engine import grade
+from grader.engine import compile_cache_directory, grade
 from grader.errors import PoolError
 from grader.sandbox.pool import Pool
 
@@ -21,13 +21,13 @@ VARIANTS = [SEED_EXERCISE / "reference.py", SEED_EXERCISE / "right" / "jitted.py
             SEED_EXERCISE / "wrong" / "type_python_float.py"]
 
 SNOOP = '''
-import json, os, sys
+import gc, json, os, sys
 import jax
 import jax.numpy as jnp
 
 print("SNOOP " + json.dumps({"env": sorted(os.environ), "fds": sorted(int(f) for f in os.listdir("/proc/self/fd")),
                              "pgid_is_pid": os.getpgid(0) == os.getpid(), "devices": jax.device_count(),
-                             "cwd": os.getcwd(), "home": os.environ.get("HOME")}))
+                             "cwd": os.getcwd(), "home": os.environ.get("HOME"), "frozen": gc.get_freeze_count()}))
 print("to stderr", file=sys.stderr)
 
 
@@ -74,6 +74,25 @@ def test_a_forked_child_has_only_its_own_environment_descriptors_and_output(seed
     assert seen["pgid_is_pid"] and expected["pgid_is_pid"]
     assert seen["cwd"] == seen["home"] and seen["cwd"] != expected["cwd"]  # each child its own fresh folder
     assert "to stderr" in forked.output["head"]
+    assert seen["frozen"] > 0 and expected["frozen"] == 0  # what the zygote imported, out of the collector's walk
+
+
+def test_a_warmed_zygote_is_the_one_the_exercise_children_fork_from(seed_exercise):
+    with Pool() as pool:
+        pool.warm(seed_exercise.devices, compile_cache_directory())
+        (warmed,) = pool._zygotes.values()
+        report = grade(seed_exercise, SEED_EXERCISE / "reference.py", launcher=pool.launch)
+        assert report.status == "passed"
+        assert list(pool._zygotes.values()) == [warmed]
+
+
+def test_closing_a_pool_whose_zygote_is_still_starting_leaves_nothing_running(seed_exercise):
+    pool = Pool()
+    pool.warm(seed_exercise.devices, None)
+    (zygote,) = pool._zygotes.values()
+    pool.close()
+    assert zygote.process.poll() is not None
+    assert not Path(zygote.home).exists()
 
 
 def test_a_dead_zygote_is_replaced(seed_exercise):

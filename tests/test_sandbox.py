@@ -14,6 +14,7 @@ import os
 import re
 import resource
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -385,6 +386,32 @@ def test_uid_leases_are_exclusive_and_kill_everything_of_their_uid():
         assert kill_uid(first.uid) and not processes_of_uid(first.uid)
     finally:
         assert first.release() and second.release()
+
+
+@pytest.mark.skipif(not ROOT, reason="dedicated uids need root")
+def test_processes_of_a_uid_are_found_by_any_of_their_uids_and_not_once_they_are_zombies():
+    lease = UidLease()
+    other = UidLease()
+    try:
+        pid = os.fork()
+        if pid == 0:  # real and saved uid the leased one, effective uid another: still found
+            try:
+                os.setresuid(lease.uid, other.uid, lease.uid)
+                time.sleep(60)
+            finally:
+                os._exit(0)
+        deadline = time.monotonic() + 5
+        while pid not in processes_of_uid(lease.uid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert pid in processes_of_uid(lease.uid) and pid in processes_of_uid(other.uid)
+        os.kill(pid, signal.SIGKILL)
+        while pid in processes_of_uid(lease.uid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert pid not in processes_of_uid(lease.uid)
+        assert os.path.exists(f"/proc/{pid}")  # not reaped yet: a zombie, which nothing can kill again
+        os.waitpid(pid, 0)
+    finally:
+        assert lease.release() and other.release()
 
 
 @pytest.mark.skipif(not ROOT, reason="dedicated uids need root")

@@ -167,6 +167,7 @@ class WorkerGrader:
     def _worker(self, package: dict[str, Any], seed: int) -> "Worker":
         """The per-submission grader for this exercise and seed, prepared once per process."""
         from grader.batch.run import Worker, prepare
+        from grader.engine import compile_cache_directory
         key = (str(package["fingerprint"]), seed)
         with self._lock:
             if key in self._prepared:
@@ -177,8 +178,9 @@ class WorkerGrader:
                 if key in self._prepared:
                     return self._prepared[key]
             exercise = unpack_exercise(package, self.root / "exercises")
+            self.pool.warm(exercise.devices, compile_cache_directory())  # imports JAX while prepare() runs
             with _machine_lock("warming"):  # the worker processes of one machine share its cache
-                cache = prepare(exercise, seed)
+                cache = prepare(exercise, seed, launcher=self.pool.launch)
             work = Worker(exercise, seed, cache, self.pool.launch)
             with self._lock:
                 self._prepared[key] = work

@@ -203,15 +203,16 @@ class Progress:
             self.stream.flush()
 
 
-def prepare(exercise: Exercise, seed: int, variants: bool = True) -> str | None:
+def prepare(exercise: Exercise, seed: int, variants: bool = True,
+            launcher: Callable[..., Any] | None = None) -> str | None:
     """Once per run, before any worker starts: the compilation cache filled from the reference
     (and, with ``variants``, from the exercise's right/ and wrong/ variants: most of a class
-    is wrong), and every property check's inputs drawn (so workers share one draw and never
-    race for it)."""
+    is wrong), their children started by ``launcher``, and every property check's inputs
+    drawn (so workers share one draw and never race for it)."""
     from grader.engine import warm_compile_cache, warm_compile_cache_from_variants
-    cache = warm_compile_cache(exercise)
+    cache = warm_compile_cache(exercise, launcher)
     if cache is not None and variants:
-        warm_compile_cache_from_variants(exercise, cache)
+        warm_compile_cache_from_variants(exercise, cache, launcher=launcher)
     for check in exercise.checks:
         draw = getattr(check, "draw", None)
         if callable(draw):
@@ -274,12 +275,14 @@ class LocalBackend:
         self._work: Worker | None = None
 
     def start(self, exercise: Exercise, seed: int) -> None:
+        from grader.engine import compile_cache_directory
         from grader.sandbox.pool import Pool
-        cache = prepare(exercise, seed)
         launcher = self._launcher
         if launcher is None:
             self._pool = Pool()
+            self._pool.warm(exercise.devices, compile_cache_directory())  # imports JAX while prepare() runs
             launcher = self._pool.launch
+        cache = prepare(exercise, seed, launcher=launcher)
         self._work = Worker(exercise, seed, cache, launcher)
         self._threads = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="jaxgrade-grade")
 

@@ -26,6 +26,8 @@ def safe_text(value: Any, limit: int = MAX_TEXT) -> str:
     text = value if isinstance(value, str) else repr(value)
     if len(text) > limit:
         text = f"{text[:limit]}… [{len(text) - limit} more characters]"
+    if text.isascii():  # most of a reply (its keys and type names): valid as it is
+        return text
     return text.encode("utf-8", "replace").decode("utf-8")
 
 

@@ -22,6 +22,7 @@ threads share one zygote per distinct child environment.
 from __future__ import annotations
 
 import fcntl
+import gc
 import json
 import logging
 import os
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import PoolError
+from grader.sandbox.process import child_environment
 from grader.sandbox.scratch import remove_tree
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])  # the folder holding grader/
@@ -81,6 +83,8 @@ class Zygote:
     """The grading side of one warm process; ``fork`` starts a child in it."""
 
     def __init__(self, env: dict[str, str], startup_s: float = 60.0) -> None:
+        """Start the zygote and return at once: it imports JAX (about a second) while the
+        grader goes on; the first ``fork`` waits for it to be ready."""
         self.env = {k: v for k, v in env.items() if k not in PER_CHILD}
         self.home = tempfile.mkdtemp(prefix="jaxgrade-zygote-")
         self._socket, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -90,24 +94,35 @@ class Zygote:
             env={**self.env, "HOME": self.home, "TMPDIR": self.home, "JAXGRADE_SANDBOX": f"{os.getpid()}-zygote"},
             start_new_session=True)
         theirs.close()
+        self._startup_s = startup_s
+        self._greeting = threading.Lock()  # held by the first fork while it waits for the zygote
+        self._reader: threading.Thread | None = None
         self._send_lock = threading.Lock()
         self._state = threading.Condition()
         self._next_id = 0
         self._forked: dict[int, int | str] = {}  # request id -> pid, or why the fork failed
         self._children: dict[int, ForkedProcess] = {}
         self.alive = True
-        self._socket.settimeout(startup_s)
-        try:
-            greeting = json.loads(self._socket.recv(MAX_MESSAGE) or b"{}")
-        except (OSError, ValueError) as error:
-            self.close()
-            raise PoolError(f"the warm grading process did not start: {error}") from None
-        if greeting.get("op") != "ready":
-            self.close()
-            raise PoolError(f"the warm grading process did not start: {greeting.get('error', 'it exited')}")
-        self._socket.settimeout(None)
-        self._reader = threading.Thread(target=self._read, name="jaxgrade-zygote-reader", daemon=True)
-        self._reader.start()
+
+    def _await_ready(self) -> None:
+        """Wait (once) for the zygote's greeting, then route its replies from a reader thread."""
+        with self._greeting:
+            if self._reader is not None:
+                return
+            if not self.alive:
+                raise PoolError("the warm grading process has exited")
+            self._socket.settimeout(self._startup_s)
+            try:
+                greeting = json.loads(self._socket.recv(MAX_MESSAGE) or b"{}")
+            except (OSError, ValueError) as error:
+                self.close()
+                raise PoolError(f"the warm grading process did not start: {error}") from None
+            if greeting.get("op") != "ready":
+                self.close()
+                raise PoolError(f"the warm grading process did not start: {greeting.get('error', 'it exited')}")
+            self._socket.settimeout(None)
+            self._reader = threading.Thread(target=self._read, name="jaxgrade-zygote-reader", daemon=True)
+            self._reader.start()
 
     def _read(self) -> None:
         """Route the zygote's replies: fork results to the waiting thread, exits to their process."""
@@ -141,6 +156,7 @@ class Zygote:
         the child would have been exec'd with) on ``fds``: inbox, outbox, output."""
         if len(argv) < 4 or argv[2] != "-c":
             raise PoolError(f"a warm process can only run 'python -I -c CODE ...' children, not {argv[:3]}")
+        self._await_ready()
         request = {"code": argv[3], "args": argv[4:], "numbers": list(fds[:2]), "env": env, "workdir": workdir}
         with self._state:
             if not self.alive:
@@ -169,6 +185,11 @@ class Zygote:
             self._socket.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+        if self._reader is None:  # never ready, so it forked nothing: no need to wait out its imports
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except OSError:
+                pass
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -191,8 +212,7 @@ class Pool:
         self._lock = threading.Lock()
         self._closed = False
 
-    def launch(self, argv: list[str], env: dict[str, str], workdir: str, fds: tuple[int, int, int]) -> ForkedProcess:
-        """A :data:`grader.sandbox.process.Launcher`: the child ``argv`` describes, forked warm."""
+    def _zygote(self, env: dict[str, str]) -> Zygote:
         key = tuple(sorted((k, v) for k, v in env.items() if k not in PER_CHILD))
         with self._lock:
             if self._closed:
@@ -202,7 +222,18 @@ class Pool:
                 if zygote is not None:
                     zygote.close()
                 zygote = self._zygotes[key] = Zygote(env)
-        return zygote.fork(argv, env, workdir, fds)
+            return zygote
+
+    def warm(self, devices: int, compile_cache: str | None) -> None:
+        """Start the zygote for an exercise's children now (``devices`` and the compilation
+        cache they will read are what their environment depends on), so that its import of
+        JAX overlaps what the grader does before the first child: drawing inputs, filling the
+        cache."""
+        self._zygote(child_environment(devices, "", "", compile_cache))
+
+    def launch(self, argv: list[str], env: dict[str, str], workdir: str, fds: tuple[int, int, int]) -> ForkedProcess:
+        """A :data:`grader.sandbox.process.Launcher`: the child ``argv`` describes, forked warm."""
+        return self._zygote(env).fork(argv, env, workdir, fds)
 
     def close(self) -> None:
         with self._lock:
@@ -236,6 +267,9 @@ def zygote_main() -> None:
         raise SystemExit(70)
     # Variables the imports set (jaxlib sets some): an exec'd child sets them too, after its env.
     set_by_imports = {k: v for k, v in os.environ.items() if before.get(k) != v}
+    # What is imported now outlives every child: out of the collector's sight, a child's
+    # collections neither walk it nor write to its pages (each write copies a shared page).
+    gc.freeze()
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
     wake_r, wake_w = os.pipe()

@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import pwd
+import re
 import resource
 import select
 import signal
@@ -131,12 +132,25 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _status_fields(pid: str) -> dict[str, str]:
+_STATE = re.compile(r"^State:\s*(\S)", re.M)
+_UIDS = re.compile(r"^Uid:\s*(\d+)\s+(\d+)\s+(\d+)", re.M)
+
+
+def _status(pid: str) -> tuple[str, tuple[int, ...]]:
+    """A process's state letter and its real, effective and saved uids ("" and () once it is
+    gone or not ours to read). Two fields of ~55: found, not parsed into a dict (a scan of
+    /proc follows every child's end)."""
     try:
         with open(f"/proc/{pid}/status") as handle:
-            return dict(line.split(":", 1) for line in handle if ":" in line)
-    except OSError:  # gone already, or not ours to read
-        return {}
+            text = handle.read()
+    except OSError:
+        return "", ()
+    state, uids = _STATE.search(text), _UIDS.search(text)
+    return (state.group(1) if state else ""), (tuple(int(u) for u in uids.groups()) if uids else ())
+
+
+def _alive(state: str) -> bool:
+    return state not in ("Z", "X")  # a zombie, or dead: nothing left to kill
 
 
 def processes_of_uid(uid: int) -> list[int]:
@@ -144,9 +158,8 @@ def processes_of_uid(uid: int) -> list[int]:
     found = []
     for pid in os.listdir("/proc"):
         if pid.isdigit():
-            fields = _status_fields(pid)
-            ids = fields.get("Uid", "").split()[:3]
-            if str(uid) in ids and not fields.get("State", "").strip().startswith(("Z", "X")):
+            state, uids = _status(pid)
+            if uid in uids and _alive(state):
                 found.append(int(pid))
     return found
 
@@ -165,8 +178,7 @@ def marked_processes(marker: str) -> list[int]:
                 variables = handle.read().split(b"\0")
         except OSError:
             continue
-        if any(v.startswith(needle) for v in variables) and \
-                not _status_fields(pid).get("State", "").strip().startswith(("Z", "X")):
+        if any(v.startswith(needle) for v in variables) and _alive(_status(pid)[0]):
             found.append(int(pid))
     return found
 
