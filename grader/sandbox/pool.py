@@ -228,8 +228,12 @@ class Pool:
         """Start the zygote for an exercise's children now (``devices`` and the compilation
         cache they will read are what their environment depends on), so that its import of
         JAX overlaps what the grader does before the first child: drawing inputs, filling the
-        cache."""
-        self._zygote(child_environment(devices, "", "", compile_cache))
+        cache. Best effort: if it cannot start, the first launch tries again and fails where a
+        submission's report can say so."""
+        try:
+            self._zygote(child_environment(devices, "", "", compile_cache))
+        except OSError:
+            pass
 
     def launch(self, argv: list[str], env: dict[str, str], workdir: str, fds: tuple[int, int, int]) -> ForkedProcess:
         """A :data:`grader.sandbox.process.Launcher`: the child ``argv`` describes, forked warm."""
