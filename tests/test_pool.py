@@ -15,6 +15,7 @@ from grader.engine import compile_cache_directory, grade
 from grader.errors import PoolError
 from grader.sandbox.pool import Pool
 
+HOSTILE = Path(__file__).resolve().parent / "hostile"
 VARIANTS = [SEED_EXERCISE / "reference.py", SEED_EXERCISE / "right" / "jitted.py",
             SEED_EXERCISE / "wrong" / "value_mean.py", SEED_EXERCISE / "wrong" / "structure_all_devices.py",
             SEED_EXERCISE / "wrong" / "load_syntax_error.py", SEED_EXERCISE / "wrong" / "limits_crash.py",
@@ -52,6 +53,24 @@ def test_forked_children_give_the_verdicts_of_exec_children(seed_exercise, pool,
     fresh = grade(seed_exercise, path)
     assert statuses(forked) == statuses(fresh)
     assert [c.message for c in forked.checks] == [c.message for c in fresh.checks]
+
+
+# Submissions that patch what the child's Child holds on to (JAX, NumPy, builtins, the recorder's
+# hooks, the grader's modules), or reach the recorder through gc: a forked child takes those
+# from the zygote, an exec'd child takes its own, and both must undo the same patches.
+PATCHING = ["patch_jax.py", "patch_jax_in_call.py", "patch_grader.py", "remove_observers_in_call.py",
+            "remove_observers_put_back.py", "swap_builtins_in_call.py", "honest_swaps_builtin_in_call.py",
+            "rewrite_sharding_mesh.py", "honest_clears_caches_in_call.py", "forge_recorded_events.py",
+            "honest_gc_collect.py"]
+
+
+@pytest.mark.parametrize("name", PATCHING)
+def test_forked_children_undo_a_submissions_patches_as_exec_children_do(seed_exercise, pool, tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes((HOSTILE / name).read_bytes())
+    forked = grade(seed_exercise, path, launcher=pool.launch)
+    fresh = grade(seed_exercise, path)
+    assert statuses(forked) == statuses(fresh)
 
 
 def _snoop(report) -> dict:

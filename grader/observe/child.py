@@ -18,7 +18,7 @@ import threading
 import traceback
 import types
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from grader.errors import ChannelClosed
 from grader.sandbox.protocol import decode_array, encode_array, read_message, write_message
@@ -147,27 +147,68 @@ def _error_text(error: BaseException, filename: str) -> str:
     return "\n".join([head, *lines]) if lines else head
 
 
+class _Originals(NamedTuple):
+    """What the grader holds on to before any submission exists: JAX and NumPy as it reaches
+    them, the recorder (its hooks installed), and the namespaces put back around every call."""
+    jax: _Pinned
+    np: _Pinned
+    recorder: Any
+    pins: _Pins
+
+
+def _take_originals() -> _Originals:
+    import base64
+    import builtins
+    import json
+
+    import jax
+    import numpy as np
+    from jax._src import api, core, dispatch, pjit
+    from jax._src import array as array_module
+    from jax._src import shard_map as shard_map_module
+    from jax._src.array import ArrayImpl
+    from jax._src.interpreters import partial_eval
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
+
+    from grader.observe import recorder
+
+    pinned_jax, pinned_np = _Pinned(jax, numpy=_Pinned(jax.numpy), tree_util=_Pinned(jax.tree_util),
+                                    random=_Pinned(jax.random)), _Pinned(np)
+    observer = recorder.Recorder(core, dispatch, pjit, jax.make_jaxpr)
+    # Every request starts, and every call of the student's function ends, by undoing patches
+    # to JAX, NumPy and the standard library (the recorder's hooks included).
+    pins = _Pins([jax, jax.numpy, jax.sharding, jax.tree_util, jax.random, api, core, dispatch, pjit,
+                  shard_map_module, partial_eval, array_module, np, json, base64, os, builtins, traceback,
+                  inspect, sys.modules[__name__], sys.modules["grader.sandbox.protocol"],
+                  sys.modules["grader.observe.recorder"], sys.modules["grader.observe.jaxpr_graph"]],
+                 [ArrayImpl, NamedSharding, Mesh, PartitionSpec, SingleDeviceSharding, dispatch.device_put_p,
+                  core.Primitive, core.Tracer, core.EvalTrace, recorder.Recorder])
+    return _Originals(pinned_jax, pinned_np, observer, pins)
+
+
+# Taken in the zygote (grader.sandbox.pool) before it forks, so that a forked child starts
+# with them instead of copying some 20 namespaces itself: each copy raises the refcount of
+# everything in them, and in a forked child every such write copies a page (~1,500 pages,
+# ~9 ms of a child's CPU). The first request's restore() puts back whatever changed since.
+_ORIGINALS: _Originals | None = None
+
+
+def take_originals() -> None:
+    """In the zygote, once its imports are done; an exec'd child takes its own in ``Child``."""
+    global _ORIGINALS
+    _ORIGINALS = _take_originals()
+
+
 class Child:
     def __init__(self, inbox: int, outbox: int) -> None:
         self.inbox, self.outbox = inbox, outbox
-        import base64
-        import builtins
-        import json
-
-        import jax
-        import numpy as np
-        from jax._src import api, core, dispatch, pjit
-        from jax._src import array as array_module
-        from jax._src import shard_map as shard_map_module
         from jax._src.array import ArrayImpl
-        from jax._src.interpreters import partial_eval
-        from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
+        from jax.sharding import NamedSharding, SingleDeviceSharding
 
         from grader.observe import recorder
         from grader.observe.jaxpr_graph import program_of
 
-        self.jax, self.np = _Pinned(jax, numpy=_Pinned(jax.numpy), tree_util=_Pinned(jax.tree_util),
-                                    random=_Pinned(jax.random)), _Pinned(np)
+        self.jax, self.np, self.recorder, self.pins = _ORIGINALS or _take_originals()
         # imported now: a later import could find the submission's "grader"
         self.program_of, self.program_of_call, self.placements_of = \
             program_of, recorder.program_of_call, recorder.placements_of
@@ -177,17 +218,9 @@ class Child:
         self.ArrayImpl, self.NamedSharding, self.SingleDeviceSharding = ArrayImpl, NamedSharding, SingleDeviceSharding
         self.function: Callable[..., Any] | None = None
         self.filename = "<submission>"
-        self.recorder = recorder.Recorder(core, dispatch, pjit, jax.make_jaxpr)
-        # Everything below is fixed before the submission exists. Methods become instance
+        # Everything here is fixed before the submission exists. Methods become instance
         # attributes (they win over the class's, so patching grader.observe.child.Child changes
-        # nothing); every request starts, and every call of the student's function ends, by
-        # undoing patches to JAX, NumPy and the standard library (the recorder's hooks included).
-        self.pins = _Pins([jax, jax.numpy, jax.sharding, jax.tree_util, jax.random, api, core, dispatch, pjit,
-                           shard_map_module, partial_eval, array_module, np, json, base64, os, builtins, traceback,
-                           inspect, sys.modules[__name__], sys.modules["grader.sandbox.protocol"],
-                           sys.modules["grader.observe.recorder"], sys.modules["grader.observe.jaxpr_graph"]],
-                          [ArrayImpl, NamedSharding, Mesh, PartitionSpec, SingleDeviceSharding, dispatch.device_put_p,
-                           core.Primitive, core.Tracer, core.EvalTrace, recorder.Recorder])
+        # nothing).
         for name, member in vars(Child).items():
             if inspect.isfunction(member) and not name.startswith("__"):
                 setattr(self, name, member.__get__(self))

@@ -263,17 +263,21 @@ def zygote_main() -> None:
     try:
         for name in PRELOAD:
             importlib.import_module(name)
+        # What is imported now outlives every child: out of the collector's sight, a child's
+        # collections neither walk it nor write to its pages (each write copies a shared page).
+        gc.freeze()
+        # Then what every child's Child holds on to, taken once here (its recorder after the
+        # freeze: an object a child's collector sees, as in an exec'd child).
+        from grader.observe.child import take_originals
+        take_originals()
         from jax._src import xla_bridge
         if xla_bridge.backends_are_initialized():  # forking now would deadlock the children
-            raise RuntimeError("importing the child's modules started the XLA backend")
+            raise RuntimeError("preparing the child's modules started the XLA backend")
     except BaseException as error:
         channel.send(json.dumps({"op": "failed", "error": f"{type(error).__name__}: {error}"}).encode())
         raise SystemExit(70)
     # Variables the imports set (jaxlib sets some): an exec'd child sets them too, after its env.
     set_by_imports = {k: v for k, v in os.environ.items() if before.get(k) != v}
-    # What is imported now outlives every child: out of the collector's sight, a child's
-    # collections neither walk it nor write to its pages (each write copies a shared page).
-    gc.freeze()
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
     wake_r, wake_w = os.pipe()
