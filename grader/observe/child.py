@@ -186,14 +186,15 @@ def _take_originals() -> _Originals:
     return _Originals(pinned_jax, pinned_np, observer, pins)
 
 
-# Taken in the zygote (grader.sandbox.pool) before it forks, so that a forked child starts
-# with them instead of copying some 20 namespaces itself: each copy raises the refcount of
-# everything in them, and in a forked child every such write copies a page (~1,500 pages,
-# ~9 ms of a child's CPU). The first request's restore() puts back whatever changed since.
+# Taken in the zygote (grader.sandbox.pool calls before_fork) before it forks, so that a
+# forked child starts with them instead of copying some 20 namespaces itself: each copy raises
+# the refcount of everything in them, and in a forked child every such write copies a page
+# (~1,500 pages, ~9 ms of a child's CPU). The first request's restore() puts back whatever
+# changed since.
 _ORIGINALS: _Originals | None = None
 
 
-def take_originals() -> None:
+def before_fork() -> None:
     """In the zygote, once its imports are done; an exec'd child takes its own in ``Child``."""
     global _ORIGINALS
     _ORIGINALS = _take_originals()

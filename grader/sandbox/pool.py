@@ -47,6 +47,9 @@ ZYGOTE_BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.
 PRELOAD = ("grader.sandbox.protocol", "grader.observe.child", "numpy", "jax", "jax.numpy", "jax.sharding", "jax._src.dispatch",
            "jax._src.array", "grader.observe.jaxpr_graph", "jax.experimental.multihost_utils", "jaxlib.mlir.dialects.mhlo",
            "jaxlib.mlir.dialects.builtin", "jaxlib.mlir.extras.meta")
+# Preloaded modules whose before_fork() the zygote calls once, after its imports: what every
+# child would otherwise make for itself (grader.observe.child: what its Child holds on to).
+BEFORE_FORK = ("grader.observe.child",)
 # Variables that differ between children of one zygote; every other variable must match it.
 # JAXGRADE_SANDBOX is grader.sandbox.process.MARKER, which names one child (for cleanup).
 PER_CHILD = frozenset({"HOME", "TMPDIR", "JAXGRADE_SANDBOX"})
@@ -266,10 +269,10 @@ def zygote_main() -> None:
         # What is imported now outlives every child: out of the collector's sight, a child's
         # collections neither walk it nor write to its pages (each write copies a shared page).
         gc.freeze()
-        # Then what every child's Child holds on to, taken once here (its recorder after the
-        # freeze: an object a child's collector sees, as in an exec'd child).
-        from grader.observe.child import take_originals
-        take_originals()
+        # Then what each child would otherwise make for itself, made once here (after the
+        # freeze: it stays visible to a child's collector, as in an exec'd child).
+        for name in BEFORE_FORK:
+            sys.modules[name].before_fork()
         from jax._src import xla_bridge
         if xla_bridge.backends_are_initialized():  # forking now would deadlock the children
             raise RuntimeError("preparing the child's modules started the XLA backend")
