@@ -405,7 +405,7 @@ class ResultFromPlacement(StructureCheck):
                 return None
             observed_text = f"{what} does not follow the placed {label}"
             return Outcome.failed(
-                f"{where or ''}{_opening(observed_text, self.result)}: when {via} handed your function other values "
+                f"{where}{observed_text if where else _opening(observed_text, self.result)}: when {via} handed your function other values "
                 f"for {label} ({label} = {short(other)}), {problem}. So {what} is not computed from the placed "
                 f"{label}: it is recomputed from the original {label} (on the host or in a separate JAX computation), "
                 f"or reaches the placed {label} only through a link that carries nothing (such as 0 * the placed "

@@ -404,7 +404,8 @@ class Child:
         recorder, function = self.recorder, self.function
         if substitute is not None:
             leaf = dict(leaves)[substitute["path"]]
-            recorder.swap[0] = [leaf, self.np.asarray(leaf), self.build(substitute["value"]), 0]
+            others = {id(v) for p, v in leaves if p != substitute["path"]}
+            recorder.swap[0] = [leaf, self.np.asarray(leaf), self.build(substitute["value"]), 0, others]
         raised: BaseException | None = None
         recorder.start(mode)
         try:

@@ -61,7 +61,8 @@ class Recorder:
                  array_class: Any, custom_rules: tuple[Any, ...], numpy: Any) -> None:
         self.events: list[tuple[Any, ...]] = []
         self.state = [None, 0]  # [mode, depth]
-        # [leaf, its values on the host, the replacement, substitutions made] during a substituted call
+        # [leaf, its values on the host, the replacement, substitutions made, ids of the other
+        # argument leaves (never replaced, even when equal)] during a substituted call
         self.swap: list[Any] = [None]
         self._make_jaxpr = make_jaxpr
         self._caches = (pjit._cpp_pjit_cache_fun_only, pjit._cpp_pjit_cache_explicit_attributes)
@@ -90,7 +91,8 @@ class Recorder:
                 return values
             out = list(values)
             for i, value in enumerate(out):
-                if (positions is None or i in positions) and _same(value, job[0], job[1], array_class):
+                if (positions is None or i in positions) and id(value) not in job[4] \
+                        and _same(value, job[0], job[1], array_class):
                     out[i], job[3] = job[2], job[3] + 1
             return tuple(out) if isinstance(values, tuple) else out
 
