@@ -109,6 +109,8 @@ class Recorder:
                 from_host(xs, "jax.device_put")
                 xs = substituted(xs)
                 placed = eager_put(*xs, devices=devices, **kwargs)
+                if swap[0] is not None:  # another leaf's placed copy is that leaf, whatever its values
+                    swap[0][4].update(id(out) for x, out in zip(xs, placed) if id(x) in swap[0][4])
             finally:
                 state[1] -= 1
             push(("device_put", xs, devices, placed))
