@@ -1,5 +1,6 @@
 """Renderers: every format from real gradings, checked by a real consumer where one exists here
-(html5lib and headless Chromium for HTML, the Jenkins xUnit plugin's junit-10.xsd for JUnit, the
+(html5lib and headless Chromium for HTML, both revisions of the Jenkins xUnit plugin's junit-10.xsd
+and a model of GitLab's parser for JUnit, the
 field list for Gradescope, PrairieLearn's documented results format),
 golden files for Markdown and text, and the visibility rules in every student-facing format.
 
@@ -407,10 +408,12 @@ def _grader_errors(report: Report, every: bool) -> Report:
     return dataclasses.replace(report, checks=checks, status="error" if every else report.status)
 
 
-@pytest.fixture(scope="module")
-def junit_schema():
+# junit-10-current.xsd: what every xUnit release since 2.3.2 validates against; junit-10.xsd: an
+# older revision (each file's comment says where it comes from, to the commit).
+@pytest.fixture(scope="module", params=["junit-10-current.xsd", "junit-10.xsd"])
+def junit_schema(request):
     import xmlschema
-    return xmlschema.XMLSchema(str(REPO / "tests" / "data" / "junit-10.xsd"))
+    return xmlschema.XMLSchema(str(REPO / "tests" / "data" / request.param))
 
 
 def test_junit_validates_against_the_jenkins_xunit_schema(reports, hidden, junit_schema):
@@ -435,10 +438,120 @@ def test_junit_validates_against_the_jenkins_xunit_schema(reports, hidden, junit
 
 
 def test_junit_schema_is_not_a_rubber_stamp(reports, junit_schema):
-    """The shipped schema really rejects what Jenkins rejects: the old skipped count on <testsuites>."""
+    """The shipped schemas really reject what Jenkins rejects: the old skipped count on <testsuites>,
+    and GitLab's `file` on a testcase (so --format junit never carries it)."""
     document = render(reports["reference"], "junit").replace('<testsuites name="jaxgrade"',
                                                              '<testsuites skipped="0" name="jaxgrade"')
     assert [e for e in junit_schema.iter_errors(document)]
+    assert [e for e in junit_schema.iter_errors(render(reports["reference"], "gitlab"))]
+
+
+def test_the_current_xunit_schema_refuses_what_the_older_revision_accepts(reports):
+    """The two revisions differ (the current allows at most three decimals in a suite's time): the
+    tests above really check jaxgrade against the revision Jenkins runs today."""
+    import xmlschema
+    schemas = [xmlschema.XMLSchema(str(REPO / "tests" / "data" / name)) for name in ("junit-10-current.xsd",
+                                                                                      "junit-10.xsd")]
+    document = re.sub(r'(<testsuite name="[^"]*".*?time=")1\.250"', r'\g<1>1.2500"', render(reports["reference"], "junit"))
+    assert "1.2500" in document
+    assert [bool(list(schema.iter_errors(document))) for schema in schemas] == [True, False]
+
+
+# --- GitLab ---------------------------------------------------------------------------------------
+# GitLab's JUnit parser (lib/gitlab/ci/parsers/test/junit.rb, gitlab-org/gitlab): the XML becomes a hash
+# as ActiveSupport's Hash.from_xml makes it (an element is its text if it has neither attributes nor
+# children, else a hash of its attributes and children, dashes in names as underscores, its text under
+# "__content__"). Testcases are read only below a <testsuite> (or the one top <testsuites>), each with
+# suite_name, classname, name, file and time; its status is failure / error / skipped / success by which
+# child it has; only a failed or errored testcase shows output, its own <system-out> ("System Out:"),
+# from which "[[ATTACHMENT|path]]" makes an attachment. A <testsuite>'s <system-out> is never read.
+
+GITLAB_ATTACHMENT = re.compile(r"\[\[ATTACHMENT\|(?P<path>[^\[\]\|]+?)\]\]")
+
+
+def _hash_from_xml(element: ET.Element):
+    children = list(element)
+    if not element.attrib and not children:
+        return element.text or None
+    node: dict = dict(element.attrib)
+    for child in children:
+        key, value = child.tag.replace("-", "_"), _hash_from_xml(child)
+        node[key] = [*node[key], value] if isinstance(node.get(key), list) else (
+            [node[key], value] if key in node else value)
+    if (element.text or "").strip() and children == []:
+        node["__content__"] = element.text
+    return node
+
+
+def gitlab_parse(document: str) -> list[dict]:
+    """The test cases GitLab shows for a JUnit report, with what it shows of each."""
+    root = {ET.fromstring(document.encode()).tag: _hash_from_xml(ET.fromstring(document.encode()))}
+    found: list[dict] = []
+
+    def listed(value):
+        return [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, dict)]
+
+    def all_cases(node, parent=None):
+        for each in listed(node):
+            if parent is None:
+                all_cases(each.get("testsuites"), node)
+            else:
+                for case in listed(each.get("testcase")):
+                    found.append(create_test_case({**case, "suite_name": each.get("name")}))
+            all_cases(each.get("testsuite"), node)
+
+    def create_test_case(data):
+        system_out = f"System Out:\n\n{data['system_out']}" if "system_out" in data else None
+        attachment = None
+        for element, status in (("failure", "failed"), ("error", "error"), ("skipped", "skipped")):
+            if element in data:
+                output = data[element]
+                if status != "skipped":
+                    output = "\n\n".join(str(part) for part in (output, system_out) if part is not None)
+                    match = GITLAB_ATTACHMENT.search(data.get("system_out") or "")
+                    attachment = match and match.group("path")
+                break
+        else:
+            status, output = "success", None
+        return {"suite_name": data["suite_name"], "classname": data.get("classname"), "name": data.get("name"),
+                "file": data.get("file"), "time": data.get("time"), "status": status, "output": output,
+                "attachment": attachment}
+
+    all_cases(root)
+    return found
+
+
+def test_gitlab_shows_each_check_with_its_file_and_the_program_output_on_failures(reports):
+    printed = "hello from the student\n[[ATTACHMENT|/builds/secret/reference.py]]\n"
+    report = dataclasses.replace(reports["value_skips_first"], output=_output(printed, "the end", dropped=4))
+    cases = gitlab_parse(render(report, "gitlab"))
+    assert [(c["name"], c["status"]) for c in cases] == [
+        (f"{check.id}: {check.title}", {"passed": "success"}.get(check.status, check.status)) for check in report.checks]
+    assert {(c["suite_name"], c["file"]) for c in cases} == {(SLUG, f"exercises/{SLUG}/wrong/value_skips_first.py")}
+    assert all(c["classname"].startswith(f"{SLUG}.") and float(c["time"]) >= 0 for c in cases)
+    failed = [c for c in cases if c["status"] == "failed"]
+    assert len(failed) == 2
+    for case in failed:
+        assert "hint: " in case["output"] and "System Out:\n\nhello from the student" in case["output"]
+        assert "the end" in case["output"] and case["attachment"] is None  # a printed tag attaches nothing
+    assert all(c["output"] is None for c in cases if c["status"] == "success")
+    # --format junit: the same testcases and output, without `file` (Jenkins' schema refuses it).
+    plain = gitlab_parse(render(report, "junit"))
+    assert [c["output"] for c in plain] == [c["output"] for c in cases] and {c["file"] for c in plain} == {None}
+
+
+def test_gitlab_shows_grader_errors_skips_and_withheld_checks_without_leaking_output(reports, hidden):
+    errors = gitlab_parse(render(dataclasses.replace(_grader_errors(reports["reference"], every=True),
+                                                     output=_output("boom\n")), "gitlab"))
+    assert {c["status"] for c in errors} == {"error"}
+    assert all("not your fault" in c["output"] and "System Out:\n\nboom" in c["output"] for c in errors)
+    skipped = gitlab_parse(render(reports["load_syntax_error"], "gitlab"))
+    assert [c["status"] for c in skipped].count("skipped") == 8
+    student = dataclasses.replace(hidden["value_skips_first"], output=_output("printed 0.5\n"))
+    cases = gitlab_parse(render(student, "gitlab"))
+    assert cases[-1]["name"] == "2 hidden checks pending" and cases[-1]["status"] == "skipped"
+    assert not any("printed 0.5" in (c["output"] or "") for c in cases)  # output may hold hidden inputs
+    assert not any(secret in str(cases) for secret in SECRETS)
 
 
 # --- Gradescope -----------------------------------------------------------------------------------
@@ -579,10 +692,10 @@ def test_text_colour_only_when_asked(reports):
 
 
 def test_unknown_arguments_say_what_to_do(reports):
-    with pytest.raises(ValueError, match="choose one of text, json, md, html, gradescope, junit, github, prairielearn"):
+    with pytest.raises(ValueError, match="choose one of text, json, md, html, gradescope, junit, gitlab, github, prairielearn"):
         render(reports["reference"], "pdf")
     with pytest.raises(ValueError, match="choose one of student, instructor"):
         render(reports["reference"], "md", audience="teacher")
     with pytest.raises(ValueError, match="does not exist"):
         render(reports["reference"], "md", templates=Path("/no/such/folder"))
-    assert set(FORMATS) == {"text", "json", "md", "html", "gradescope", "junit", "github", "prairielearn"}
+    assert set(FORMATS) == {"text", "json", "md", "html", "gradescope", "junit", "gitlab", "github", "prairielearn"}
