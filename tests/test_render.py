@@ -14,7 +14,6 @@ import difflib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -29,6 +28,8 @@ from grader.report.render import FORMATS, neutralise_workflow_commands, render
 from grader.report.result import Report
 from grader.release import Release
 from grader.report.visibility import view
+
+from browser import AXE, CHROMIUM, NO_AXE, NO_CHROMIUM, audit, chromium
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -315,17 +316,6 @@ def test_html_palettes_meet_wcag_aa_contrast():
             assert ratio >= 4.5, f"--{foreground} on --{background}: {ratio:.2f}"
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def _chromium(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess:
-    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
-    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               "--hide-scrollbars", f"--user-data-dir={profile}", *arguments]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120)
-
-
 def _page_requests(net_log: Path) -> list[str]:
     """URLs the page asked for. The browser's own service requests carry no initiator
     ('not an origin'); everything a file:// page loads has the page as initiator."""
@@ -340,8 +330,7 @@ def _page_requests(net_log: Path) -> list[str]:
     return [url for url in urls if not url.startswith(("file:", "data:", "about:"))]
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium; "
-                                              ".ci/run installs it)")
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 def test_html_in_headless_chromium(reports, tmp_path):
     page = tmp_path / "report.html"
     page.write_text(render(dataclasses.replace(reports["value_skips_first"], output=_output("hello\n")), "html"))
@@ -350,19 +339,63 @@ def test_html_in_headless_chromium(reports, tmp_path):
     # The detector sees a page's requests (otherwise "no request" would prove nothing).
     probe = tmp_path / "probe.html"
     probe.write_text('<!DOCTYPE html><html lang="en"><title>p</title><img alt="" src="http://127.0.0.1:9/p.png">')
-    _chromium(tmp_path, f"--log-net-log={tmp_path / 'probe.json'}", "--dump-dom", probe.as_uri())
+    chromium(tmp_path, f"--log-net-log={tmp_path / 'probe.json'}", "--dump-dom", probe.as_uri())
     assert _page_requests(tmp_path / "probe.json") == ["http://127.0.0.1:9/p.png"]
 
     for name, size in (("desktop", "1000,1600"), ("phone", "390,2600")):
         shot = tmp_path / f"report-{name}.png"
-        done = _chromium(tmp_path, f"--window-size={size}", f"--screenshot={shot}",
+        done = chromium(tmp_path, f"--window-size={size}", f"--screenshot={shot}",
                          f"--log-net-log={tmp_path / f'{name}.json'}", url)
         assert shot.is_file() and shot.stat().st_size > 10_000, done.stderr[-2000:]
         assert _page_requests(tmp_path / f"{name}.json") == []
-    dom = _chromium(tmp_path, "--dump-dom", url).stdout
+    dom = chromium(tmp_path, "--dump-dom", url).stdout
     rendered = _html_tree(dom)
     assert "7 / 10" in "".join(rendered.find(".//p[@class='score']").itertext())
     print(f"screenshots: {tmp_path}/report-desktop.png, {tmp_path}/report-phone.png")
+
+
+LONG_INPUT = "jnp.array([" + ", ".join(["1.0"] * 60) + "])"
+LONG_WORD = "x" * 300
+
+
+def _long_lines(report: Report) -> Report:
+    """The report with every failed check's details as long as a message can be: a long input,
+    and words no line can hold (a path, an unbroken token)."""
+    checks = tuple(dataclasses.replace(c, message=f"{c.message} {LONG_WORD}", expected=LONG_INPUT,
+                                       observed=LONG_WORD, counterexample=LONG_INPUT,
+                                       hint=f"{c.hint} {LONG_WORD}", reproduce=f"python -c {LONG_WORD}")
+                   if c.status == "failed" else c for c in report.checks)
+    return dataclasses.replace(report, checks=checks, output=_output(LONG_WORD + "\n" + LONG_INPUT + "\n"))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+@pytest.mark.skipif(not AXE.is_file(), reason=NO_AXE)
+def test_the_audit_sees_what_it_looks_for(tmp_path):
+    """The browser audit below is not blind: a page with no <main> and a box wider than a phone
+    fails it, at 390 px and not at 1280."""
+    page = '<!DOCTYPE html><html lang="en"><title>t</title><body><h1>t</h1><div style="width: 700px">x</div></body></html>'
+    phone, desktop = audit(page, 390, tmp_path), audit(page, 1280, tmp_path)
+    assert {"landmark-one-main", "region"} <= {v["id"] for v in phone["violations"]}
+    assert phone["scroll_width"] > phone["client_width"] == 390
+    assert desktop["scroll_width"] == desktop["client_width"] == 1280
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+@pytest.mark.skipif(not AXE.is_file(), reason=NO_AXE)
+@pytest.mark.parametrize("width", [390, 1280])
+def test_html_report_fits_the_screen_and_axe_finds_nothing(reports, hidden, tmp_path, width):
+    """On a phone (390 px) and a desktop (1280 px): no sideways scrolling, whatever a message
+    holds, and zero axe-core violations, for the student and the instructor."""
+    pages = {"failed, long details": render(_long_lines(reports["value_skips_first"]), "html"),
+             "structure": render(reports["structure_all_devices"], "html"),
+             "syntax error": render(reports["load_syntax_error"], "html"),
+             "hidden, for a student": render(_long_lines(hidden["value_skips_first"]), "html"),
+             "hidden, for the instructor": render(_long_lines(hidden["value_skips_first"]), "html",
+                                                  audience="instructor")}
+    for name, page in pages.items():
+        found = audit(page, width, tmp_path)
+        assert found["violations"] == [], f"{name}: {found['violations']}"
+        assert found["scroll_width"] <= found["client_width"] == width, f"{name}: too wide, {found}"
 
 
 # --- JUnit ----------------------------------------------------------------------------------------
