@@ -151,7 +151,8 @@ def test_a_machine_that_refuses_to_write_is_exit_4_not_a_grade():
 
 @pytest.mark.parametrize("flags, message", [
     (("--points", "25"), "--points and --lms-file are for the LMS gradebooks: add --gradebook canvas or moodle"),
-    (("--gradebook", "canvas", "--points", "0"), "--points must be above 0"),
+    (("--gradebook", "canvas", "--points", "0"), "--points must be a number above 0"),
+    (("--gradebook", "moodle", "--points", "inf"), "--points must be a number above 0"),
     (("--gradebook", "canvas", "--lms-file", "Makefile"), "is neither Canvas's gradebook export"),
 ])
 def test_lms_flags_are_checked_before_grading(tmp_path, flags, message):

@@ -75,8 +75,8 @@ def _lms_assignment(args: argparse.Namespace, title: str) -> LmsAssignment:
     (checked before grading, so a bad flag costs no grading). Points None: the scores as graded."""
     if (args.points is not None or args.lms_file is not None) and not args.gradebook:
         raise UsageError("--points and --lms-file are for the LMS gradebooks: add --gradebook canvas or moodle")
-    if args.points is not None and not args.points > 0:
-        raise UsageError("--points must be above 0 (the LMS assignment's points)")
+    if args.points is not None and not 0 < args.points < float("inf"):
+        raise UsageError("--points must be a number above 0 (the LMS assignment's points)")
     if args.lms_file is not None:
         found = read_lms_file(Path(args.lms_file), args.assignment, title)
         if args.points is not None and args.points != found.points:

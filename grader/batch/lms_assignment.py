@@ -54,7 +54,7 @@ def _points(path: Path, cell: str, what: str) -> float:
         points = float(cell.replace(",", ""))
     except ValueError:
         raise UsageError(f"--lms-file {path}: {what} is {cell.strip()!r}, not a number of points") from None
-    if not points > 0:
+    if not 0 < points < float("inf"):
         raise UsageError(f"--lms-file {path}: {what} is {cell.strip()!r}; the assignment needs points above 0")
     return points
 
