@@ -217,6 +217,7 @@ class Child:
             program_of, recorder.program_of_call, recorder.placements_of
         # The shared compilation cache is read-only here (grader.sandbox.confine): a miss is not news.
         warnings.filterwarnings("ignore", message="Error writing persistent compilation cache entry")
+        warnings.filterwarnings("ignore", message="Error reading persistent compilation cache entry")
         self.protections: dict[str, Any] = {}
         self.ArrayImpl, self.NamedSharding, self.SingleDeviceSharding = ArrayImpl, NamedSharding, SingleDeviceSharding
         self.function: Callable[..., Any] | None = None
