@@ -204,7 +204,8 @@ class Recorder:
         core.EvalTrace.process_shard_map = observed_shard_map
         value_property = property(pulled)
         array_class._value = value_property
-        self.hooks = [(array_class, "_value", value_property), (dispatch, "_batched_device_put_impl", observed_put), (pjit, "_run_python_pjit", observed_pjit),
+        self.hooks = [(array_class, "_value", value_property), (dispatch, "_batched_device_put_impl", observed_put),
+                      (pjit, "_run_python_pjit", observed_pjit),
                       (pjit, "_get_fastpath_data", no_fastpath_while_recording),
                       (compiler, "compile_or_get_cached", counted_compile),
                       (core.EvalTrace, "process_primitive", observed_primitive),
