@@ -10,8 +10,9 @@ eager paths, in place before the submission is imported:
 - ``pjit._run_python_pjit``: every call of a jitted function (its inner program, in_shardings
   and out_shardings, and whether it was traced, compiled or served from JAX's caches), ``jnp``
   functions included. While a call is recorded JAX's C++ dispatch never gets the data for
-  its fast path (``pjit._get_fastpath_data``), and the caches are cleared when recording
-  starts, so every call reaches Python: a jitted step called N times in a loop is N events;
+  its fast path (``pjit._get_fastpath_data``), and the caches are cleared once the
+  submission is imported and before a full record, so every call reaches Python: a jitted step called N times in a loop is N events
+  (in the cheap ``placements`` record, JAX's own library functions keep their fast path);
 - ``EvalTrace.process_primitive``: every other primitive applied eagerly (a sharding
   constraint outside jit, a bare ``lax`` operation, a host callback);
 - ``EvalTrace.process_shard_map``: every eager ``shard_map``; its body is also staged to a
@@ -43,7 +44,7 @@ import hashlib
 import os
 from typing import Any, Callable
 
-from grader.observe.jaxpr_graph import Builder, Describe, mesh_data, simple_param
+from grader.observe.jaxpr_graph import Builder, Describe, is_library, mesh_data, simple_param
 
 FULL, PLACEMENTS = "full", "placements"
 # Primitives that run Python on the host in the middle of a program.
@@ -80,8 +81,9 @@ class Recorder:
         fastpath_data, compile_or_get_cached = pjit._get_fastpath_data, compiler.compile_or_get_cached
         pull = array_class.__dict__["_value"].fget
         stage, placing = self._stage_shard_map, self._placing_inputs
-        seen_programs: dict[int, Any] = {}  # every jitted program a recorded call ran: a new one was traced
-        compiled = [0]
+        seen_programs: dict[int, bool] = {}  # id of every jitted program a recorded call ran -> JAX's own?
+        kept: list[Any] = []  # those programs, alive (so an id is never reused)
+        compiled, last_library = [0], [False]
         host_types = _host_types()
 
         def substituted(values: Any, positions: Any = None) -> Any:
@@ -123,7 +125,11 @@ class Recorder:
             try:
                 program = p.params["jaxpr"]
                 traced = id(program) not in seen_programs
-                seen_programs[id(program)] = program
+                if traced:  # JAX's own function, placing nothing (jax.jit(jnp.sum, in_shardings=...) places)
+                    seen_programs[id(program)] = is_library(program) and not any(
+                        type(s).__name__ not in ("UnspecifiedValue", "AUTO")
+                        for s in (*p.params.get("in_shardings", ()), *p.params.get("out_shardings", ())))
+                    kept.append(program)
                 before = compiled[0]
                 from_host(args_flat, f"jax.jit function {p.params.get('name')}")
                 if swap[0] is not None:
@@ -133,6 +139,7 @@ class Recorder:
                 state[1] -= 1
             status = "traced" if traced else ("compiled" if compiled[0] != before else "cached")
             push(("jit", p.params, args_flat, result[1], status))
+            last_library[0] = seen_programs[id(program)]  # read next, by the same call's fast-path question
             return result
 
         def observed_primitive(trace: Any, primitive: Any, args: Any, params: Any) -> Any:
@@ -166,8 +173,13 @@ class Recorder:
 
         def no_fastpath_while_recording(*args: Any, **kwargs: Any) -> Any:
             # Without these data JAX's C++ dispatch caches nothing, so the next call of the same
-            # function with the same shapes comes back to Python, and to the recorder.
-            return None if state[0] is not None else fastpath_data(*args, **kwargs)
+            # function with the same shapes comes back to Python, and to the recorder: always
+            # in a full record, and for the student's own jitted functions in every call. JAX's
+            # library (jnp.sum is a jitted function) keeps its fast path in the cheap record,
+            # where it places nothing and ~70 us a call would add up over every value check.
+            if state[0] == FULL or (state[0] is not None and not state[1] and not last_library[0]):
+                return None
+            return fastpath_data(*args, **kwargs)
 
         def counted_compile(*args: Any, **kwargs: Any) -> Any:
             if state[0] is not None:
@@ -245,7 +257,8 @@ class Recorder:
 
     def start(self, mode: str) -> None:
         self.events.clear()
-        self.clear_caches()  # what the fast path kept from before (the import) reaches Python again
+        if mode == FULL:  # the student's functions never reach the fast path while recorded (load clears it)
+            self.clear_caches()
         self.state[0], self.state[1] = mode, 0
 
     def stop(self) -> list[tuple[Any, ...]]:
