@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import dataclasses
 from abc import abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
-from grader.arguments import Signature, argument_leaves, is_within, short, with_leaf
+from grader.arguments import Signature, argument_leaves, flatten, is_within, short, with_leaf
 from grader.checks.base import Check, Context
 from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence, host_text, host_work
 from grader.checks.shardings import Spec, capital, sharding_text, spec_key, spec_text
-from grader.checks.values import answer_on, arguments_text, compare, format_value, observed
-from grader.observe.returned import HostWork
+from grader.checks.returns import probe_call
+from grader.checks.values import answer_on, arguments_text, format_number, observed
+from grader.observe.returned import HostWork, Returned
 from grader.outcome import Category, Outcome
 
 # How each way of giving a value a sharding (grader.observe.program.VIAS) reads in a message.
@@ -336,7 +338,8 @@ class ResultFromPlacement(StructureCheck):
     A dataflow link alone proves little (``0 * placed`` is one), so the result must also
     *follow* the placed value: the function is called again with other values handed to the
     operation that places the operand (``Session.call(substitute=...)``), on the probe and on a
-    drawn input of another shape, and must return the task's answer on those values. Work on
+    drawn input of another shape, and must return what it returns when called on those values
+    directly (its own answer, so a value mistake is not also a structure one). Work on
     the host (callbacks, custom derivative rules of the student's own, values pulled to NumPy
     and given back) is refused unless ``allow_host``."""
     result: str = "result"
@@ -367,28 +370,36 @@ class ResultFromPlacement(StructureCheck):
                               observed=work.call)
 
     def _inputs(self, context: Context, leaf: str) -> list[tuple[dict[str, Any], str]]:
-        """The probe, and the first drawn input (nothing empty) where ``leaf`` has another shape."""
-        found = [(context.probe, "")]
-        probe_shape = dict(argument_leaves(context.probe)).get(leaf)
+        """The probe, and the smallest drawn input where ``leaf`` has another shape and every
+        leaf holds several distinct values (Hypothesis draws zeros first: on them a product or
+        a step cannot tell one operand's values from another's)."""
+        probe_shape = np.shape(dict(argument_leaves(context.probe)).get(leaf))
+        candidates = []
         for arguments in context.values.draw(context.seed):
             leaves = dict(argument_leaves(arguments))
-            if leaf in leaves and all(np.size(v) for v in leaves.values()) \
-                    and np.shape(leaves[leaf]) != np.shape(probe_shape):
-                found.append((arguments, f"On another input ({arguments_text(arguments)}), "))
-                break
-        return found
+            if leaf in leaves and np.shape(leaves[leaf]) != probe_shape and all(
+                    np.size(v) and len(np.unique(np.asarray(v))) > 1 for v in leaves.values()):
+                candidates.append((sum(np.size(v) for v in leaves.values()), len(candidates), arguments))
+        if not candidates:
+            return [(context.probe, "")]
+        smallest = min(candidates)[2]  # the shortest to show in a message
+        return [(context.probe, ""), (smallest, f"On another input ({arguments_text(smallest)}), ")]
 
     def _follows(self, context: Context, arguments: dict[str, Any], where: str, leaf: str,
                  chosen: Placement | None, what: str) -> Outcome | None:
-        """None when the result follows other values given to the placement of ``leaf``."""
+        """None when the result follows other values given to the placement of ``leaf``: with
+        them, the function returns what it returns when called on them directly. (Its own
+        answer, not the task's: a value mistake is the value checks' to judge, once.)"""
         original = dict(argument_leaves(arguments)).get(leaf)
         label = _named(leaf, self.target)
         via = VIA_NAME[chosen.via] if chosen is not None else VIA_NAME[self.target.via]
+        before = probe_call(context) if arguments is context.probe else _call(context, arguments)
         for other in _other_values(original):
             changed = with_leaf(arguments, leaf, other)
-            expected, tolerance = answer_on(context.values, changed)
-            if _indistinguishable(answer_on(context.values, arguments)[0], expected, tolerance):
-                continue  # these values do not change the answer: they cannot tell
+            tolerance = answer_on(context.values, changed)[1]
+            direct = context.session.call(changed)
+            if not (direct.ok and before.ok) or _difference(direct, before, tolerance) is None:
+                continue  # these values change nothing the function returns: they cannot tell
             returned = context.session.call(arguments, substitute=(leaf, other))
             if returned.ok and returned.host and not self.allow_host:
                 return self._host_failure(returned.host[0], what)
@@ -400,17 +411,18 @@ class ResultFromPlacement(StructureCheck):
                 return Outcome.failed(f"{where}{seen}, unlike on the probe input. The task asks for {what} "
                                       f"computed from the placed {label} on every input.",
                                       expected=f"{what} computed from the placed {label}", observed=seen)
-            problem = compare(returned, expected, tolerance)
-            if problem is None:
+            difference = _difference(returned, direct, tolerance) if returned.ok else f"it {returned.describe()}"
+            if difference is None:
                 return None
-            observed_text = f"{what} does not follow the placed {label}"
+            opening = f"{what} does not follow the placed {label}"
             return Outcome.failed(
-                f"{where}{observed_text if where else _opening(observed_text, self.result)}: when {via} handed your function other values "
-                f"for {label} ({label} = {short(other)}), {problem}. So {what} is not computed from the placed "
-                f"{label}: it is recomputed from the original {label} (on the host or in a separate JAX computation), "
-                f"or reaches the placed {label} only through a link that carries nothing (such as 0 * the placed "
-                f"array). Compute {what} from what {via} returns.",
-                expected=f"{what} computed from the placed {label} (on those values: {format_value(expected)})",
+                f"{where}{opening if where else _opening(opening, self.result)}: when {via} handed your function "
+                f"other values for {label} ({label} = {short(other)}), {difference}, the latter being what it "
+                f"returns when called on those values directly. So {what} is not computed from the placed {label}: it is "
+                f"recomputed from the original {label} (on the host or in a separate JAX computation), or reaches "
+                f"the placed {label} only through a link that carries nothing (such as 0 * the placed array). "
+                f"Compute {what} from what {via} returns.",
+                expected=f"{what} computed from the placed {label}: on those values, {observed(direct)}",
                 observed=observed(returned), counterexample=f"{label} = {short(other, 64)}")
         return None
 
@@ -447,15 +459,33 @@ def _other_values(value: Any) -> list[np.ndarray]:
     return []
 
 
-def _indistinguishable(first: Any, second: Any, tolerance: Any) -> bool:
-    """Whether two answers lie within the tolerance of each other, leaf by leaf."""
-    from grader.arguments import flatten
-    limits = dict(flatten(tolerance, "result")) if isinstance(tolerance, (dict, tuple, list)) else None
-    for (path, a), (_, b) in zip(flatten(first, "result"), flatten(second, "result")):
-        a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
-        limit = np.asarray(limits.get(path, 0.0) if limits is not None else tolerance, np.float64)
+def _call(context: Context, arguments: dict[str, Any]) -> Returned:
+    """The function's answer on ``arguments``: the value checks' call if they made it."""
+    made = next((r for a, r in context.session.calls if a is arguments), None)
+    return made if made is not None else context.session.call(arguments)
+
+
+def _difference(got: Returned, want: Returned, tolerance: Any) -> str | None:
+    """None when every leaf ``got`` returned equals ``want``'s within ``tolerance`` (one
+    number, an array, or a tree shaped like the answer); else where they first differ."""
+    limits = dict(flatten(tolerance, "result")) if isinstance(tolerance, (Mapping, tuple, list)) else None
+    wanted = {leaf.path: leaf for leaf in want.leaves}
+    if set(wanted) != {leaf.path for leaf in got.leaves}:
+        return f"it returned {got.describe().removeprefix('returned ')}, not {want.describe().removeprefix('returned ')}"
+    for leaf in got.leaves:
+        other = wanted[leaf.path]
+        at = "it returned" if leaf.path == "result" else f"{leaf.path} is"
+        if leaf.array is None or other.array is None or leaf.array.shape != other.array.shape \
+                or leaf.array.dtype.kind not in "biuf" or other.array.dtype.kind not in "biuf":
+            if leaf.describe() != other.describe():
+                return f"{at} {leaf.describe()}, not {other.describe()}"
+            continue
+        a, b = leaf.array.astype(np.float64), other.array.astype(np.float64)
+        limit = np.asarray(limits.get(leaf.path, 0.0) if limits is not None else tolerance, np.float64)
         with np.errstate(invalid="ignore", over="ignore"):
-            same = (a64 == b64) | (np.isnan(a64) & np.isnan(b64)) | (np.abs(a64 - b64) <= limit)
+            same = (a == b) | (np.isnan(a) & np.isnan(b)) | (np.abs(a - b) <= limit)
         if not np.all(same):
-            return False
-    return True
+            index = tuple(int(i) for i in np.argwhere(~np.broadcast_to(same, a.shape))[0])
+            where = f" at index {index[0] if len(index) == 1 else index}" if index else ""
+            return f"{at} {format_number(float(a[index]))}{where}, not {format_number(float(b[index]))}"
+    return None

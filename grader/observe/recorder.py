@@ -24,8 +24,9 @@ eager paths, in place before the submission is imported:
   ``compiler.compile_or_get_cached``: a program compiled.
 
 A *substituted* call (``Recorder.swap``) hands the first operation that places an argument
-leaf (an eager device_put, constraint or shard_map of it, or a jitted function that places it)
-a buffer with other values instead: the parent then asks whether the result followed.
+leaf or an unchanged copy of it (an eager device_put, constraint or shard_map, or a jitted
+function that places it) a buffer with other values instead, and no later one: the parent
+then asks whether the result followed that placement.
 
 Every call records its placements (``placements`` mode: eager device_put, the in/out
 shardings of each jitted function that reached Python, eager shard_map specs), so the calls
@@ -91,11 +92,14 @@ class Recorder:
             job = swap[0]
             if job is None:
                 return values
+            if job[3]:  # only the first operation that places the leaf: a later one placing the
+                return values  # original again (or x + 0 * placed) is not computing from the first
             out = list(values)
             for i, value in enumerate(out):
-                if (positions is None or i in positions) and id(value) not in job[4] \
-                        and _same(value, job[0], job[1], array_class):
-                    out[i], job[3] = job[2], job[3] + 1
+                if (positions is None or i in positions) and id(value) not in job[4] and (
+                        value is job[0] or _same(value, job[0], job[1], array_class)):
+                    out[i] = job[2]
+            job[3] = sum(a is not b for a, b in zip(out, values))
             return tuple(out) if isinstance(values, tuple) else out
 
         def from_host(values: Any, via: str) -> None:
