@@ -4,18 +4,29 @@ class run's intake, the Gradescope and PrairieLearn autograders):
 
 - among several Python files, the one that defines the exercise's function is graded; the
   others are its helper modules, importable beside it (``from helpers import ...``);
-- a notebook (``.ipynb``) is graded as the Python of its code cells, in order, read with
-  ``nbformat`` (every notebook version Jupyter wrote); IPython magics and shell lines
-  (``%timeit``, ``!pip install``, ``%%bash`` cells) are turned into comments, and the report
-  says which.
+- a notebook (``.ipynb``) is graded as the Python of its code cells, in order (nbformat 4 as
+  Jupyter, Colab and VS Code write it, and nbformat 3's worksheets). A typed reader checks
+  every field it uses, so a cell whose source is a number is a clear NotebookError, never a
+  crash. IPython magics and shell lines (``%timeit``, ``!pip install``, ``%%bash`` cells) become
+  comments; a cell that imports a module the grader does not provide (``google.colab``,
+  ``matplotlib``), or uses what such a cell defined, is left out unless the graded function
+  needs it (then the import stays, and the load check names the missing module). The report
+  lists every such change.
 
-Everything here reads files as data; nothing is executed.
+Everything here reads files as data; nothing is executed or imported.
 """
 from __future__ import annotations
 
+import ast
+import functools
+import importlib.machinery
+import json
+import os
 import re
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from grader.errors import NotebookError
 
@@ -24,6 +35,13 @@ MAX_HELPERS, MAX_HELPER_BYTES = 32, 1 << 20
 # Cell magics whose body is still Python: the magic line goes, the body stays.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _SHELL_ASSIGNMENT = re.compile(r"^\s*[\w.,\s]+=\s*[!%]")
+_LINE_END = re.compile(r"\r\n|\r|\n")
+# A notebook's code is one solution: more than this is not one (and its conversion stays bounded).
+MAX_NOTEBOOK_CODE = 1 << 20
+# Each JSON string becomes a Python object: bounding the quotes bounds what parsing costs
+# (16 MiB of one-character lines would cost ~50 bytes each, ~10x the file).
+MAX_NOTEBOOK_QUOTES = 1_000_000
+MAX_NOTES = 20
 
 
 @dataclass(frozen=True)
@@ -37,46 +55,360 @@ def defines(text: str, function: str) -> bool:
     return re.search(rf"^\s*def\s+{re.escape(function)}\s*\(", text, re.MULTILINE) is not None
 
 
-def python_of(data: bytes, suffix: str) -> Converted:
-    """The Python a submission file stands for: a .py as it is, a notebook's code cells."""
+def python_of(data: bytes, suffix: str, function: str | None = None,
+              beside: frozenset[str] = frozenset()) -> Converted:
+    """The Python a submission file stands for: a .py as it is, a notebook's code cells (with
+    ``function``, the exercise's, without the cells it does not need that cannot run here)."""
     if suffix != ".ipynb":
         return Converted(data.decode("utf-8", errors="surrogateescape"), ())
-    return notebook_python(data)
+    return notebook_python(data, function, beside)
 
 
-def notebook_python(data: bytes) -> Converted:
-    import nbformat  # only notebooks need it
-
-    try:
-        notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
-    except Exception as error:  # nbformat raises several kinds for a file that is not a notebook
-        raise NotebookError(f"not a notebook Jupyter can open ({type(error).__name__}: {str(error)[:200]})") from None
-    parts: list[str] = []
-    notes: list[str] = []
-    for number, cell in enumerate(notebook.cells, start=1):
-        if cell.cell_type != "code" or not cell.source.strip():
+def notebook_python(data: bytes, function: str | None = None, beside: frozenset[str] = frozenset()) -> Converted:
+    """A notebook's code cells as one Python file. With ``function`` (the exercise's), a cell
+    that imports a module the grader does not provide, or uses what such a cell defined, is
+    left out (and listed) unless ``function`` needs it; ``beside``: the student's own modules."""
+    notes = _Notes()
+    cells = [_cell_python(number, source, notes) for number, source in read_notebook(data)]
+    left = _left_out(cells, function, beside) if function is not None else _Left()
+    parts = []
+    for cell in cells:
+        lines = split_lines(cell.text)
+        if cell.number in left.cells:
+            notes.add(f"cell {cell.number} skipped: {left.cells[cell.number]}")
+            parts.append(f"# In[{cell.number}]: skipped ({left.cells[cell.number]})\n"
+                         + "\n".join(f"# {line}" for line in lines))
             continue
-        lines = cell.source.splitlines()
-        first = lines[0].strip()
-        if first.startswith("%%"):
-            magic = (first[2:].split() or [""])[0]
-            if magic not in PYTHON_CELL_MAGICS:
-                notes.append(f"cell {number}: a %%{magic} cell, not Python")
-                parts.append(f"# In[{number}]: a %%{magic} cell, not graded\n"
-                             + "\n".join(f"# {line}" for line in lines))
-                continue
-            notes.append(f"cell {number}: {first}")
-            lines = [f"# {lines[0]}", *lines[1:]]
-        kept = []
-        for line in lines:
-            stripped = line.lstrip()
-            if stripped.startswith(("%", "!")) or _SHELL_ASSIGNMENT.match(line):
-                notes.append(f"cell {number}: {stripped[:80]}")
-                kept.append(f"{line[:len(line) - len(stripped)]}pass  # jaxgrade: IPython line: {stripped}")
+        for first, last, why in left.lines.get(cell.number, ()):
+            notes.add(f"cell {cell.number}, line {first} skipped: {why}")
+            indent = lines[first - 1][:len(lines[first - 1]) - len(lines[first - 1].lstrip())]
+            lines[first - 1:last] = [f"{indent}pass  # skipped: {line.strip()}" if i == first else f"# {line}"
+                                     for i, line in enumerate(lines[first - 1:last], start=first)]
+        parts.append(f"# In[{cell.number}]:\n" + "\n".join(lines))
+    return Converted("\n\n".join(parts) + "\n", notes.done())
+
+
+def split_lines(text: str) -> list[str]:
+    """``text``'s lines as Python's tokenizer sees them: only \\n, \\r\\n and \\r end one (not the
+    form feeds, U+2028 and other separators ``str.splitlines`` also splits at)."""
+    return _LINE_END.split(text)
+
+
+def read_notebook(data: bytes) -> list[tuple[int, str]]:
+    """The (number, source) of each code cell, numbered as Jupyter shows cells (markdown too),
+    with every field checked: a NotebookError says which one is not what Jupyter writes."""
+    if data.count(b'"') > MAX_NOTEBOOK_QUOTES:  # each JSON string costs ~50 bytes of objects once parsed
+        raise NotebookError(f"a notebook of more than {MAX_NOTEBOOK_QUOTES // 2:,} lines of code or output: clear its "
+                            "outputs (Kernel > Restart & Clear Output), save it, and submit it again")
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError) as error:
+        raise NotebookError(f"not a notebook Jupyter can open (not JSON: {str(error)[:200]})") from None
+    if not isinstance(document, dict):
+        raise NotebookError(f"not a notebook Jupyter can open (a JSON {_kind(document)}, not an object)")
+    version = document.get("nbformat", 4 if "cells" in document else None)
+    if type(version) is not int:
+        raise NotebookError(f"not a notebook Jupyter can open (its nbformat is {_kind(version)}, not a version number)")
+    if version == 3:  # IPython 1-3: cells in worksheets, a code cell's text in "input"
+        worksheets = _field(document, "worksheets", list, "the notebook")
+        cells = [cell for number, sheet in enumerate(worksheets, start=1)
+                 for cell in _field(_typed(sheet, dict, f"worksheet {number}"), "cells", list, f"worksheet {number}")]
+        text_field = "input"
+    elif version == 4:
+        cells = _field(document, "cells", list, "the notebook")
+        text_field = "source"
+    else:
+        raise NotebookError(f"not a notebook Jupyter can open (nbformat {version}; only 3 and 4 are read): open "
+                            "it in Jupyter and save it again")
+    found = []
+    for number, cell in enumerate(cells, start=1):
+        where = f"cell {number}"
+        cell = _typed(cell, dict, where)
+        if _field(cell, "cell_type", str, where) != "code":
+            continue
+        source = _field(cell, text_field, (str, list), where)
+        if isinstance(source, list):
+            if not all(isinstance(line, str) for line in source):
+                bad = next(line for line in source if not isinstance(line, str))
+                raise NotebookError(f"not a notebook Jupyter can open ({where}'s {text_field} holds {_kind(bad)}, "
+                                    "not only lines of text)")
+            source = "".join(source)
+        found.append((number, source))
+        if sum(len(text) for _, text in found) > MAX_NOTEBOOK_CODE:
+            raise NotebookError(f"a notebook whose code cells hold more than {MAX_NOTEBOOK_CODE >> 20} MiB of Python, "
+                                "not a solution")
+    return found
+
+
+def _kind(value: object) -> str:
+    names = {dict: "an object", list: "a list", str: "text", bool: "true/false", type(None): "null",
+             int: "a number", float: "a number"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _typed(value: object, kind: type | tuple[type, ...], where: str) -> Any:
+    if not isinstance(value, kind):
+        wanted = " or ".join(_kind(k()) for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise NotebookError(f"not a notebook Jupyter can open ({where} is {_kind(value)}, not {wanted})")
+    return value
+
+
+def _field(holder: dict[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if name not in holder:
+        raise NotebookError(f"not a notebook Jupyter can open ({where} has no {name!r})")
+    return _typed(holder[name], kind, f"{where}'s {name!r}")
+
+
+class _Notes:
+    """What conversion changed, at most ``MAX_NOTES`` of them and a count of the rest (a notebook
+    of a million magic lines costs a few notes, not a million)."""
+
+    def __init__(self) -> None:
+        self.kept: list[str] = []
+        self.more = 0
+
+    def add(self, note: str) -> None:
+        if len(self.kept) < MAX_NOTES:
+            self.kept.append(note)
+        else:
+            self.more += 1
+
+    def done(self) -> tuple[str, ...]:
+        return (*self.kept, f"and {self.more} more") if self.more else tuple(self.kept)
+
+
+@dataclass(frozen=True)
+class _Cell:
+    number: int
+    text: str
+
+
+def _cell_python(number: int, source: str, notes: _Notes) -> _Cell:
+    """One code cell as Python: IPython magics and shell lines turned into ``pass`` with the line
+    as a comment (a block keeps its body), a cell magic that is not Python all commented out."""
+    if not source.strip():
+        return _Cell(number, "")
+    lines = split_lines(source)
+    first = lines[0].strip()
+    if first.startswith("%%"):
+        magic = (first[2:].split() or [""])[0]
+        if magic not in PYTHON_CELL_MAGICS:
+            notes.add(f"cell {number}: a %%{magic} cell, not Python")
+            return _Cell(number, f"# a %%{magic} cell, not Python\n" + "\n".join(f"# {line}" for line in lines))
+        notes.add(f"cell {number}: {first[:80]}")
+        lines = [f"# {lines[0]}", *lines[1:]]
+    kept = []
+    for line in lines:
+        stripped = line.lstrip()
+        if stripped.startswith(("%", "!")) or _SHELL_ASSIGNMENT.match(line):
+            notes.add(f"cell {number}: {stripped[:80]}")
+            kept.append(f"{line[:len(line) - len(stripped)]}pass  # IPython: {stripped}")
+        else:
+            kept.append(line)
+    return _Cell(number, "\n".join(kept))
+
+
+@dataclass(frozen=True)
+class _Import:
+    """One import statement of a cell: its lines, the modules it imports, the names it binds,
+    and whether dropping it alone is possible (it stands at the cell's top level, unguarded)."""
+    first: int
+    last: int
+    modules: tuple[str, ...]
+    binds: frozenset[str]
+    alone: bool
+
+
+@dataclass
+class _Uses:
+    """What one cell binds and reads, from its syntax alone (nothing is run): ``reads`` when
+    the cell runs, ``later[name]`` what the function or class ``name`` reads when it is called,
+    ``imports`` its imports outside ``try`` (an import the cell guards itself is its business)."""
+    binds: set[str] = field(default_factory=set)
+    reads: set[str] = field(default_factory=set)
+    later: dict[str, set[str]] = field(default_factory=dict)
+    imports: list[_Import] = field(default_factory=list)
+
+
+def _names_read(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _globals_read(definition: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> set[str]:
+    """The names a function (or a class's methods) may read from the notebook's globals: every
+    name read in it but its parameters and the local names it assigns (unless declared global)."""
+    local: set[str] = set()
+    declared: set[str] = set()
+    for node in ast.walk(definition):
+        if isinstance(node, ast.arg):
+            local.add(node.arg)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            local.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not definition:
+            local.add(node.name)
+        elif isinstance(node, ast.Global):
+            declared.update(node.names)
+    return _names_read(definition) - (local - declared)
+
+
+def _stored(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _uses(text: str) -> _Uses | None:
+    """None when the cell is not Python: it is kept, and the load check says why it fails."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    uses = _Uses()
+
+    def visit(statements: list[ast.stmt], guarded: bool, top: bool) -> None:
+        for statement in statements:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                uses.binds.add(statement.name)
+                header: list[ast.AST] = [*statement.decorator_list]
+                if isinstance(statement, ast.ClassDef):
+                    header += [*statement.bases, *statement.keywords]
+                else:
+                    header += [*statement.args.defaults, *filter(None, statement.args.kw_defaults)]
+                for node in header:
+                    uses.reads |= _names_read(node)
+                uses.later.setdefault(statement.name, set()).update(_globals_read(statement))
+            elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+                if isinstance(statement, ast.ImportFrom) and statement.level:
+                    continue  # a notebook is no package: the load check says what fails
+                bound = frozenset(alias.asname or alias.name.split(".")[0] for alias in statement.names
+                                  if alias.name != "*")
+                uses.binds |= bound
+                modules = ((statement.module,) if isinstance(statement, ast.ImportFrom) and statement.module
+                           else tuple(alias.name for alias in statement.names))
+                if not guarded:
+                    uses.imports.append(_Import(statement.lineno, statement.end_lineno or statement.lineno,
+                                                modules, bound, top))
+            elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+                visit(statement.body, True, False)
+                for handler in statement.handlers:
+                    visit(handler.body, guarded, False)
+                visit(statement.orelse, guarded, False)
+                visit(statement.finalbody, guarded, False)
+            elif isinstance(statement, (ast.If, ast.For, ast.While, ast.With, ast.AsyncFor, ast.AsyncWith)):
+                for name, value in ast.iter_fields(statement):
+                    if name in ("body", "orelse"):
+                        visit(value, guarded, False)
+                    else:
+                        for node in value if isinstance(value, list) else [value]:
+                            if isinstance(node, ast.AST):
+                                uses.reads |= _names_read(node)
+                                uses.binds |= _stored(node)
             else:
-                kept.append(line)
-        parts.append(f"# In[{number}]:\n" + "\n".join(kept))
-    return Converted("\n\n".join(parts) + "\n", tuple(notes))
+                uses.reads |= _names_read(statement)
+                uses.binds |= _stored(statement)
+
+    visit(tree.body, False, True)
+    return uses
+
+
+@dataclass
+class _Left:
+    """What is left out of a notebook: whole cells, and single import lines of kept cells."""
+    cells: dict[int, str] = field(default_factory=dict)                        # cell → why
+    lines: dict[int, list[tuple[int, int, str]]] = field(default_factory=dict)  # cell → (first, last, why)
+
+
+def _left_out(cells: list[_Cell], function: str, beside: frozenset[str]) -> _Left:
+    """What to leave out so that a notebook runs as the student ran it: each import of a module
+    the grader does not provide, and each cell that reads what such an import bound, unless
+    ``function`` needs it, directly or through the helpers, constants and imports it uses (then
+    it stays, and importing the file fails naming the module)."""
+    uses = {cell.number: _uses(cell.text) for cell in cells if cell.text.strip()}
+    order = list(uses)
+
+    def binder(name: str, before: int | None) -> int | None:
+        """The cell whose ``name`` is the one read: the last to bind it before ``before`` (the
+        cell reading it as it runs), or the last of all (a function reads globals when called)."""
+        found = [n for n in order if (before is None or n < before) and (u := uses[n]) is not None and name in u.binds]
+        return found[-1] if found else None
+
+    needed: dict[int, set[str]] = {}  # cell → the names it is needed for
+    pending = [(root, function) for root in [binder(function, None)] if root is not None]
+    while pending:
+        number, name = pending.pop()
+        first = number not in needed
+        if not first and name in needed[number]:
+            continue
+        needed.setdefault(number, set()).add(name)
+        cell = uses[number]
+        if cell is None:
+            continue
+        for read in cell.reads if first else ():
+            if (source := binder(read, number)) is not None:
+                pending.append((source, read))
+        for read in cell.later.get(name, ()):
+            if (source := binder(read, None)) is not None:
+                pending.append((source, read))
+
+    left = _Left()
+    unavailable: dict[str, str] = {}  # a name whose binding was left out → the module it needed
+    for number in order:
+        cell = uses[number]
+        if cell is None:
+            continue
+        wanted = needed.get(number, set()) | cell.reads
+        dropped: list[tuple[int, int, str]] = []
+        dropped_names: dict[str, str] = {}
+        cause = None  # the module that keeps the whole cell from running
+        for statement in cell.imports:
+            module = next((m for m in statement.modules if not grader_provides(m, beside)), None)
+            if module is None:
+                continue
+            if statement.alone and not statement.binds & wanted:
+                dropped.append((statement.first, statement.last, f"imports {module}, which the grader does not "
+                                                                 "provide"))
+                dropped_names.update(dict.fromkeys(statement.binds, module))
+            elif cause is None:
+                cause, why = module, f"imports {module}, which the grader does not provide"
+        read = next((name for name in sorted(cell.reads) if name in unavailable), None)
+        if cause is None and read is not None:
+            cause, why = unavailable[read], f"uses {read}, which needs {unavailable[read]}, which the grader does " \
+                                            "not provide"
+        if cause is not None and number not in needed:
+            left.cells[number] = why
+            unavailable.update(dict.fromkeys(cell.binds, cause))
+            continue
+        if dropped:
+            left.lines[number] = dropped
+        for name in cell.binds:
+            unavailable.pop(name, None)
+        unavailable.update(dropped_names)
+    return left
+
+
+@functools.lru_cache(maxsize=1024)
+def grader_provides(module: str, beside: frozenset[str] = frozenset()) -> bool:
+    """Whether ``import module`` can succeed in a child, judged from the grader's own Python
+    environment (the children's), by finding the module's files without importing anything:
+    built-in and frozen modules, then each dotted part on ``sys.path`` (namespace packages too).
+    ``beside``: the student's own module names, importable beside the submission."""
+    parts = module.split(".")
+    if parts[0] in beside or parts[0] in sys.builtin_module_names:
+        return True
+    if len(parts) == 1 and importlib.machinery.FrozenImporter.find_spec(parts[0]) is not None:
+        return True
+    search: list[str] | None = [entry for entry in sys.path if entry and os.path.isabs(entry)
+                                and entry != os.getcwd()]
+    for depth in range(len(parts)):
+        if search is None:
+            return True  # a module, not a package, that sets its own submodules (os.path): importing tells
+        try:
+            spec = importlib.machinery.PathFinder.find_spec(".".join(parts[:depth + 1]), search)
+        except (ImportError, ValueError):
+            return False
+        if spec is None:
+            return False
+        locations = spec.submodule_search_locations
+        search = list(locations) if locations is not None else None
+    return True
 
 
 def notebook_note(notes: tuple[str, ...]) -> str | None:
@@ -84,8 +416,9 @@ def notebook_note(notes: tuple[str, ...]) -> str | None:
     if not notes:
         return None
     shown = "; ".join(notes[:5]) + (f"; and {len(notes) - 5} more" if len(notes) > 5 else "")
-    return (f"Your notebook was graded as the Python of its code cells, in order. IPython lines and cells "
-            f"that are not Python were turned into comments ({shown}): the grader runs Python, not IPython.")
+    return (f"Your notebook was graded as the Python of its code cells, in order. IPython lines, cells that "
+            f"are not Python, and code your function does not need that imports what the grader does not "
+            f"provide were turned into comments ({shown}): the grader runs Python, not IPython.")
 
 
 def choose(texts: dict[Path, str], function: str) -> tuple[Path | None, str]:
@@ -146,9 +479,10 @@ def prepare_folder(folder: Path, function: str, scratch: Path, preferred: str | 
     chosen, why = (named[0], "") if len(named) == 1 else choose(texts, function)
     if chosen is None:
         return None, f"Several files were submitted and jaxgrade cannot tell which is your solution: {why}."
-    converted = python_of(chosen.read_bytes(), chosen.suffix)
+    helpers = helpers_beside(chosen)
+    converted = python_of(chosen.read_bytes(), chosen.suffix, function, frozenset(h.stem for h in helpers))
     graded = chosen
     if chosen.suffix == ".ipynb":
         graded = scratch / f"{chosen.stem if chosen.stem.isidentifier() else 'submission'}.py"
         graded.write_text(converted.text, errors="surrogateescape")
-    return Prepared(graded, chosen.name, helpers_beside(chosen), converted.notes), ""
+    return Prepared(graded, chosen.name, helpers, converted.notes), ""

@@ -125,12 +125,12 @@ class Intake:
         return found
 
 
-def _python(path: PurePosixPath, data: bytes) -> Converted | None:
-    """What the file stands for as Python (a notebook's code cells); None if it cannot be read so."""
+def _python(path: PurePosixPath, data: bytes) -> Converted | NotebookError:
+    """What the file stands for as Python (a notebook's code cells), or why it cannot be read so."""
     try:
         return python_of(data, path.suffix)
-    except NotebookError:
-        return None
+    except NotebookError as error:
+        return error
 
 
 def _is_junk(name: str) -> bool:
@@ -582,8 +582,8 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
         if data is None:
             reason, message = refusal or ("unreadable", "could not be read")
             problem(path, owner, reason, message)
-        elif _python(path, data) is None:
-            problem(path, owner, "unreadable", "a .ipynb file that is not a notebook Jupyter can open")
+        elif isinstance(converted := _python(path, data), NotebookError):
+            problem(path, owner, "unreadable", f"this .ipynb file is {converted}")
         else:  # an empty file too: the load check says what is missing, as `check` does
             found.append((owner, path, data, helpers))
 
@@ -620,7 +620,7 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
         if not readable:
             return
         defining = [c for c in readable if function is not None and
-                    (converted := _python(c.path, read(c.path)[0] or b"")) is not None
+                    isinstance(converted := _python(c.path, read(c.path)[0] or b""), Converted)
                     and defines(converted.text, function)]
         if len(defining) == 1:
             consider(owner, defining[0].path, helpers_of(defining[0].path))
@@ -717,8 +717,8 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
             continue
         real = tree.files[path]
         assert real is not None
-        converted = _python(path, data)
-        assert converted is not None
+        # the notebook as the exercise's function needs it (its reader accepted it above)
+        converted = python_of(data, path.suffix, function, frozenset(h.stem for h in helpers))
         if copies is not None and (shown_name(real.name) != real.name or path.suffix == ".ipynb"):
             # JAX cannot compile code whose file name is not UTF-8, and a notebook is graded as the
             # Python of its code cells: the child gets a clean .py copy.
