@@ -226,6 +226,15 @@ def test_student_folders_are_safe_names_that_never_collide():
     assert all(re.fullmatch(r"[A-Za-z0-9._-]+", n) and not n.startswith(".") for n in names)
 
 
+def test_a_name_shaped_like_a_hashed_folder_cannot_take_it():
+    """ "jane doe" is stored as jane_doe-<hash of "jane doe">; a student whose file is named that cannot share it."""
+    hashed = student_folder("jane doe")
+    assert re.fullmatch(r"jane_doe-[0-9a-f]{8}", hashed)
+    assert student_folder(hashed) != hashed and student_folder(hashed).startswith(hashed + "-")
+    assert student_folder("jane doe") == hashed  # stable across runs: a pure function of the id
+    assert len(student_folder("x" * 300)) < 100
+
+
 # --- a hostile class folder (#13.5-#13.9, #14.9) ----------------------------------------------------------
 
 HOSTILE_NAMES = {  # file name (bytes) -> variant

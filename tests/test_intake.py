@@ -419,3 +419,54 @@ def test_moodle_without_folders_is_recognised_too(tmp_path):
     assert intake.layout == "moodle"
     assert [(s.student, s.name) for s in intake.submissions] == [("1234567", "Jane Doe"), ("7654321", "Bob Roe")]
     assert intake.problems == []
+
+
+# --- names students control that imitate the LMS's (#25) ----------------------------------------------------
+
+def test_a_canvas_sortable_name_ending_in_an_id_cannot_take_that_users_row(tmp_path):
+    # mallory (user 2001) has the sortable name "mallory_1002": her file reads as user 1002's too
+    intake = find_submissions(write(tmp_path / "class", {
+        "mallory_1002_2001_555_solution.py": SOLUTION + "# mallory\n",
+        "bob_1002_556_solution.py": SOLUTION + "# bob\n",
+        "çé\u0301dric_3003_557_solution.py": SOLUTION + "# cedric, a combining mark in his name\n"}), FUNCTION)
+    graded = {s.student: s for s in intake.submissions}
+    assert intake.layout == "canvas" and intake.problems == []
+    assert (graded["1002"].name, graded["2001"].name) == ("bob", "mallory_1002")
+    assert graded["3003"].name == "çé\u0301dric"
+
+
+def test_a_canvas_name_that_hides_a_late_mark_is_not_graded_as_someone_elses(tmp_path):
+    # "latecomer_1005_7" submitted late as user 2002: read lazily, it was user 1005's on-time file
+    intake = find_submissions(write(tmp_path / "class", {
+        "latecomer_1005_7_LATE_2002_558_solution.py": SOLUTION + "# late\n",
+        "ann_1005_559_solution.py": SOLUTION + "# ann\n"}), FUNCTION)
+    graded = {s.student: s for s in intake.submissions}
+    assert (graded["2002"].name, graded["2002"].late) == ("latecomer_1005_7", True)
+    assert (graded["1005"].name, graded["1005"].late) == ("ann", False)
+    # with nobody else to agree with, two readings stay: the file is listed, no row is taken
+    alone = find_submissions(write(tmp_path / "alone", {
+        "latecomer_1005_7_LATE_2002_558_solution.py": SOLUTION, "ann_3_560_solution.py": SOLUTION}), FUNCTION)
+    assert [s.student for s in alone.submissions] == ["3"]
+    assert [(p.student, p.reason) for p in alone.problems] == [(None, "ambiguous")]
+    assert "user 1005" in alone.problems[0].message and "user 2002" in alone.problems[0].message
+
+
+def test_a_stray_file_in_a_canvas_download_is_listed_not_a_reason_to_drop_the_layout(tmp_path):
+    intake = find_submissions(write(tmp_path / "class", {**CANVAS, "README.py": "# notes\n"}), FUNCTION)
+    assert intake.layout == "canvas"
+    assert sorted(s.student for s in intake.submissions) == ["12345", "222", "777", "anon_Ab3x9", "anon_Zz9"]
+    assert ("README.py", None, "bad_name") in [(p.source, p.student, p.reason) for p in intake.problems]
+
+
+def test_a_moodle_file_name_imitating_another_participant_stays_its_owners(tmp_path):
+    # Moodle writes names with '_' made spaces: the first '_' ends the name
+    flat = {"Mallory Smith_2001_assignsubmission_file_Mallory_1002_assignsubmission_file_x.py": SOLUTION + "# m\n",
+            "Bob Roe_1002_assignsubmission_file_main.py": SOLUTION + "# bob\n"}
+    intake = find_submissions(write(tmp_path / "flat", flat), FUNCTION)
+    graded = {s.student: s for s in intake.submissions}
+    assert intake.layout == "moodle" and intake.problems == []
+    assert (graded["2001"].name, graded["1002"].name) == ("Mallory Smith", "Bob Roe")
+    folders = {"Mallory 1002 assignsubmission file x_2001_assignsubmission_file_/solution.py": SOLUTION,
+               "Bob Roe_1002_assignsubmission_file_/main.py": SOLUTION + "# bob\n"}
+    intake = find_submissions(write(tmp_path / "folders", folders), FUNCTION)
+    assert sorted(s.student for s in intake.submissions) == ["1002", "2001"] and intake.problems == []

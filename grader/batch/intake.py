@@ -41,6 +41,7 @@ import os
 import re
 import stat
 import struct
+import unicodedata
 import zipfile
 import zlib
 from collections import defaultdict
@@ -64,19 +65,25 @@ MAX_NAME_BYTES = 255  # NAME_MAX on Linux and macOS: a longer name cannot be wri
 # Made by operating systems and editors, never by students on purpose: skipped silently.
 JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"})
 
-# Canvas (lib/content_zipper.rb): "<sortable name, lowercased, only word characters>[_LATE]_<user id>
-# _<attachment id>_<display name>"; anonymous grading writes "anon_<anonymous id>" for name and id.
-# A resubmitted file's display name carries "-1", "-2" before its extension.
-CANVAS_FILE = re.compile(r"^(?:(?P<name>\w+?)(?P<late>_LATE)?_(?P<user>\d+)|(?P<late_anon>LATE_)?anon_(?P<anon>[A-Za-z0-9]+))"
-                         r"_(?P<attachment>\d+)_(?P<display>.+)$")
+# Canvas (lib/content_zipper.rb): "<sortable name>[_LATE]_<user id>_<attachment id>_<display name>",
+# the name lowercased with every character but word characters (letters, combining marks,
+# digits, connector punctuation) and '-' replaced; anonymous grading writes "anon_<anonymous id>"
+# for name and id. A resubmitted file's display name carries "-1", "-2" before its extension.
+# The name and the display name are both the students' (a name "mallory_1002", a file
+# "1002_7_x.py"): a file name is split at every place the ids could stand, and the split kept
+# is the one consistent with the rest of the download (see _canvas_owners).
+CANVAS_IDS = re.compile(r"_(?=(?P<late>LATE_)?(?P<user>\d+)_(?P<attachment>\d+)_(?P<display>.+)$)")
+CANVAS_ANON = re.compile(r"^(?P<late>LATE_)?anon_(?P<anon>[A-Za-z0-9]+)_(?P<attachment>\d+)_(?P<display>.+)$")
 # ... and online text or URL entries: "<name>[_LATE]_<user id>_text.html" / "_link.html".
-CANVAS_ONLINE = re.compile(r"^(?:(?P<name>\w+?)(?P<late>_LATE)?_(?P<user>\d+)|(?P<late_anon>LATE_)?anon_(?P<anon>[A-Za-z0-9]+))"
-                           r"_(?:text|link)\.html$")
+CANVAS_ONLINE = re.compile(r"^(?:(?P<name>.+?)(?P<late>_LATE)?_(?P<user>\d+)|(?P<late_anon>LATE_)?anon_"
+                           r"(?P<anon>[A-Za-z0-9]+))_(?:text|link)\.html$")
 _RESUBMISSION = re.compile(r"^(?P<base>.*?)-(?P<n>\d+)$")
 # Moodle (mod/assign/locallib.php, download_submissions): "<full name>_<participant id>_
 # assignsubmission_<plugin>_" as a folder, or as the prefix of each file without folders.
-MOODLE_FOLDER = re.compile(r"^(?P<name>.*)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_$")
-MOODLE_FILE = re.compile(r"^(?P<name>.*?)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_(?P<file>.+)$")
+# Moodle writes the name (group name first, where groups are used) with every '_' made a
+# space, so the first '_' ends it: a name cannot imitate the id, and a file name cannot either.
+MOODLE_FOLDER = re.compile(r"^(?P<name>[^_]*)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_$")
+MOODLE_FILE = re.compile(r"^(?P<name>[^_]*)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_(?P<file>.+)$")
 
 
 @dataclass(frozen=True)
@@ -512,18 +519,76 @@ class _Candidate:
     family: str = ""                  # the display name without its resubmission number
 
 
-def _canvas_owner(match: re.Match[str]) -> _Owner:
-    late = bool(match.group("late") or match.group("late_anon"))
-    if match.group("anon"):
-        return _Owner(f"anon_{match.group('anon')}", None, late)
-    return _Owner(match.group("user"), match.group("name"), late)
+@dataclass(frozen=True)
+class _CanvasName:
+    """One way Canvas could have written a file name: whose, and which attachment (None for
+    an online text or URL entry)."""
+    owner: _Owner
+    attachment: int | None = None
+    display: str = ""
 
 
-def _canvas_candidate(path: PurePosixPath, match: re.Match[str]) -> _Candidate:
-    display = PurePosixPath(match.group("display"))
+def _canvas_sortable(name: str) -> bool:
+    """Whether Canvas could have written ``name`` as a sortable name: lowercased, only word
+    characters (Unicode letters, combining marks, digits, connector punctuation) and '-'. So
+    no name holds "LATE": Canvas's own mark is upper case."""
+    return bool(name) and name == name.lower() and all(
+        char == "-" or unicodedata.category(char)[0] in "LMN" or unicodedata.category(char) == "Pc" for char in name)
+
+
+def _canvas_names(name: str) -> list[_CanvasName]:
+    """Every way Canvas could have written ``name``: an online entry's fixed ending reads from
+    the right, an anonymous one from the left; a file is split at every '_' the two ids could
+    follow, a split kept where what precedes them is a sortable name."""
+    if (online := CANVAS_ONLINE.match(name)) is not None:
+        late = bool(online.group("late") or online.group("late_anon"))
+        if online.group("anon"):
+            return [_CanvasName(_Owner(f"anon_{online.group('anon')}", None, late))]
+        if _canvas_sortable(online.group("name")):
+            return [_CanvasName(_Owner(online.group("user"), online.group("name"), late))]
+        return []
+    if (anonymous := CANVAS_ANON.match(name)) is not None:
+        return [_CanvasName(_Owner(f"anon_{anonymous.group('anon')}", None, bool(anonymous.group("late"))),
+                            int(anonymous.group("attachment")), anonymous.group("display"))]
+    return [_CanvasName(_Owner(ids.group("user"), name[:ids.start()], bool(ids.group("late"))),
+                        int(ids.group("attachment")), ids.group("display"))
+            for ids in CANVAS_IDS.finditer(name) if _canvas_sortable(name[:ids.start()])]
+
+
+def _canvas_owners(files: list[PurePosixPath]) -> tuple[dict[PurePosixPath, _CanvasName],
+                                                        dict[PurePosixPath, list[_CanvasName]]]:
+    """Whose each file is: a file with one reading is its owner's; of several readings, the one
+    the rest of the download agrees with (Canvas gives a user one name, an attachment one file)
+    is kept. Returns (path → reading, path → its readings where still more than one fits)."""
+    readings = {path: _canvas_names(path.name) for path in files}
+    chosen = {path: options[0] for path, options in readings.items() if len(options) == 1}
+    undecided: dict[PurePosixPath, list[_CanvasName]] = {}
+    changed = True
+    while changed:
+        changed, undecided = False, {}
+        names: dict[str | None, set[str | None]] = defaultdict(set)
+        for reading in chosen.values():
+            names[reading.owner.student].add(reading.owner.name)
+        attachments = {reading.attachment for reading in chosen.values()}
+        for path, options in readings.items():
+            if path in chosen or not options:
+                continue
+            fitting = [o for o in options if o.attachment not in attachments
+                       and names.get(o.owner.student, {o.owner.name}) == {o.owner.name}]
+            known = [o for o in fitting if o.owner.student in names]
+            pick = known if len(known) == 1 else fitting
+            if len(pick) == 1:
+                chosen[path], changed = pick[0], True
+            elif fitting:
+                undecided[path] = fitting
+    return chosen, undecided
+
+
+def _canvas_candidate(path: PurePosixPath, reading: _CanvasName) -> _Candidate:
+    display = PurePosixPath(reading.display)
     resubmitted = _RESUBMISSION.match(display.stem)
     number, family = (int(resubmitted.group("n")), resubmitted.group("base")) if resubmitted else (0, display.stem)
-    return _Candidate(path, _canvas_owner(match), (number, int(match.group("attachment"))), family + display.suffix)
+    return _Candidate(path, reading.owner, (number, reading.attachment or 0), family + display.suffix)
 
 
 def find_submissions(source: Path, function: str | None = None, unpack_to: Path | None = None,
@@ -634,8 +699,11 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
         problem(where, owner, "ambiguous", f"several .py files ({listed}) and {why}: keep only the solution, "
                                            "then grade again")
 
-    canvas = bool(files) and not folders and all(
-        CANVAS_FILE.match(p.name) or CANVAS_ONLINE.match(p.name) for p in files)
+    # Canvas names every file: a download most of whose files Canvas could have named is one
+    # (the others are listed, not graded), never read as plain files because of one stray name.
+    canvas_named, canvas_undecided = _canvas_owners(files) if files and not folders else ({}, {})
+    canvas = len(canvas_named) + len(canvas_undecided) > len(files) / 2 and len(files) > 1 or (
+        len(files) == 1 and bool(canvas_named))
     moodle_folders = bool(folders) and not files and all(MOODLE_FOLDER.match(f.name) for f in folders)
     moodle_files = bool(files) and not folders and not canvas and all(MOODLE_FILE.match(p.name) for p in files)
 
@@ -644,17 +712,27 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
         by_student: dict[str, list[PurePosixPath]] = defaultdict(list)
         owners: dict[str, _Owner] = {}
         for path in files:
-            match = CANVAS_FILE.match(path.name) or CANVAS_ONLINE.match(path.name)
-            assert match is not None
-            owner = _canvas_owner(match)
-            by_student[owner.student or ""].append(path)
-            owners[owner.student or ""] = owner
+            reading = canvas_named.get(path)
+            if reading is None and path in canvas_undecided:
+                whose = " or ".join(f"user {o.owner.student} ({o.owner.name})" for o in canvas_undecided[path])
+                problem(path, _Owner(None), "ambiguous", f"the name reads as a file of {whose}: Canvas's naming "
+                                                         "cannot tell whose. Not graded: grade it by hand")
+                continue
+            if reading is None:
+                problem(path, _Owner(None), "bad_name", "not named as Canvas names submissions (name_userid_"
+                                                        "attachmentid_file): not graded. Grade it by hand")
+                continue
+            student = reading.owner.student or ""
+            by_student[student].append(path)
+            owners.setdefault(student, reading.owner)
         for student, entries in sorted(by_student.items()):
-            candidates = [_canvas_candidate(p, m) for p in entries
-                          if p.suffix in SUFFIXES and (m := CANVAS_FILE.match(p.name)) is not None]
+            candidates = [_canvas_candidate(p, canvas_named[p]) for p in entries
+                          if p.suffix in SUFFIXES and canvas_named[p].attachment is not None]
             where = (candidates[0].path if len(candidates) == 1 else entries[0] if len(entries) == 1
                      else PurePosixPath(f"*_{student}_*"))
-            choose(owners[student], where, candidates, entries, lambda p: p.name)
+            owner = owners[student]
+            late = any(canvas_named[p].owner.late for p in entries)  # LATE on any file marks the student
+            choose(dataclasses.replace(owner, late=late), where, candidates, entries, lambda p: p.name)
     elif moodle_folders or moodle_files:
         intake.layout = "moodle"
         pattern = MOODLE_FOLDER if moodle_folders else MOODLE_FILE
