@@ -470,3 +470,33 @@ def test_a_moodle_file_name_imitating_another_participant_stays_its_owners(tmp_p
                "Bob Roe_1002_assignsubmission_file_/main.py": SOLUTION + "# bob\n"}
     intake = find_submissions(write(tmp_path / "folders", folders), FUNCTION)
     assert sorted(s.student for s in intake.submissions) == ["1002", "2001"] and intake.problems == []
+
+
+def test_zip_names_without_the_utf8_flag_are_read_as_the_tool_wrote_them(tmp_path):
+    """UTF-8 bytes without the flag (macOS, Java) and cp437 bytes (old Windows tools) both name
+    their Canvas student, so one such name cannot turn the download into plain files."""
+    archive = tmp_path / "class.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        for name, content in (("müller_11_21_sol.py", SOLUTION), ("øre_12_22_sol.py", SOLUTION + "# 2\n")):
+            info = zipfile.ZipInfo(name)
+            handle.writestr(info, content)
+    raw = archive.read_bytes()
+    # zipfile flags non-ASCII names as UTF-8: clear the flags, as tools that do not set them write
+    for name in (b"m\xc3\xbcller_11_21_sol.py", b"\xc3\xb8re_12_22_sol.py"):
+        assert raw.count(name) == 2
+    patched = bytearray(raw)
+    for signature, offset in ((b"PK\x03\x04", 7), (b"PK\x01\x02", 9)):
+        at = patched.find(signature)
+        while at >= 0:
+            patched[at + offset] &= ~0x08
+            at = patched.find(signature, at + 4)
+    archive.write_bytes(bytes(patched))
+    old_windows = tmp_path / "cp437.zip"
+    with zipfile.ZipFile(old_windows, "w") as handle:
+        handle.writestr("ana_31_41_sol.py", SOLUTION)
+    blob = old_windows.read_bytes().replace(b"ana_31_41", "äna_31_41".encode("cp437"))
+    old_windows.write_bytes(blob)
+    for zipped, expected in ((archive, {"11": "müller", "12": "øre"}), (old_windows, {"31": "äna"})):
+        intake = find_submissions(zipped, FUNCTION, tmp_path / f"unpack-{zipped.stem}")
+        assert intake.layout == "canvas" and intake.problems == [], intake.problems
+        assert {s.student: s.name for s in intake.submissions} == expected

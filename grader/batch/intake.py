@@ -346,6 +346,18 @@ def _utf8_flag_patches(archive: Path) -> tuple[dict[int, int], list[bool]]:
     return patches, flagged
 
 
+def _unflagged_name(info: zipfile.ZipInfo) -> str:
+    """A member's name. Without the UTF-8 flag zipfile reads cp437, which is right for old
+    Windows tools; macOS's Archive Utility, Java and many others write UTF-8 without the flag,
+    and bytes that decode as UTF-8 are (almost surely) that: "müller" is not "m├╝ller"."""
+    if info.flag_bits & 0x800 or info.filename.isascii():
+        return info.filename
+    try:
+        return info.filename.encode("cp437").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return info.filename
+
+
 def _open_zip(archive: Path) -> tuple[zipfile.ZipFile, list[str | None]]:
     """The archive, and each member's true name (None where it claims UTF-8 but is not).
 
@@ -354,7 +366,7 @@ def _open_zip(archive: Path) -> tuple[zipfile.ZipFile, list[str | None]]:
     cp437, which gives each name's bytes back exactly, and each is decoded here on its own."""
     try:
         handle = zipfile.ZipFile(archive)
-        return handle, [info.filename for info in handle.infolist()]
+        return handle, [_unflagged_name(info) for info in handle.infolist()]
     except UnicodeDecodeError:
         pass
     except (zipfile.BadZipFile, OSError) as error:
@@ -367,7 +379,7 @@ def _open_zip(archive: Path) -> tuple[zipfile.ZipFile, list[str | None]]:
     names: list[str | None] = []
     for info, utf8 in zip(handle.infolist(), flagged + [False] * len(handle.infolist())):
         if not utf8:
-            names.append(info.filename)
+            names.append(_unflagged_name(info))
             continue
         try:
             names.append(info.filename.encode("cp437").decode("utf-8"))
