@@ -23,10 +23,11 @@ import importlib.machinery
 import json
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePosixPath
+from typing import Any, Callable
 
 from grader.errors import NotebookError
 
@@ -436,16 +437,92 @@ def choose(texts: dict[Path, str], function: str) -> tuple[Path | None, str]:
                   "one file and import helpers from the others")
 
 
+def modules_needed(main: PurePosixPath, text: str, read: Callable[[PurePosixPath], str | None]) -> list[PurePosixPath]:
+    """The student's own modules that ``main`` (a path relative to its folder, the child's
+    import root) imports, directly or through one another, package ``__init__.py`` files
+    included, as paths relative to that folder: a ``tests/`` package or a script nothing
+    imports is not among them. ``read(path)``: the text of the student's file there, or None.
+    Imports are found in the syntax (anywhere in a module: a function's own import too)."""
+    found: list[PurePosixPath] = []
+    pending = [(main, text)]
+    seen = {main}
+
+    def visit(path: PurePosixPath) -> bool:
+        """Whether the student has a module file at ``path``; a new one is read for its imports."""
+        if path in seen:
+            return True
+        content = read(path)
+        if content is None or len(found) >= MAX_HELPERS:
+            return False
+        seen.add(path)
+        found.append(path)
+        pending.append((path, content))
+        return True
+
+    def module(dotted: tuple[str, ...]) -> None:
+        """The files ``import a.b.c`` runs: each package's __init__.py (a folder without one is
+        a namespace package), then the module's own file."""
+        if not all(part.isidentifier() for part in dotted):
+            return
+        for depth in range(1, len(dotted)):
+            visit(PurePosixPath(*dotted[:depth], "__init__.py"))
+        last = PurePosixPath(*dotted)
+        if not visit(last.with_name(f"{dotted[-1]}.py")):
+            visit(last / "__init__.py")
+
+    while pending:
+        path, source = pending.pop()
+        package = path.parent.parts  # a module's package is its folder (main's is none)
+        for level, name, names in _imports_of(source):
+            if level and (path == main or level - 1 > len(package)):
+                continue  # main is run as a script: a relative import there fails, as it does for the student
+            dotted = (*package[:len(package) - (level - 1)], *(name.split(".") if name else ())) if level \
+                else tuple(name.split(".") if name else ())
+            if dotted:
+                module(dotted)
+            for member in names:  # "from pkg import sub": sub may be a module of pkg
+                if member != "*":
+                    module((*dotted, member))
+    return sorted(found)
+
+
+def _imports_of(text: str) -> list[tuple[int, str | None, tuple[str, ...]]]:
+    """(level, module, names imported from it) of every import statement of ``text``."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    found: list[tuple[int, str | None, tuple[str, ...]]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(0, alias.name, ()) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found.append((node.level, node.module, tuple(alias.name for alias in node.names)))
+    return found
+
+
 def helpers_beside(main: Path) -> tuple[Path, ...]:
-    """The other Python modules in ``main``'s folder, which it may import (at most
-    ``MAX_HELPERS``, each at most ``MAX_HELPER_BYTES``; never links)."""
-    found = []
-    for path in sorted(main.parent.glob("*.py")):
-        if path.name == main.name or path.is_symlink() or not path.is_file():
-            continue
-        if path.stat().st_size <= MAX_HELPER_BYTES and path.stem.isidentifier():
-            found.append(path)
-    return tuple(found[:MAX_HELPERS])
+    """The student's own modules that ``main`` imports from its folder (``modules_needed``: at
+    most ``MAX_HELPERS``, each at most ``MAX_HELPER_BYTES``, never links), package structure
+    kept: each lies at its import path under ``main``'s folder."""
+    def read(relative: PurePosixPath) -> str | None:
+        path = main.parent.joinpath(*relative.parts)
+        try:
+            status = path.lstat()
+        except OSError:
+            return None
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_HELPER_BYTES:
+            return None
+        try:
+            return path.read_bytes().decode("utf-8", "surrogateescape")
+        except OSError:
+            return None
+
+    try:
+        text = python_of(main.read_bytes(), main.suffix).text
+    except (OSError, NotebookError):
+        return ()
+    return tuple(main.parent.joinpath(*p.parts) for p in modules_needed(PurePosixPath(main.name), text, read))
 
 
 @dataclass(frozen=True)

@@ -500,3 +500,32 @@ def test_zip_names_without_the_utf8_flag_are_read_as_the_tool_wrote_them(tmp_pat
         intake = find_submissions(zipped, FUNCTION, tmp_path / f"unpack-{zipped.stem}")
         assert intake.layout == "canvas" and intake.problems == [], intake.problems
         assert {s.student: s.name for s in intake.submissions} == expected
+
+
+PACKAGED = "from pkg.mesh import total\nimport helpers\n\ndef replicated_sharding_value(x):\n    return total(x)\n"
+
+
+def test_a_submission_keeps_its_package_and_leaves_out_what_it_does_not_import(tmp_path):
+    root = write(tmp_path / "class", {
+        "erin/solution.py": PACKAGED, "erin/helpers.py": HELPER, "erin/__init__.py": "",
+        "erin/pkg/__init__.py": "from . import mesh\n", "erin/pkg/mesh.py": "from .sums import total\n",
+        "erin/pkg/sums.py": "import jax.numpy as jnp\n\ndef total(x):\n    return jnp.sum(x)\n",
+        "erin/tests/__init__.py": "", "erin/tests/solution.py": "from solution import *\n",
+        "erin/tests/test_solution.py": "import solution\n", "erin/scratch.py": "print('not imported')\n",
+        "alice/solution.py": SOLUTION})
+    intake = find_submissions(root, FUNCTION, tmp_path / "unpack")
+    erin = next(s for s in intake.submissions if s.student == "erin")
+    assert intake.problems == [] and erin.path == root / "erin" / "solution.py"
+    assert sorted(h.relative_to(erin.path.parent).as_posix() for h in erin.helpers) == [
+        "helpers.py", "pkg/__init__.py", "pkg/mesh.py", "pkg/sums.py"]
+
+
+def test_canvas_uploads_are_imported_by_the_names_the_student_gave_them(tmp_path):
+    intake = find_submissions(write(tmp_path / "class", {
+        "doejane_12345_67890_solution.py": "from helpers import helper\n" + SOLUTION,
+        "doejane_12345_67891_helpers.py": "def helper():\n    return 0\n",
+        "doejane_12345_67892_helpers-1.py": HELPER}), FUNCTION, tmp_path / "unpack")
+    [jane] = intake.submissions
+    assert [h.relative_to(jane.path.parent).as_posix() for h in jane.helpers] == ["helpers.py"]
+    assert jane.helpers[0].read_text() == HELPER  # the latest upload of it
+    assert jane.path.read_text().startswith("from helpers import helper")

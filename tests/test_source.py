@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from grader.errors import NotebookError
-from grader.source import choose, notebook_python, prepare_folder, split_lines
+from grader.source import choose, helpers_beside, notebook_python, prepare_folder, split_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 SLUG = "named_sharding_replicated"
@@ -112,6 +112,15 @@ def test_a_class_grades_notebooks_and_helper_modules(tmp_path: Path) -> None:
     (folder / "carol.ipynb").write_bytes(notebook(SOLUTION.replace("from helpers import mesh_of_first\n", "")
                                                   .replace("mesh_of_first(1)", "jax.make_mesh((1,), ('data',), "
                                                            "devices=jax.devices()[:1])")))
+    # A package beside the solution, a tests/ package and an __init__.py: copied as they are laid out.
+    (folder / "erin" / "tools").mkdir(parents=True)
+    (folder / "erin" / "tests").mkdir()
+    (folder / "erin" / "__init__.py").write_text("")
+    (folder / "erin" / "tests" / "__init__.py").write_text("")
+    (folder / "erin" / "tests" / "solution.py").write_text("from ..solution import *\n")
+    (folder / "erin" / "tools" / "__init__.py").write_text("from .meshes import mesh_of_first\n")
+    (folder / "erin" / "tools" / "meshes.py").write_text(HELPERS)
+    (folder / "erin" / "solution.py").write_text(SOLUTION.replace("from helpers import", "from tools import"))
     # A notebook whose cell source is a number is one not-graded row, never the end of the class.
     (folder / "dave.ipynb").write_text(json.dumps({"nbformat": 4, "cells": [{"cell_type": "code", "source": 5}]}))
     out = tmp_path / "out"
@@ -121,7 +130,7 @@ def test_a_class_grades_notebooks_and_helper_modules(tmp_path: Path) -> None:
     rows = (out / "gradebook.csv").read_text()
     dave = next(line for line in rows.splitlines() if line.startswith("dave"))
     assert "cell 1's 'source' is a number" in dave, rows
-    for student in ("alice", "bob", "carol"):
+    for student in ("alice", "bob", "carol", "erin"):
         record = json.loads((out / "students" / student / "result.json").read_text())
         assert record["report"]["score"] == 10, (student, record["report"]["checks"])
     assert "dave.ipynb" in run.stdout, run.stdout
@@ -264,3 +273,19 @@ def test_a_notebook_of_16_mib_of_magic_lines_costs_about_its_size(tmp_path: Path
         message, grew = run.stdout.splitlines()
         assert "more than" in message, run.stdout + run.stderr
         assert int(grew) < 4 * path.stat().st_size, (name, int(grew) >> 20)
+
+
+def test_check_copies_the_modules_a_solution_imports_with_their_package(tmp_path: Path) -> None:
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "tests" / "__init__.py").write_text("")
+    (tmp_path / "tests" / "solution.py").write_text("from ..solution import *\n")
+    (tmp_path / "tools" / "__init__.py").write_text("from .meshes import mesh_of_first\n")
+    (tmp_path / "tools" / "meshes.py").write_text(HELPERS)
+    (tmp_path / "notes.py").write_text("raise SystemExit('never imported')\n")
+    (tmp_path / "solution.py").write_text(SOLUTION.replace("from helpers import", "from tools import"))
+    assert [p.relative_to(tmp_path).as_posix() for p in helpers_beside(tmp_path / "solution.py")] == [
+        "tools/__init__.py", "tools/meshes.py"]
+    run = _check(tmp_path / "solution.py")
+    assert run.returncode == 0 and json.loads(run.stdout)["score"] == 10, run.stdout + run.stderr

@@ -51,7 +51,7 @@ from typing import Callable
 
 from grader.batch.safe_text import shown_name
 from grader.errors import IntakeError, NotebookError
-from grader.source import SUFFIXES, Converted, defines, python_of
+from grader.source import SUFFIXES, Converted, defines, modules_needed, python_of
 
 MAX_FILE_BYTES = 1 << 20  # a solution to one exercise is a few kB; 1 MiB is not a solution
 MAX_NOTEBOOK_BYTES = 16 << 20  # a notebook carries its outputs (plots) too
@@ -96,7 +96,9 @@ class Submission:
     others: tuple[str, ...] = ()
     name: str | None = None    # the student's name, where the LMS layout gives one
     late: bool | None = None   # Canvas's LATE mark; None where the layout does not say
-    helpers: tuple[Path, ...] = ()  # the student's other modules, importable beside the solution
+    # The student's modules the solution imports, each at its import path under path's folder
+    # (a package's folders and __init__.py kept).
+    helpers: tuple[Path, ...] = ()
     notes: tuple[str, ...] = ()     # what turning a notebook into Python changed
 
 
@@ -652,9 +654,11 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
     def problem(path: PurePosixPath, owner: _Owner, reason: str, message: str) -> None:
         problems.append(Problem(shown(path), owner.student, reason, message, owner.name))
 
-    found: list[tuple[_Owner, PurePosixPath, bytes, tuple[PurePosixPath, ...]]] = []
+    # (owner, the file graded, its bytes, its modules: (import path beside it, entry))
+    found: list[tuple[_Owner, PurePosixPath, bytes, tuple[tuple[PurePosixPath, PurePosixPath], ...]]] = []
 
-    def consider(owner: _Owner, path: PurePosixPath, helpers: tuple[PurePosixPath, ...] = ()) -> None:
+    def consider(owner: _Owner, path: PurePosixPath,
+                 helpers: tuple[tuple[PurePosixPath, PurePosixPath], ...] = ()) -> None:
         data, refusal = read(path)
         if data is None:
             reason, message = refusal or ("unreadable", "could not be read")
@@ -668,7 +672,7 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
                describe: Callable[[PurePosixPath], str]) -> None:
         """Grade one of a student's ``.py`` or ``.ipynb`` files: the only one, else the one that
         defines the function (the latest resubmission of it, where an LMS numbers them); the
-        student's other readable ``.py`` files are its helper modules."""
+        student's other ``.py`` files that it imports are its helper modules."""
         for path in entries:
             if path in tree.refused and path.suffix != ".py":
                 problem(path, owner, *tree.refused[path])  # listed, never silently dropped
@@ -687,8 +691,24 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
         for candidate in candidates:
             if candidate not in readable and len(candidates) > 1:
                 problem(candidate.path, owner, *(read(candidate.path)[1] or ("unreadable", "could not be read")))
-        def helpers_of(chosen: PurePosixPath) -> tuple[PurePosixPath, ...]:
-            return tuple(c.path for c in readable if c.path != chosen and c.path.suffix == ".py")
+        def helpers_of(chosen: PurePosixPath, skip: frozenset[PurePosixPath] = frozenset()) \
+                -> tuple[tuple[PurePosixPath, PurePosixPath], ...]:
+            """The modules ``chosen`` imports, each at its import path beside it: its path in
+            the student's folder, or for Canvas its display name (the latest upload of it)."""
+            own: dict[PurePosixPath, _Candidate] = {}
+            for c in readable:
+                if c.path == chosen or c.path in skip or c.path.suffix != ".py" or chosen.parent not in c.path.parents:
+                    continue
+                at = PurePosixPath(c.family) if c.family else c.path.relative_to(chosen.parent)
+                if at not in own or own[at].order < c.order:
+                    own[at] = c
+            main = _python(chosen, read(chosen)[0] or b"")
+            if not own or not isinstance(main, Converted):
+                return ()
+            needed = modules_needed(PurePosixPath(chosen.name), main.text,
+                                    lambda at: (read(own[at].path)[0] or b"").decode("utf-8", "surrogateescape")
+                                    if at in own else None)
+            return tuple((at, own[at].path) for at in needed)
 
         if len(candidates) == 1 or len(readable) == 1:
             chosen = (readable or candidates)[0].path
@@ -704,7 +724,7 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
             return
         if len(defining) > 1 and len({c.family for c in defining}) == 1 and any(c.order != (0, 0) for c in defining):
             latest = max(defining, key=lambda c: c.order).path  # resubmissions of one file: the latest
-            consider(owner, latest, tuple(p for p in helpers_of(latest) if p not in {c.path for c in defining}))
+            consider(owner, latest, helpers_of(latest, frozenset(c.path for c in defining)))
             return
         listed = ", ".join(describe(c.path) for c in readable[:6])
         why = f"several define {function}()" if defining else f"none defines {function}()"
@@ -807,21 +827,30 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
             continue
         real = tree.files[path]
         assert real is not None
+        modules = [(at, entry, module) for at, entry in helpers if (module := tree.files.get(entry)) is not None]
         # the notebook as the exercise's function needs it (its reader accepted it above)
-        converted = python_of(data, path.suffix, function, frozenset(h.stem for h in helpers))
-        if copies is not None and (shown_name(real.name) != real.name or path.suffix == ".ipynb"):
-            # JAX cannot compile code whose file name is not UTF-8, and a notebook is graded as the
-            # Python of its code cells: the child gets a clean .py copy.
+        converted = python_of(data, path.suffix, function, frozenset(at.parts[0].removesuffix(".py")
+                                                                     for at, _, _ in modules))
+        clean_name = shown_name(real.name) == real.name and path.suffix != ".ipynb"
+        in_place = all(module == real.parent.joinpath(*at.parts) for at, _, module in modules)
+        if copies is not None and not (clean_name and in_place):
+            # JAX cannot compile code whose file name is not UTF-8, a notebook is graded as the
+            # Python of its code cells, and a module is imported by the name the student gave
+            # it (a Canvas upload's display name): the child gets a private copy of them all.
             renamed += 1
-            clean = copies / str(renamed) / _clean_file_name(real.with_suffix(".py").name)
-            _write_private(clean, copies, converted.text.encode("utf-8", "surrogateescape"))
-            real = clean
-        modules = tuple(m for h in helpers if (m := tree.files.get(h)) is not None and read(h)[0] is not None)
+            folder = copies / str(renamed)
+            name = real.name if clean_name else _clean_file_name(real.with_suffix(".py").name)
+            real = folder / name
+            _write_private(real, copies, converted.text.encode("utf-8", "surrogateescape") if not clean_name
+                           else data)
+            for at, entry, _ in modules:
+                _write_private(folder.joinpath(*at.parts), copies, read(entry)[0] or b"")
+            modules = [(at, entry, folder.joinpath(*at.parts)) for at, entry, _ in modules]
         digest = hashlib.sha256(data)
-        for helper in helpers:  # a changed helper module changes the submission
-            digest.update(b"\0" + helper.name.encode("utf-8", "surrogateescape") + b"\0" + (read(helper)[0] or b""))
+        for at, entry, _ in modules:  # a changed helper module changes the submission
+            digest.update(b"\0" + at.as_posix().encode("utf-8", "surrogateescape") + b"\0" + (read(entry)[0] or b""))
         intake.submissions.append(Submission(student, real, shown(path), digest.hexdigest(), (),
-                                             owner.name, owner.late, modules, converted.notes))
+                                             owner.name, owner.late, tuple(m for _, _, m in modules), converted.notes))
     if renamed and copies is not None and str(copies.resolve()) not in hidden:
         hidden = (*hidden, str(copies.resolve()))
     intake.submissions = sorted((dataclasses.replace(s, others=hidden) for s in intake.submissions),
