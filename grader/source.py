@@ -134,11 +134,22 @@ def read_notebook(data: bytes) -> list[tuple[int, str]]:
                 raise NotebookError(f"not a notebook Jupyter can open ({where}'s {text_field} holds {_kind(bad)}, "
                                     "not only lines of text)")
             source = "".join(source)
+        if not _is_text(source):  # JSON's "\\ud800": a lone surrogate, which no Python file can hold
+            raise NotebookError(f"not a notebook Jupyter can open ({where}'s {text_field} holds a lone surrogate "
+                                "escape, not text)")
         found.append((number, source))
         if sum(len(text) for _, text in found) > MAX_NOTEBOOK_CODE:
             raise NotebookError(f"a notebook whose code cells hold more than {MAX_NOTEBOOK_CODE >> 20} MiB of Python, "
                                 "not a solution")
     return found
+
+
+def _is_text(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _kind(value: object) -> str:

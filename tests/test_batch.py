@@ -229,7 +229,7 @@ def test_student_folders_are_safe_names_that_never_collide():
 def test_a_name_shaped_like_a_hashed_folder_cannot_take_it():
     """ "jane doe" is stored as jane_doe-<hash of "jane doe">; a student whose file is named that cannot share it."""
     hashed = student_folder("jane doe")
-    assert re.fullmatch(r"jane_doe-[0-9a-f]{8}", hashed)
+    assert re.fullmatch(r"jane_doe-[0-9a-f]{16}", hashed)
     assert student_folder(hashed) != hashed and student_folder(hashed).startswith(hashed + "-")
     assert student_folder("jane doe") == hashed  # stable across runs: a pure function of the id
     assert len(student_folder("x" * 300)) < 100
@@ -244,6 +244,8 @@ HOSTILE_NAMES = {  # file name (bytes) -> variant
     b"<img src=x onerror=alert(1)>.py": "wrong/value_mean.py",
     b"=cmd.py": "reference.py",                          # a spreadsheet formula
     b"@everyone.py": "wrong/value_mean.py",
+    b"jane doe.py": "reference.py",                      # stored as jane_doe-<hash of "jane doe">
+    b"jane_doe-" + student_folder("jane doe")[-16:].encode() + b".py": "wrong/value_mean.py",  # ... imitated
 }
 
 
@@ -284,7 +286,12 @@ def test_a_hostile_class_folder_is_graded_and_the_rest_listed(hostile_run, exerc
     assert {s: book[s]["status"] for s in book} == {
         "alice": "passed", "caf\\xe9": "passed", "\\x1b[31mevil\\nname": "passed",
         "<img src=x onerror=alert(1)>": "failed", "'=cmd": "passed", "'@everyone": "failed", "empty": "failed",
-        "bob": "not_graded", "carol": "not_graded", "dave": "not_graded"}
+        "bob": "not_graded", "carol": "not_graded", "dave": "not_graded",
+        "jane doe": "passed", student_folder("jane doe"): "failed"}
+    # each in a folder of its own: the imitation neither overwrote nor was overwritten
+    for student in ("jane doe", student_folder("jane doe")):
+        stored = json.loads((out / "students" / student_folder(student) / "result.json").read_text())
+        assert stored["student"] == student
     assert book["caf\\xe9"]["score"] == "10"  # the reference under a name that is not UTF-8: full marks
     assert book["bob"]["note"].startswith("link: ") and book["carol"]["note"].startswith("link: ")
     assert book["dave"]["note"].startswith("special: a FIFO")
@@ -303,7 +310,7 @@ def test_no_name_reaches_the_terminal_the_csv_or_the_markdown_raw(hostile_run):
     assert "] \\x1b[31mevil\\nname: 10/10 passed" in done.stderr
     assert "] caf\\xe9: 10/10 passed" in done.stderr
     gradebook_text = (out / "gradebook.csv").read_text()
-    assert "\x1b" not in gradebook_text and gradebook_text.count("\n") == 1 + 10
+    assert "\x1b" not in gradebook_text and gradebook_text.count("\n") == 1 + 12
     md = (out / "summary.md").read_text()
     for raw in ("\x1b", "<img", "@everyone", "\r"):
         assert raw not in md, raw

@@ -9,6 +9,7 @@ import re
 import socket
 import stat
 import threading
+import unicodedata
 import zipfile
 from pathlib import Path
 
@@ -529,3 +530,66 @@ def test_canvas_uploads_are_imported_by_the_names_the_student_gave_them(tmp_path
     assert [h.relative_to(jane.path.parent).as_posix() for h in jane.helpers] == ["helpers.py"]
     assert jane.helpers[0].read_text() == HELPER  # the latest upload of it
     assert jane.path.read_text().startswith("from helpers import helper")
+
+
+# --- downloads built as the LMSs build them ------------------------------------------------------------------
+
+def canvas_file(sortable: str, user: int, attachment: int, display: str, late: bool = False) -> str:
+    """A file name as Canvas's submissions zip writes it: the sortable name lowercased, each
+    character that is not a word character (Unicode letters, marks, digits, '_') or '-' made '-'."""
+    name = "".join(c if c == "-" or c == "_" or unicodedata.category(c)[0] in "LMN" else "-" for c in sortable.lower())
+    return f"{name}{'_LATE' if late else ''}_{user}_{attachment}_{display}"
+
+
+def moodle_prefix(full_name: str, participant: int, group: str = "") -> str:
+    """The prefix Moodle's "Download all submissions" gives a participant's files: the group
+    name and the full name with every '_' made a space, then the participant id."""
+    return f"{(f'{group}-' if group else '') + full_name}".replace("_", " ") + f"_{participant}_assignsubmission_file_"
+
+
+def test_a_canvas_zip_in_several_scripts_with_reuploads_late_and_anonymous_files(tmp_path):
+    files = {
+        canvas_file("Doe, Jane", 101, 9001, "solution.py"): SOLUTION + "# first\n",
+        canvas_file("Doe, Jane", 101, 9050, "solution-1.py"): SOLUTION + "# re-upload\n",
+        canvas_file("Иванов, Иван", 102, 9002, "решение.py", late=True): SOLUTION + "# ivan\n",
+        canvas_file("王, 小明", 103, 9003, "main.py"): SOLUTION + "# xiaoming\n",
+        canvas_file("हिन्दी, नाम", 104, 9004, "answer.py"): SOLUTION + "# devanagari: combining vowel signs\n",
+        canvas_file("عَلِيّ, مُحَمَّد", 105, 9005, "sol.py"): SOLUTION + "# arabic with harakat\n",
+        canvas_file("mallory_102", 106, 9006, "solution.py"): SOLUTION + "# imitates ivan's id\n",
+        "anon_Qx7_9007_work.py": SOLUTION + "# anonymous\n",
+    }
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        for name, content in files.items():
+            handle.writestr(f"submissions/{name}", content)
+    intake = find_submissions(archive, FUNCTION, tmp_path / "unpack")
+    assert intake.layout == "canvas" and intake.problems == [], intake.problems
+    rows = {s.student: (s.name, s.late, s.source.split(":", 1)[1]) for s in intake.submissions}
+    assert rows == {
+        "101": ("doe--jane", False, "submissions/doe--jane_101_9050_solution-1.py"),
+        "102": ("иванов--иван", True, "submissions/иванов--иван_LATE_102_9002_решение.py"),
+        "103": ("王--小明", False, "submissions/王--小明_103_9003_main.py"),
+        "104": ("हिन्दी--नाम", False, "submissions/हिन्दी--नाम_104_9004_answer.py"),
+        "105": ("عَلِيّ--مُحَمَّد", False, "submissions/عَلِيّ--مُحَمَّد_105_9005_sol.py"),
+        "106": ("mallory_102", False, "submissions/mallory_102_106_9006_solution.py"),
+        "anon_Qx7": (None, False, "submissions/anon_Qx7_9007_work.py")}
+
+
+def test_a_moodle_zip_with_groups_blind_marking_and_names_in_several_scripts(tmp_path):
+    files = {
+        moodle_prefix("Jane_Doe", 11) + "/solution.py": SOLUTION,
+        moodle_prefix("Иван Иванов", 12, group="Группа_1") + "/main.py": SOLUTION + "# ivan\n",
+        moodle_prefix("王小明", 13) + "/src/answer.py": SOLUTION + "# xiaoming\n",
+        moodle_prefix("Mallory_14_assignsubmission_file_x", 15) + "/solution.py": SOLUTION + "# mallory\n",
+        moodle_prefix("Participant", 16) + "/solution.py": SOLUTION + "# blind marking\n",
+        "Jane Doe_11_assignsubmission_onlinetext_/onlinetext.html": "<p>notes</p>",
+    }
+    archive = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        for name, content in files.items():
+            handle.writestr(name, content)
+    intake = find_submissions(archive, FUNCTION, tmp_path / "unpack")
+    assert intake.layout == "moodle" and intake.problems == [], intake.problems
+    assert {s.student: s.name for s in intake.submissions} == {
+        "11": "Jane Doe", "12": "Группа 1-Иван Иванов", "13": "王小明",
+        "15": "Mallory 14 assignsubmission file x", "16": "Participant"}

@@ -193,6 +193,7 @@ def test_every_tools_notebook_is_read_as_its_code_cells(write) -> None:
     ({"nbformat": 2, "worksheets": []}, "nbformat 2; only 3 and 4"),
     ({"nbformat": 3, "worksheets": [{"cells": [{"cell_type": "code", "input": 3}]}]}, "cell 1's 'input' is a number"),
     ([1, 2], "a JSON a list, not an object"),
+    ({"nbformat": 4, "cells": [{"cell_type": "code", "source": ["x = '\ud800'"]}]}, "holds a lone surrogate"),
 ])
 def test_a_notebook_of_the_wrong_shape_is_refused_saying_which_field(document, says) -> None:
     with pytest.raises(NotebookError, match=re.escape(says)):
