@@ -593,3 +593,19 @@ def test_a_moodle_zip_with_groups_blind_marking_and_names_in_several_scripts(tmp
     assert {s.student: s.name for s in intake.submissions} == {
         "11": "Jane Doe", "12": "Группа 1-Иван Иванов", "13": "王小明",
         "15": "Mallory 14 assignsubmission file x", "16": "Participant"}
+
+
+def test_a_stray_entry_in_a_moodle_download_is_listed_and_the_layout_kept(tmp_path):
+    folders = {"Jane Doe_11_assignsubmission_file_/solution.py": SOLUTION,
+               "Bob Roe_12_assignsubmission_file_/solution.py": SOLUTION + "# bob\n",
+               "Cy Ng_13_assignsubmission_file_/solution.py": SOLUTION + "# cy\n",
+               "extra/solution.py": SOLUTION + "# who?\n", "index.html": "<p>downloaded with the zip</p>"}
+    intake = find_submissions(write(tmp_path / "folders", folders), FUNCTION)
+    assert intake.layout == "moodle" and sorted(s.student for s in intake.submissions) == ["11", "12", "13"]
+    assert sorted((p.source, p.reason) for p in intake.problems) == [("extra", "bad_name"),
+                                                                    ("index.html", "bad_name")]
+    flat = {"Jane Doe_11_assignsubmission_file_solution.py": SOLUTION,
+            "Bob Roe_12_assignsubmission_file_main.py": SOLUTION + "# bob\n", "solution.py": SOLUTION}
+    intake = find_submissions(write(tmp_path / "flat", flat), FUNCTION)
+    assert intake.layout == "moodle" and [(p.source, p.reason) for p in intake.problems] == [
+        ("solution.py", "bad_name")]

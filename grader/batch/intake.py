@@ -9,9 +9,12 @@ folder, as LMS exports are):
     Jane Doe_1234567_assignsubmission_file_/main.py   Moodle's "Download all submissions" (student =
                                                       participant id), also without folders
 
-Canvas and Moodle are recognised only when every entry of the download follows their naming,
-so any other layout is read as one of the first two. Their names and ids are documented in
-docs/formats.md ("Class downloads"), with the LMS source they were taken from.
+Canvas and Moodle are recognised when most entries of the download follow their naming; the
+others are listed (``bad_name``), never a reason to read the class as plain files. Names are
+parsed from the parts students cannot forge (Moodle makes every '_' of a name a space; Canvas
+lowercases names, so its LATE mark is its own, and where a Canvas name could be split two
+ways the rest of the download decides, or the file is listed). Their names and ids are
+documented in docs/formats.md ("Class downloads"), with the LMS source they were taken from.
 
 Nothing found here is fatal: an entry that cannot be graded (unreadable, too large, not
 Python, two for one student, a folder with no or several candidate ``.py`` files, an unsafe
@@ -605,6 +608,12 @@ def _canvas_candidate(path: PurePosixPath, reading: _CanvasName) -> _Candidate:
     return _Candidate(path, reading.owner, (number, reading.attachment or 0), family + display.suffix)
 
 
+def _most(matching: int, total: int) -> bool:
+    """Whether ``matching`` of ``total`` names make an LMS layout: more than half of them (all,
+    where there are only one or two), so one stray name does not end it for everyone."""
+    return total > 0 and (matching == total if total <= 2 else matching > total / 2)
+
+
 def find_submissions(source: Path, function: str | None = None, unpack_to: Path | None = None,
                      skip: tuple[Path, ...] = ()) -> Intake:
     """The submissions in ``source`` (a folder or a .zip). ``function``: the exercise's
@@ -734,10 +743,12 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
     # Canvas names every file: a download most of whose files Canvas could have named is one
     # (the others are listed, not graded), never read as plain files because of one stray name.
     canvas_named, canvas_undecided = _canvas_owners(files) if files and not folders else ({}, {})
-    canvas = len(canvas_named) + len(canvas_undecided) > len(files) / 2 and len(files) > 1 or (
-        len(files) == 1 and bool(canvas_named))
-    moodle_folders = bool(folders) and not files and all(MOODLE_FOLDER.match(f.name) for f in folders)
-    moodle_files = bool(files) and not folders and not canvas and all(MOODLE_FILE.match(p.name) for p in files)
+    canvas = _most(len(canvas_named) + len(canvas_undecided), len(files))
+    # Moodle likewise: a stray folder or file among Moodle's is listed, the layout kept.
+    moodle_folders = bool(folders) and _most(sum(bool(MOODLE_FOLDER.match(f.name)) for f in folders),
+                                             len(folders) + len(files))
+    moodle_files = (bool(files) and not folders and not canvas
+                    and _most(sum(bool(MOODLE_FILE.match(p.name)) for p in files), len(files)))
 
     if canvas:
         intake.layout = "canvas"
@@ -768,13 +779,19 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
     elif moodle_folders or moodle_files:
         intake.layout = "moodle"
         pattern = MOODLE_FOLDER if moodle_folders else MOODLE_FILE
+        for stray in files if moodle_folders else ():  # a file beside Moodle's folders
+            problem(stray, _Owner(None), "bad_name", "a file beside Moodle's submission folders, not in one: not "
+                                                     "graded. Grade it by hand")
         by_id: dict[str, list[PurePosixPath]] = defaultdict(list)
         names: dict[str, str] = {}
         text_only: dict[str, list[PurePosixPath]] = defaultdict(list)
         ignored = 0
         for top in (folders if moodle_folders else files):
             match = pattern.match(top.name)
-            assert match is not None
+            if match is None:
+                problem(top, _Owner(None), "bad_name", "not named as Moodle names submissions (full name_participant "
+                                                       "id_assignsubmission_plugin_): not graded. Grade it by hand")
+                continue
             names[match.group("id")] = match.group("name")
             entries = groups.get(top.name, []) if moodle_folders else [top]
             if match.group("plugin") == "file":
