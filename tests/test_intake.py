@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch.intake import MAX_FILE_BYTES, find_submissions
+from grader.batch.intake import find_submissions
+from grader.batch.tree import MAX_FILE_BYTES
 from grader.errors import IntakeError
 
 SOLUTION = "import jax.numpy as jnp\n\ndef replicated_sharding_value(x):\n    return jnp.sum(x)\n"
