@@ -13,17 +13,19 @@ class run's intake, the Gradescope and PrairieLearn autograders):
   needs it (then the import stays, and the load check names the missing module). The report
   lists every such change.
 
-Everything here reads files as data; nothing is executed or imported.
+Everything here reads files as data: nothing of a student's is executed or imported.
 """
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
 import importlib.machinery
 import json
 import os
 import re
 import stat
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -43,6 +45,9 @@ MAX_NOTEBOOK_CODE = 1 << 20
 # (16 MiB of one-character lines would cost ~50 bytes each, ~10x the file).
 MAX_NOTEBOOK_QUOTES = 1_000_000
 MAX_NOTES = 20
+# Leaving cells out needs the cells' syntax trees, which cost ~600x the code: only notebooks of
+# up to this much code (a solution's is a few kB) are judged so; larger ones are kept whole.
+MAX_ANALYSED_CODE = 64 << 10
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,14 @@ def notebook_python(data: bytes, function: str | None = None, beside: frozenset[
     left out (and listed) unless ``function`` needs it; ``beside``: the student's own modules."""
     notes = _Notes()
     cells = [_cell_python(number, source, notes) for number, source in read_notebook(data)]
-    left = _left_out(cells, function, beside) if function is not None else _Left()
+    left = _Left()
+    lacking = function is not None and any(not grader_provides(module, beside) for cell in cells
+                                           for level, module, _ in _imports_of(cell.text) if not level and module)
+    if lacking and sum(len(cell.text) for cell in cells) <= MAX_ANALYSED_CODE:
+        left = _left_out(cells, function or "", beside)  # parsed only where some import cannot succeed
+    elif lacking:
+        notes.add(f"cells were not judged for imports the grader lacks: more than {MAX_ANALYSED_CODE >> 10} KiB "
+                  "of code")
     parts = []
     for cell in cells:
         lines = split_lines(cell.text)
@@ -121,7 +133,7 @@ def read_notebook(data: bytes) -> list[tuple[int, str]]:
     else:
         raise NotebookError(f"not a notebook Jupyter can open (nbformat {version}; only 3 and 4 are read): open "
                             "it in Jupyter and save it again")
-    found = []
+    found, code = [], 0
     for number, cell in enumerate(cells, start=1):
         where = f"cell {number}"
         cell = _typed(cell, dict, where)
@@ -138,7 +150,8 @@ def read_notebook(data: bytes) -> list[tuple[int, str]]:
             raise NotebookError(f"not a notebook Jupyter can open ({where}'s {text_field} holds a lone surrogate "
                                 "escape, not text)")
         found.append((number, source))
-        if sum(len(text) for _, text in found) > MAX_NOTEBOOK_CODE:
+        code += len(source)
+        if code > MAX_NOTEBOOK_CODE:
             raise NotebookError(f"a notebook whose code cells hold more than {MAX_NOTEBOOK_CODE >> 20} MiB of Python, "
                                 "not a solution")
     return found
@@ -335,12 +348,17 @@ def _left_out(cells: list[_Cell], function: str, beside: frozenset[str]) -> _Lef
     it stays, and importing the file fails naming the module)."""
     uses = {cell.number: _uses(cell.text) for cell in cells if cell.text.strip()}
     order = list(uses)
+    binders: dict[str, list[int]] = {}  # name → the cells binding it, in order
+    for number in order:
+        for name in (cell.binds if (cell := uses[number]) is not None else ()):
+            binders.setdefault(name, []).append(number)
 
     def binder(name: str, before: int | None) -> int | None:
         """The cell whose ``name`` is the one read: the last to bind it before ``before`` (the
         cell reading it as it runs), or the last of all (a function reads globals when called)."""
-        found = [n for n in order if (before is None or n < before) and (u := uses[n]) is not None and name in u.binds]
-        return found[-1] if found else None
+        found = binders.get(name, [])
+        index = len(found) if before is None else bisect.bisect_left(found, before)
+        return found[index - 1] if index else None
 
     needed: dict[int, set[str]] = {}  # cell → the names it is needed for
     pending = [(root, function) for root in [binder(function, None)] if root is not None]
@@ -396,19 +414,35 @@ def _left_out(cells: list[_Cell], function: str, beside: frozenset[str]) -> _Lef
     return left
 
 
+@functools.lru_cache(maxsize=1)
+def _child_search_path() -> tuple[str, ...]:
+    """Where a child finds modules: the ``sys.path`` of this interpreter started as children are
+    (``-I``: no user site, no PYTHONPATH, no current folder), without the folder holding the
+    grader's package, which children drop. Asked of the interpreter, so it is exact."""
+    grader_parent = os.path.realpath(Path(__file__).resolve().parent.parent)
+    try:
+        run = subprocess.run([sys.executable, "-I", "-c", "import json, sys; print(json.dumps(sys.path))"],
+                             capture_output=True, text=True, timeout=60, check=True)
+        found = json.loads(run.stdout)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        found = sys.path  # this process's own: the same interpreter and site-packages
+    return tuple(entry for entry in found if isinstance(entry, str) and os.path.isabs(entry)
+                 and os.path.realpath(entry) != grader_parent)
+
+
 @functools.lru_cache(maxsize=1024)
 def grader_provides(module: str, beside: frozenset[str] = frozenset()) -> bool:
-    """Whether ``import module`` can succeed in a child, judged from the grader's own Python
-    environment (the children's), by finding the module's files without importing anything:
-    built-in and frozen modules, then each dotted part on ``sys.path`` (namespace packages too).
-    ``beside``: the student's own module names, importable beside the submission."""
+    """Whether ``import module`` can succeed in a child, judged for the children's Python
+    environment (the grader's own interpreter, :func:`_child_search_path`) by finding the
+    module's files without importing anything: built-in and frozen modules, then each dotted
+    part on that path (namespace packages too). ``beside``: the student's own module names,
+    importable beside the submission."""
     parts = module.split(".")
     if parts[0] in beside or parts[0] in sys.builtin_module_names:
         return True
     if len(parts) == 1 and importlib.machinery.FrozenImporter.find_spec(parts[0]) is not None:
         return True
-    search: list[str] | None = [entry for entry in sys.path if entry and os.path.isabs(entry)
-                                and entry != os.getcwd()]
+    search: list[str] | None = list(_child_search_path())
     for depth in range(len(parts)):
         if search is None:
             return True  # a module, not a package, that sets its own submodules (os.path): importing tells
@@ -497,18 +531,26 @@ def modules_needed(main: PurePosixPath, text: str, read: Callable[[PurePosixPath
     return sorted(found)
 
 
+# An import statement at the start of a line (indented too): found by a scan of lines, not by
+# parsing, which costs ~600 bytes of objects a byte of code (the grader parses no student's
+# file). A line inside a string may be taken for one: at worst, a file of the student's that
+# exists is copied too.
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+(?P<origin>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>[^#;\n]*)"
+                          r"|import[ \t]+(?P<modules>[^#;\n]*))", re.MULTILINE)
+
+
 def _imports_of(text: str) -> list[tuple[int, str | None, tuple[str, ...]]]:
-    """(level, module, names imported from it) of every import statement of ``text``."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+    """(level, module, names imported from it) of each import line of ``text``."""
     found: list[tuple[int, str | None, tuple[str, ...]]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += [(0, alias.name, ()) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            found.append((node.level, node.module, tuple(alias.name for alias in node.names)))
+    for line in _IMPORT_LINE.finditer(text):
+        if line.group("modules") is not None:
+            found += [(0, words[0], ()) for item in line.group("modules").split(",") if (words := item.split())]
+            continue
+        origin = line.group("origin")
+        module = origin.lstrip(".") or None
+        names = tuple(words[0] for item in line.group("names").strip(" \t()\\").split(",")
+                      if (words := item.strip(" \t()\\").split()))
+        found.append((len(origin) - len(origin.lstrip(".")), module, names))
     return found
 
 

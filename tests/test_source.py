@@ -290,3 +290,20 @@ def test_check_copies_the_modules_a_solution_imports_with_their_package(tmp_path
         "tools/__init__.py", "tools/meshes.py"]
     run = _check(tmp_path / "solution.py")
     assert run.returncode == 0 and json.loads(run.stdout)["score"] == 10, run.stdout + run.stderr
+
+
+def test_a_large_notebook_is_converted_without_parsing_it_in_the_grader(tmp_path: Path) -> None:
+    """Syntax trees cost ~600 bytes a byte of code: a notebook of nearly 1 MiB of code that imports
+    what the grader lacks is kept whole, with a note, at a few times its size."""
+    path = tmp_path / "big.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "cells": [
+        {"cell_type": "code", "source": "import matplotlib.pyplot as plt\n" + "a = b + c\n" * 100_000}]}))
+    probe = ("import resource, sys\nfrom pathlib import Path\nfrom grader.source import python_of\n"
+             "data = Path(sys.argv[1]).read_bytes()\nbefore = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+             "converted = python_of(data, '.ipynb', 'f')\nprint(converted.notes[-1])\n"
+             "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024)\n")
+    run = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True, text=True, cwd=ROOT,
+                         timeout=120)
+    note, grew = run.stdout.splitlines()
+    assert note.startswith("cells were not judged"), run.stdout + run.stderr
+    assert int(grew) < 8 * path.stat().st_size, int(grew) >> 20
