@@ -38,6 +38,7 @@ MAX_HELPERS, MAX_HELPER_BYTES = 32, 1 << 20
 # Cell magics whose body is still Python: the magic line goes, the body stays.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _SHELL_ASSIGNMENT = re.compile(r"^\s*[\w.,\s]+=\s*[!%]")
+_HELP_LINE = re.compile(r"^\s*(?:\?\??[\w.]+|[\w.]+\?\??)\s*$")  # IPython's help: "jnp.sum?", "??f"
 _LINE_END = re.compile(r"\r\n|\r|\n")
 # A notebook's code is one solution: more than this is not one (and its conversion stays bounded).
 MAX_NOTEBOOK_CODE = 1 << 20
@@ -225,7 +226,7 @@ def _cell_python(number: int, source: str, notes: _Notes) -> _Cell:
     kept = []
     for line in lines:
         stripped = line.lstrip()
-        if stripped.startswith(("%", "!")) or _SHELL_ASSIGNMENT.match(line):
+        if stripped.startswith(("%", "!")) or _SHELL_ASSIGNMENT.match(line) or _HELP_LINE.match(line):
             notes.add(f"cell {number}: {stripped[:80]}")
             kept.append(f"{line[:len(line) - len(stripped)]}pass  # IPython: {stripped}")
         else:

@@ -46,11 +46,12 @@ def notebook(*cells: str) -> bytes:
 
 def test_magics_and_shell_lines_become_comments_and_are_listed() -> None:
     converted = notebook_python(notebook("!pip install jax\nimport math\nfiles = !ls", "%%bash\necho hi",
-                                         "%%time\ny = math.pi", "if True:\n    %timeit y + 1"))
+                                         "%%time\ny = math.pi", "if True:\n    %timeit y + 1", "math.sqrt?\n??math"))
     compile(converted.text, "notebook", "exec")  # what is left is Python
     assert "import math" in converted.text and "y = math.pi" in converted.text
     assert not any(line.lstrip().startswith(("%", "!")) for line in converted.text.splitlines())
-    assert [n.split(":")[0] for n in converted.notes] == ["cell 2", "cell 2", "cell 3", "cell 4", "cell 5"]
+    assert [n.split(":")[0] for n in converted.notes] == ["cell 2", "cell 2", "cell 3", "cell 4", "cell 5", "cell 6",
+                                                          "cell 6"]
     with pytest.raises(NotebookError):
         notebook_python(b'{"cells": "not a notebook"}')
 
