@@ -78,13 +78,14 @@ def notebook_python(data: bytes, function: str | None = None, beside: frozenset[
     notes = _Notes()
     cells = [_cell_python(number, source, notes) for number, source in read_notebook(data)]
     left = _Left()
-    lacking = function is not None and any(not grader_provides(module, beside) for cell in cells
-                                           for level, module, _ in _imports_of(cell.text) if not level and module)
-    if lacking and sum(len(cell.text) for cell in cells) <= MAX_ANALYSED_CODE:
-        left = _left_out(cells, function or "", beside)  # parsed only where some import cannot succeed
-    elif lacking:
-        notes.add(f"cells were not judged for imports the grader lacks: more than {MAX_ANALYSED_CODE >> 10} KiB "
-                  "of code")
+    if function is not None and any(not grader_provides(module, beside) for cell in cells
+                                    for level, module, _ in _imports_of(cell.text) if not level and module):
+        # cells are parsed only where some import cannot succeed
+        if sum(len(cell.text) for cell in cells) <= MAX_ANALYSED_CODE:
+            left = _left_out(cells, function, beside)
+        else:
+            notes.add(f"cells were not judged for imports the grader lacks: more than {MAX_ANALYSED_CODE >> 10} "
+                      "KiB of code")
     parts = []
     for cell in cells:
         lines = split_lines(cell.text)
