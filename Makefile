@@ -3,8 +3,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# axe-core, the accessibility checker the HTML tests run in headless Chromium (tests/browser.py),
+# from the npm registry into .venv/node_modules; without npm those tests skip and say why.
+AXE_VERSION := 4.14.1
+AXE := $(VENV)/node_modules/axe-core/axe.min.js
 
-.PHONY: install test demo bench clean
+.PHONY: install axe test demo bench clean
 
 install: $(STAMP)
 
@@ -14,8 +18,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-test: install
+test: install axe
 	$(BIN)/python -m pytest -q
+
+axe: install
+	@if [ -f $(AXE) ] && grep -q '"version": "$(AXE_VERSION)"' $(VENV)/node_modules/axe-core/package.json; then :; \
+	elif command -v npm >/dev/null 2>&1; then \
+	  npm install --prefix $(VENV) --no-save --no-audit --no-fund --loglevel=error axe-core@$(AXE_VERSION); \
+	else echo "npm not found: the axe-core tests will skip (apt-get install npm; .ci/run does)"; fi
 
 # What a student sees for the mistake value-only graders miss (examples/no_placement.py: the
 # right number, nothing placed), then the sample class (examples/class): right, wrong of each

@@ -186,6 +186,18 @@ def argument_leaves(arguments: Mapping[str, Any]) -> list[tuple[str, Any]]:
     return [(name + rest, leaf) for name, value in arguments.items() for rest, leaf in flatten(value)]
 
 
+def with_leaf(arguments: Mapping[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """``arguments`` with the leaf at ``path`` (as ``argument_leaves`` names it) replaced by ``value``."""
+    def rebuilt(tree: Any, at: str) -> Any:
+        if isinstance(tree, Mapping):
+            return {k: rebuilt(v, at + key_text(k)) for k, v in tree.items()}
+        if isinstance(tree, (tuple, list)):
+            return type(tree)(rebuilt(v, at + key_text(i)) for i, v in enumerate(tree))
+        return value if at == path else tree
+
+    return {name: rebuilt(tree, name) for name, tree in arguments.items()}
+
+
 def is_within(path: str, prefix: str) -> bool:
     """Whether the leaf at ``path`` belongs to the (sub)tree named ``prefix``."""
     return path == prefix or (path.startswith(prefix) and path[len(prefix)] == "[")

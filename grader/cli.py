@@ -101,7 +101,7 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     check.add_argument("file", help="your solution, a .py file")
     check.add_argument("-e", "--exercise", help="exercise slug (default: found from the function your file defines)")
     check.add_argument("--format", choices=FORMATS, default="text",
-                       help="text (default), json, md, html, gradescope, prairielearn, junit or github; see docs/formats.md")
+                       help="text (default), json, md, html, gradescope, prairielearn, junit, gitlab (JUnit for GitLab) or github; see docs/formats.md")
     check.add_argument("--audience", choices=AUDIENCES, default="student",
                        help="student (default: hidden checks withheld) or instructor (everything)")
     check.add_argument("--templates", type=Path, metavar="DIR",

@@ -161,8 +161,9 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
         signature = exercise.signature
         session.parameters = signature.names
         checks = exercise.checks
+        values = next((c for c in checks if c.category == "value" and hasattr(c, "draw")), None)
         context = Context(session, signature, exercise.probe, seed, exercise.function, module, exercise.devices,
-                          notes)
+                          notes, values)
         for check in checks:
             check.prepare(seed)
         loaded = None

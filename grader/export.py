@@ -61,6 +61,8 @@ set -euo pipefail
 SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="${JAXGRADE_AUTOGRADER_ROOT:-/autograder}"
 VENV="$ROOT/jaxgrade-venv"
+# The compilation cache, where the submission's uid can read it (root's home is closed to it).
+export JAXGRADE_CACHE="${JAXGRADE_CACHE:-$ROOT/jaxgrade-cache}"
 export DEBIAN_FRONTEND=noninteractive
 
 pick_python() {
@@ -91,7 +93,8 @@ fi
 "$VENV/bin/python" -m pip install --upgrade pip
 "$VENV/bin/python" -m pip install "$SOURCE/jaxgrade"
 # Grade the reference once now: it fills the compilation cache, so students' grading is faster.
-"$VENV/bin/jaxgrade" check "$SOURCE/jaxgrade/exercises/@SLUG@/reference.py" -e @SLUG@ --format json -o /dev/null || true
+# The cache is root's, readable and not writable by every other user (the submission's uid).
+PYTHONPATH="$SOURCE/jaxgrade" "$VENV/bin/python" -m grader.export warm-cache -e @SLUG@ || true
 # Gradescope's advice for student code: another user, and `chmod o=` on what it must not read.
 # The sandbox gives each submission's process a uid of its own (61000-61999, deliberately no
 # account: it never reuses a named uid). Here every copy of the reference and the checks (the
@@ -114,6 +117,7 @@ set -uo pipefail
 ROOT="${JAXGRADE_AUTOGRADER_ROOT:-/autograder}"
 PYTHON="${JAXGRADE_PYTHON:-$ROOT/jaxgrade-venv/bin/python}"
 export PYTHONPATH="$ROOT/source/jaxgrade${PYTHONPATH:+:$PYTHONPATH}"
+export JAXGRADE_CACHE="${JAXGRADE_CACHE:-$ROOT/jaxgrade-cache}"  # the one setup.sh filled
 rm -f "$ROOT/results/results.json"
 "$PYTHON" -m grader.export autograde --root "$ROOT" -e @SLUG@
 status=$?
@@ -423,15 +427,22 @@ def _banner(lines: list[str]) -> str:
     return "\n".join([bar, *lines, bar])
 
 
-def _missing_test(protections: list[Protection], missing: list[str], number: int) -> dict[str, Any]:
-    """A 0-point test only course staff see (Gradescope shows every test to instructors, hidden ones
-    to no student): the protections this run went without, next to the score."""
-    details = "\n".join(f"- {p.name}: {p.detail}" for p in protections if p.name in missing)
-    return {"score": 0, "max_score": 0, "status": "failed", "name": "jaxgrade sandbox: MISSING " + ", ".join(missing),
-            "name_format": "text", "number": str(number), "visibility": "hidden", "output_format": "md",
-            "output": ("This submission was graded without these protections (the container does not allow them; "
-                       "see jaxgrade's docs/threat-model.md):\n\n" + details),
-            "tags": ["sandbox"], "extra_data": {"id": "sandbox.missing_protections", "missing_protections": missing}}
+def shared_compile_cache(exercise: Exercise) -> str | None:
+    """The compilation cache, filled from the reference (once per version of the exercise) and
+    opened to every user for reading, not writing: in a container the submission runs as a uid
+    of its own, which cannot read root's 0700 home (nor a cache JAX wrote under umask 077), and a
+    cache it cannot read costs every submission its compilations. None: no cache here."""
+    from grader.engine import warm_compile_cache
+    from grader.cache import cache_root
+
+    directory, root = warm_compile_cache(exercise), cache_root()
+    if directory is None or root is None:
+        return None
+    for folder, _, files in os.walk(root):
+        os.chmod(folder, 0o755)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o644)
+    return directory
 
 
 def _grade_or_fault(root: Path, exercise: Exercise, submission: Prepared) -> tuple[Report, list[Protection], list[str]]:
@@ -444,7 +455,7 @@ def _grade_or_fault(root: Path, exercise: Exercise, submission: Prepared) -> tup
                           "that the grader reads. Gradescope runs autograders as root.")
     own = [protect_secrets(root, exercise), block_network()]
     report = grade(exercise, submission.path, display_path=submission.shown, helpers=submission.helpers,
-                   notes=submission.notes)
+                   notes=submission.notes, compile_cache=shared_compile_cache(exercise))
     errors = [c for c in report.checks if c.status == "error"]
     if report.status == "error" or errors:
         reason = errors[0].message if errors else "nothing could be graded"
@@ -495,10 +506,11 @@ def autograde(root: Path, slug: str) -> int:
                        "Fix the cause, then regrade the submission."]), flush=True)
         return 3
     data = gradescope(report)
+    # Diagnostics for course staff only: extra_data, and stdout (stdout_visibility "hidden"). Never a
+    # test: a hidden test would hide the student's total (Gradescope's results.json specification).
     data["extra_data"]["protections"] = {p.name: {"active": p.active, "detail": p.detail} for p in protections}
     if missing:
         data["extra_data"]["missing_protections"] = missing
-        data["tests"].append(_missing_test(protections, missing, len(data["tests"]) + 1))
     _write_results(results, data)
     print(f"jaxgrade: wrote {results} for {submission.shown}: {report.score:g}/{report.max_score:g}")
     _print_protections(protections, missing)
@@ -854,13 +866,16 @@ def add_commands(commands: Any) -> None:
 
 
 def _main(argv: list[str]) -> int:
-    """``python -m grader.export autograde|lock|prairielearn-grade --root ROOT -e SLUG``: what Gradescope's
-    run_autograder and setup.sh, and PrairieLearn's tests/run.sh, call."""
+    """``python -m grader.export autograde|lock|warm-cache|prairielearn-grade --root ROOT -e SLUG``: what
+    Gradescope's run_autograder and setup.sh, and PrairieLearn's tests/run.sh, call."""
     parser = argparse.ArgumentParser(prog="python -m grader.export")
-    parser.add_argument("action", choices=["autograde", "lock", "prairielearn-grade"])
+    parser.add_argument("action", choices=["autograde", "lock", "warm-cache", "prairielearn-grade"])
     parser.add_argument("--root", type=Path, default=Path(os.environ.get("JAXGRADE_AUTOGRADER_ROOT", "/autograder")))
     parser.add_argument("-e", "--exercise", required=True)
     args = parser.parse_args(argv)
+    if args.action == "warm-cache":
+        print(f"jaxgrade: compilation cache {shared_compile_cache(find_exercise(args.exercise)) or 'off'}")
+        return 0
     if args.action == "lock":
         try:
             print(f"jaxgrade: {protect_secrets(args.root, find_exercise(args.exercise)).detail}")

@@ -144,3 +144,54 @@ def test_a_machine_that_refuses_to_write_is_exit_4_not_a_grade():
     assert result.returncode == 4
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "No space left on device" in lines[0] and "the machine refused" in lines[0]
+
+
+# --- LMS points and columns (jaxgrade grade --points / --lms-file) -------------------------------------------
+
+
+@pytest.mark.parametrize("flags, message", [
+    (("--points", "25"), "--points and --lms-file are for the LMS gradebooks: add --gradebook canvas or moodle"),
+    (("--gradebook", "canvas", "--points", "0"), "--points must be a number above 0"),
+    (("--gradebook", "moodle", "--points", "inf"), "--points must be a number above 0"),
+    (("--gradebook", "canvas", "--lms-file", "Makefile"), "is neither Canvas's gradebook export"),
+])
+def test_lms_flags_are_checked_before_grading(tmp_path, flags, message):
+    (tmp_path / "alice.py").write_text("x = 1\n")
+    result = run("grade", str(tmp_path), "-e", SEED_EXERCISE.name, "-o", str(tmp_path / "out"), *flags)
+    assert result.returncode == 2 and message in result.stderr
+    assert not (tmp_path / "out").exists()  # nothing graded, nothing written
+
+
+def test_a_moodle_run_with_the_worksheet_gives_grades_out_of_its_maximum_with_comments(tmp_path):
+    from test_gradebook import MOODLE_WORKSHEET, moodle_import
+    download = tmp_path / "download" / "Jane Doe_1234567_assignsubmission_file_"
+    download.mkdir(parents=True)
+    (download / "solution.py").write_text((SEED_EXERCISE / "wrong" / "value_mean.py").read_text())
+    empty = download.parent / "Bob Roe_7654321_assignsubmission_file_"  # two folders: not one wrapping folder
+    empty.mkdir()
+    (empty / "solution.py").write_text("")
+    worksheet = tmp_path / "worksheet.csv"
+    worksheet.write_text(MOODLE_WORKSHEET)
+    out = tmp_path / "out"
+    result = run("grade", str(download.parent), "-e", SEED_EXERCISE.name, "-o", str(out), "-j", "1",
+                 "--gradebook", "moodle", "--lms-file", str(worksheet))
+    assert result.returncode == 0, result.stderr
+    assert "LMS points: each score scaled from 10 points to 100" in result.stdout
+    row, empty_row = moodle_import((out / "gradebook-moodle.csv").read_text())
+    assert (empty_row["grade"], empty_row["maximum"]) == ("0", "100")
+    assert (row["participant"], row["grade"], row["maximum"]) == ("1234567", "70", "100")
+    assert row["comments"].startswith("jaxgrade: ") and "report: students/1234567/report.html" in row["comments"]
+    assert (out / "students" / "1234567" / "report.html").is_file()
+
+
+def test_a_canvas_column_without_an_assignment_id_is_said_and_an_id_alone_makes_one(tmp_path):
+    (tmp_path / "class").mkdir()
+    (tmp_path / "class" / "alice.py").write_text("")
+    out = tmp_path / "out"
+    bare = run("grade", str(tmp_path / "class"), "-e", SEED_EXERCISE.name, "-o", str(out), "--gradebook", "canvas")
+    assert bare.returncode == 0 and "the Canvas column has no assignment id" in bare.stderr
+    by_id = run("grade", str(tmp_path / "class"), "-e", SEED_EXERCISE.name, "-o", str(out), "--gradebook", "canvas",
+                "--assignment", "98765", "--points", "5")
+    assert by_id.returncode == 0 and "no assignment id" not in by_id.stderr
+    header, points = (out / "gradebook-canvas.csv").read_text().splitlines()[:2]
+    assert header.endswith(",NamedSharding (replicated) (98765)") and points.endswith(",5")

@@ -319,12 +319,13 @@ def container_root(autograder_zip):
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _container_env(root: Path) -> dict[str, str]:
+def _container_env(root: Path, cache: Path | None = None) -> dict[str, str]:
     return {"PATH": os.environ["PATH"], "LANG": "C.UTF-8", "JAXGRADE_AUTOGRADER_ROOT": str(root),
-            "JAXGRADE_CACHE": "off", "NO_COLOR": "1", "HOME": str(root)}
+            "JAXGRADE_CACHE": str(cache) if cache else "off", "NO_COLOR": "1", "HOME": str(root)}
 
 
-def _in_container(root: Path, *, user: int | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
+def _in_container(root: Path, *, user: int | None = None, timeout: int = 300,
+                  cache: Path | None = None) -> subprocess.CompletedProcess:
     """run_autograder as Gradescope runs it, in a simulated container: root (or ``user``) with
     Docker's default capabilities only, in a mount namespace where Python is reachable by others."""
     python = _blocked_ancestor(Path(sys.base_prefix))
@@ -339,7 +340,7 @@ def _in_container(root: Path, *, user: int | None = None, timeout: int = 300) ->
     script = (f"set -e; {expose}cd {root}; exec setpriv --bounding-set=-all,{capabilities} --inh-caps=-all "
               f"{who}-- {root}/run_autograder")
     return subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", script],
-                          env=_container_env(root), capture_output=True, text=True, timeout=timeout)
+                          env=_container_env(root, cache), capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture
@@ -371,12 +372,14 @@ def test_gradescope_without_cap_sys_admin_keeps_the_reference_from_a_hostile_sub
     assert not protections["hidden_paths"]["active"] and not protections["network"]["active"]
     assert protections["user"]["active"] and protections["secrets"]["active"]
     assert protections["network_filter"]["active"]
-    # what had no substitute is said loudly, to course staff only
+    # what had no substitute is said loudly, to course staff only: extra_data and the autograder's
+    # stdout (hidden from students), never a test (a hidden one would hide the student's total)
     missing = results["extra_data"]["missing_protections"]
     assert "temporary_files" in missing and "hidden_paths" not in missing and "network" not in missing
     assert "sandbox protection(s) MISSING in this container: " in done.stdout
-    staff = [t for t in results["tests"] if t["name"].startswith("jaxgrade sandbox: MISSING")]
-    assert len(staff) == 1 and staff[0]["visibility"] == "hidden" and staff[0]["max_score"] == 0
+    assert results["stdout_visibility"] == "hidden"
+    assert [t["extra_data"]["id"] for t in results["tests"]] == list(find_exercise(SLUG).points)
+    assert {t["visibility"] for t in results["tests"]} == {"visible"} and "sandbox" not in json.dumps(results["tests"])
     # every copy of the exercise in the image is closed to other users
     site = next((root / "jaxgrade-venv").glob("lib/python*/site-packages"))
     copies = [root / "source" / "jaxgrade" / "exercises" / SLUG, site / "grader" / "exercises" / SLUG,
@@ -384,6 +387,57 @@ def test_gradescope_without_cap_sys_admin_keeps_the_reference_from_a_hostile_sub
     assert len(copies) == 3
     for copy in copies:
         assert not copy.stat().st_mode & 0o007, copy
+
+
+def _warm_cache_as_setup_does(root: Path, cache: Path) -> None:
+    """setup.sh's step, as root when the image is built (under a strict umask, which JAX's files keep)."""
+    python = root / "jaxgrade-venv" / "bin" / "python"
+    done = subprocess.run(["bash", "-c", f'umask 077; exec "{python}" -m grader.export warm-cache -e {SLUG}'],
+                          env={**_container_env(root, cache), "PYTHONPATH": str(root / "source" / "jaxgrade")},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and str(cache) in done.stdout, done.stdout + done.stderr
+
+
+PRINTING_SUBMISSION = (EXERCISE_DIR / "reference.py").read_text() + '\nprint("the student printed this")\n'
+
+
+@CONTAINER
+def test_gradescope_students_see_what_they_printed_and_the_cache_is_readable_by_the_sandbox(container_root):
+    """The cache setup.sh fills is the one run_autograder's children read: every entry readable
+    (not writable) by an unprivileged uid, and nothing about the cache in what students see."""
+    root, cache = container_root, container_root / "jaxgrade-cache"
+    _warm_cache_as_setup_does(root, cache)
+    entries = [path for path in cache.rglob("*") if path.is_file()]
+    assert len(entries) > 3
+    (root / "submission" / f"{SLUG}.py").write_text(PRINTING_SUBMISSION)
+    done = _in_container(root, cache=cache)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 10 and "the student printed this" in results["output"]
+    assert "cache" not in results["output"] and "PermissionError" not in json.dumps(results), results["output"]
+    probe = subprocess.run(["setpriv", "--reuid=61999", "--regid=61999", "--clear-groups", "--", "cat",
+                            *map(str, entries)], capture_output=True, timeout=60)
+    assert probe.returncode == 0, probe.stderr  # the sandbox's uid reads every entry
+    assert all(not path.stat().st_mode & 0o022 for path in [cache, *cache.rglob("*")])  # and writes none
+    assert {path.stat().st_uid for path in cache.rglob("*")} == {0}  # the grader's alone: nothing planted
+
+
+@CONTAINER
+def test_gradescope_students_never_see_the_cache_the_sandbox_cannot_read(container_root):
+    """A cache behind a folder closed to other users (root's home, as before setup.sh moved it):
+    JAX's "Error reading persistent compilation cache ... PermissionError" is the grader's
+    concern, so it stays out of the student's output (it only costs speed)."""
+    root = container_root
+    closed = root / "root-home"
+    closed.mkdir(mode=0o700)
+    cache = closed / ".cache" / "jaxgrade"
+    _warm_cache_as_setup_does(root, cache)
+    (root / "submission" / f"{SLUG}.py").write_text(PRINTING_SUBMISSION)
+    done = _in_container(root, cache=cache)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 10 and "the student printed this" in results["output"]
+    assert "persistent compilation cache" not in results["output"] and "PermissionError" not in results["output"]
 
 
 @CONTAINER

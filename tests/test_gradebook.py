@@ -12,16 +12,18 @@ from typing import Any
 
 import pytest
 
-from grader.batch.gradebook import (canvas_rows, gradebook_rows, moodle_rows, write_atomically, write_gradebook,
-                                    write_lms_gradebook)
+from grader.batch.gradebook import (canvas_rows, feedback_comment, gradebook_rows, moodle_rows, write_atomically,
+                                    write_gradebook, write_lms_gradebook)
 from grader.batch.intake import Problem
+from grader.batch.lms_assignment import read_lms_file
 from grader.batch.safe_text import for_csv
+from grader.errors import UsageError
 
 CHECKS = ["load.function", "value.random_vectors", "limits.resources"]
 
 
 def record(student: str, scores: dict[str, float], status: str, source: str | None = None) -> dict:
-    checks = [{"id": cid, "score": score, "max_score": 1.0 if cid != "value.random_vectors" else 2.0,
+    checks = [{"id": cid, "title": cid, "score": score, "max_score": 1.0 if cid != "value.random_vectors" else 2.0,
                "status": "passed" if score else "failed", "message": ""} for cid, score in scores.items()]
     return {"student": student, "source": source or f"{student}.py",
             "report": {"score": sum(scores.values()), "max_score": 4.0, "status": status, "checks": checks,
@@ -87,11 +89,31 @@ def test_the_file_is_replaced_whole(tmp_path):
 @pytest.mark.parametrize("text, cell", [
     ("=1+1", "'=1+1"), ("+cmd", "'+cmd"), ("-2+3", "'-2+3"), ("@SUM(A1)", "'@SUM(A1)"),
     ("\tTAB", "'\\tTAB"), ("\r=1", "'\\r=1"), ("\uff1dcmd", "'\uff1dcmd"),
+    (" =1+1", "' =1+1"), ("  @SUM(A1)", "'  @SUM(A1)"), ("\u00a0=cmd", "'\\xa0=cmd"), ("\u3000+1", "'\\u3000+1"),
+    (" alice", " alice"),
     ("evil\nname", "evil\\nname"), ("\x1b[2J\x1b[31mred", "\\x1b[2J\\x1b[31mred"), ("a\u202etxt.py", "a\\u202etxt.py"),
     ("alice", "alice"), ("caf\u00e9", "caf\u00e9"), ("caf\udce9", "caf\\xe9"),
 ])
 def test_for_csv_escapes_controls_and_quotes_formulas(text, cell):
     assert for_csv(text) == cell
+
+
+def spreadsheet_reads_a_formula(cell: str) -> bool:
+    """What LibreOffice and Excel do with a CSV cell: leading whitespace trimmed, then a
+    formula if it starts with one of OWASP's characters (a leading ' makes it text)."""
+    return cell.lstrip().startswith(("=", "+", "-", "@", "\uff1d", "\uff0b", "\uff0d", "\uff20"))
+
+
+def test_no_cell_of_any_gradebook_is_a_formula_after_trimming(tmp_path):
+    names = [" =HYPERLINK(\"http://x\")", "\t=1", "\u00a0+cmd", "  -2+3", "\u2003@SUM(A1)"]
+    results = [{**record(str(1000 + i), {"load.function": 1}, "failed", source=f"{n}.py"), "name": n,
+                "graded_at": "2026-11-29T19:16:00Z"} for i, n in enumerate(names)]
+    write_gradebook(tmp_path / "gradebook.csv", CHECKS, results, [], lms=True)
+    canvas = canvas_rows(" =Lab (1)", 4, results, [], "canvas")
+    moodle = moodle_rows(4, results, [], "moodle")
+    cells = [cell for row in csv.reader(io.StringIO((tmp_path / "gradebook.csv").read_text())) for cell in row]
+    cells += [cell for header, rows in (canvas, moodle) for row in (header, *rows) for cell in row]
+    assert len(cells) > 5 * len(names) and not [cell for cell in cells if spreadsheet_reads_a_formula(cell)]
 
 
 def test_hostile_names_reach_the_gradebook_as_one_inert_cell_each(tmp_path):
@@ -214,12 +236,17 @@ def moodle_import(text: str) -> list[dict[str, Any]]:
     if not all(column in header for column in ("Identifier", "Grade", "Last modified (grade)")):
         raise ValueError("invalid worksheet")
     identifier, grade, modified = (header.index(c) for c in ("Identifier", "Grade", "Last modified (grade)"))
+    maximum = header.index("Maximum Grade")
+    comments = header.index("Feedback comments")  # the comments plugin's column (get_editor_fields)
     imported = []
     for row in rows[1:]:
         assert row[identifier].startswith("Participant ")
         participant = row[identifier][len("Participant "):]
         when = dt.datetime.strptime(row[modified], "%Y-%m-%dT%H:%M:%SZ") if row[modified] else None
-        imported.append({"participant": participant, "grade": row[grade], "modified": when})
+        if row[grade]:  # Moodle skips a grade above the maximum, without a word
+            assert float(row[grade]) <= float(row[maximum]), row
+        imported.append({"participant": participant, "grade": row[grade], "maximum": row[maximum], "modified": when,
+                         "comments": row[comments]})
     return imported
 
 
@@ -234,6 +261,104 @@ def test_the_moodle_worksheet_passes_moodles_importer_rules():
     assert [(r["participant"], r["grade"]) for r in imported] == [("1234567", "3"), ("5555", ""), ("7654321", "")]
     assert imported[0]["modified"] == dt.datetime(2026, 11, 29, 19, 16)
     assert [row[1] for row in rows] == ["Jane Doe", "Al Li", "Bob Roe"]
+
+
+def test_the_lms_files_give_the_score_out_of_the_lms_points():
+    results = [{**record("1234567", {"load.function": 1, "value.random_vectors": 2}, "failed"), "name": "Jane Doe",
+                "graded_at": "2026-11-29T19:16:00Z"},
+               {**record("7654321", {"load.function": 1, "value.random_vectors": 2, "limits.resources": 1}, "passed"),
+                "name": "Bob Roe", "graded_at": "2026-11-29T19:17:00Z"},
+               {**record("5555", {"load.function": 1}, "failed"), "graded_at": "2026-11-29T19:18:00Z"}]
+    moodle = moodle_import(_csv(list(_rows(moodle_rows(4, results, [], "moodle", points=100)))))
+    assert [(r["participant"], r["grade"], r["maximum"]) for r in moodle] == [
+        ("1234567", "75", "100"), ("5555", "25", "100"), ("7654321", "100", "100")]
+    canvas = canvas_import(_csv(list(_rows(canvas_rows("Lab 3 (98765)", 4, results, [], "canvas", points=3)))))
+    assert canvas["points"] == ["3"]
+    assert [(s["id"], s["grades"]) for s in canvas["students"]] == [("1234567", ["2.25"]), ("5555", ["0.75"]),
+                                                                    ("7654321", ["3"])]
+    # Without points, the scores and the maximum are the exercise's, as before.
+    assert [r["grade"] for r in moodle_import(_csv(list(_rows(moodle_rows(4, results, [], "moodle"))))) ] == [
+        "3", "1", "4"]
+    # Scaled scores are rounded to two decimals: 1 of 3 points out of 10.
+    third = record("1", {"load.function": 1}, "failed")
+    third["report"]["max_score"] = 3.0
+    assert canvas_rows("Lab", 3, [third], [], "canvas", points=10)[1][1][-1] == "3.33"
+
+
+def test_the_moodle_feedback_comment_names_the_report_and_never_a_withheld_check():
+    result = {**record("1234567", {"load.function": 1, "value.random_vectors": 0, "limits.resources": 1}, "failed"),
+              "name": "Jane Doe", "graded_at": "2026-11-29T19:16:00Z"}
+    for check, title in zip(result["report"]["checks"], ["Loads", "Values <on> random & vectors", "Secret limits"]):
+        check["title"] = title
+    shown = feedback_comment(result)
+    assert shown == ("jaxgrade: 2 of 3 checks passed; not passed: Values <on> random & vectors; "
+                     "report: students/1234567/report.html")
+    result["report"]["checks"][2]["status"] = "failed"
+    hiding = feedback_comment(result, withheld={"limits.resources"})
+    assert "Secret" not in hiding and "2 of 3" not in hiding
+    assert hiding == ("jaxgrade: 1 of 2 checks passed; not passed: Values <on> random & vectors; "
+                      "1 hidden check counted in the grade; report: students/1234567/report.html")
+    imported = moodle_import(_csv(list(_rows(moodle_rows(4, [result], [], "moodle", withheld={"limits.resources"})))))
+    # Moodle keeps feedback comments as HTML: the text is escaped so it shows as written.
+    assert imported[0]["comments"] == hiding.replace("<", "&lt;").replace(">", "&gt;").replace("& ", "&amp; ")
+    not_graded = moodle_rows(4, [], [Problem("x", "7654321", "no_python", "text only", name="Bob")], "moodle")
+    assert not_graded[1][0][MOODLE_COMMENTS] == ""  # not graded: no comment, as no grade
+
+
+# --- the LMS's own files: the assignment's points and Canvas's column with its id ---------------------------
+# Canvas's "Export Entire Gradebook" (GradebookExporter: the student columns, one "Title (id)" column per
+# assignment, then totals; a "Points Possible" row, its first cell indented with spaces) and the Moodle
+# assignment's "Download grading worksheet" (a "Maximum Grade" column).
+
+CANVAS_EXPORT = ('Student,ID,SIS User ID,SIS Login ID,Section,Lab 2 (98700),Lab 3 (98765),Current Points,Final Score\n'
+                 '    Points Possible,,,,,20.00,25.00,(read only),(read only)\n'
+                 '"Doe, Jane",12345,,jdoe,Section A,18.00,,18.00,90.00\n')
+MOODLE_WORKSHEET = ('Identifier,"Full name","Email address",Status,Grade,"Maximum Grade","Grade can be changed",'
+                    '"Last modified (submission)","Last modified (grade)","Feedback comments"\n'
+                    '"Participant 1234567","Jane Doe",jane@example.org,"Submitted for grading",,100.00,Yes,'
+                    '"Sunday, 29 November 2026, 7:16 PM",-,\n'
+                    '"Participant 7654321","Bob Roe",bob@example.org,"No submission",,100.00,Yes,-,-,\n')
+
+
+def test_canvas_export_gives_the_column_with_its_id_and_the_points(tmp_path):
+    path = tmp_path / "export.csv"
+    path.write_text("\ufeff" + CANVAS_EXPORT)  # Canvas writes a byte-order mark
+    for wanted in ("Lab 3", "98765", "Lab 3 (98765)"):
+        found = read_lms_file(path, wanted, "NamedSharding")
+        assert (found.column, found.points) == ("Lab 3 (98765)", 25.0)
+    assert read_lms_file(path, None, "Lab 2").column == "Lab 2 (98700)"  # by the exercise's title
+    with pytest.raises(UsageError, match=r"no assignment column match 'Lab 9'.*'Lab 2 \(98700\)', 'Lab 3 \(98765\)'"):
+        read_lms_file(path, "Lab 9", "NamedSharding")
+    path.write_text(CANVAS_EXPORT.replace("25.00", "(read only)"))
+    with pytest.raises(UsageError, match="not a number of points"):
+        read_lms_file(path, "Lab 3", "NamedSharding")
+
+
+def test_moodle_worksheet_gives_the_maximum_grade(tmp_path):
+    path = tmp_path / "worksheet.csv"
+    path.write_text(MOODLE_WORKSHEET)
+    found = read_lms_file(path, None, "NamedSharding")
+    assert (found.points, found.column) == (100.0, None)
+    path.write_text(MOODLE_WORKSHEET.replace("100.00,Yes,-", "50.00,Yes,-"))
+    with pytest.raises(UsageError, match="one Maximum Grade on every row"):
+        read_lms_file(path, None, "NamedSharding")
+
+
+@pytest.mark.parametrize("text", ["", "a,b\n1,2\n", "\xff\xfe"])
+def test_a_file_that_is_neither_lms_file_is_refused_with_what_to_give(tmp_path, text):
+    path = tmp_path / "other.csv"
+    path.write_bytes(text.encode("latin-1"))
+    with pytest.raises(UsageError, match="--lms-file"):
+        read_lms_file(path, None, "NamedSharding")
+
+
+def _rows(header_and_rows):
+    header, rows = header_and_rows
+    yield header
+    yield from rows
+
+
+MOODLE_COMMENTS = 5
 
 
 def test_no_moodle_worksheet_rows_without_participant_ids():

@@ -1,5 +1,6 @@
 """Renderers: every format from real gradings, checked by a real consumer where one exists here
-(html5lib and headless Chromium for HTML, the Jenkins xUnit plugin's junit-10.xsd for JUnit, the
+(html5lib and headless Chromium for HTML, both revisions of the Jenkins xUnit plugin's junit-10.xsd
+and a model of GitLab's parser for JUnit, the
 field list for Gradescope, PrairieLearn's documented results format),
 golden files for Markdown and text, and the visibility rules in every student-facing format.
 
@@ -13,7 +14,6 @@ import difflib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -28,6 +28,8 @@ from grader.report.render import FORMATS, neutralise_workflow_commands, render
 from grader.report.result import Report
 from grader.release import Release
 from grader.report.visibility import view
+
+from browser import AXE, CHROMIUM, NO_AXE, NO_CHROMIUM, audit, chromium
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -314,17 +316,6 @@ def test_html_palettes_meet_wcag_aa_contrast():
             assert ratio >= 4.5, f"--{foreground} on --{background}: {ratio:.2f}"
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def _chromium(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess:
-    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
-    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               "--hide-scrollbars", f"--user-data-dir={profile}", *arguments]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120)
-
-
 def _page_requests(net_log: Path) -> list[str]:
     """URLs the page asked for. The browser's own service requests carry no initiator
     ('not an origin'); everything a file:// page loads has the page as initiator."""
@@ -339,8 +330,7 @@ def _page_requests(net_log: Path) -> list[str]:
     return [url for url in urls if not url.startswith(("file:", "data:", "about:"))]
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium; "
-                                              ".ci/run installs it)")
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 def test_html_in_headless_chromium(reports, tmp_path):
     page = tmp_path / "report.html"
     page.write_text(render(dataclasses.replace(reports["value_skips_first"], output=_output("hello\n")), "html"))
@@ -349,19 +339,63 @@ def test_html_in_headless_chromium(reports, tmp_path):
     # The detector sees a page's requests (otherwise "no request" would prove nothing).
     probe = tmp_path / "probe.html"
     probe.write_text('<!DOCTYPE html><html lang="en"><title>p</title><img alt="" src="http://127.0.0.1:9/p.png">')
-    _chromium(tmp_path, f"--log-net-log={tmp_path / 'probe.json'}", "--dump-dom", probe.as_uri())
+    chromium(tmp_path, f"--log-net-log={tmp_path / 'probe.json'}", "--dump-dom", probe.as_uri())
     assert _page_requests(tmp_path / "probe.json") == ["http://127.0.0.1:9/p.png"]
 
     for name, size in (("desktop", "1000,1600"), ("phone", "390,2600")):
         shot = tmp_path / f"report-{name}.png"
-        done = _chromium(tmp_path, f"--window-size={size}", f"--screenshot={shot}",
+        done = chromium(tmp_path, f"--window-size={size}", f"--screenshot={shot}",
                          f"--log-net-log={tmp_path / f'{name}.json'}", url)
         assert shot.is_file() and shot.stat().st_size > 10_000, done.stderr[-2000:]
         assert _page_requests(tmp_path / f"{name}.json") == []
-    dom = _chromium(tmp_path, "--dump-dom", url).stdout
+    dom = chromium(tmp_path, "--dump-dom", url).stdout
     rendered = _html_tree(dom)
     assert "7 / 10" in "".join(rendered.find(".//p[@class='score']").itertext())
     print(f"screenshots: {tmp_path}/report-desktop.png, {tmp_path}/report-phone.png")
+
+
+LONG_INPUT = "jnp.array([" + ", ".join(["1.0"] * 60) + "])"
+LONG_WORD = "x" * 300
+
+
+def _long_lines(report: Report) -> Report:
+    """The report with every failed check's details as long as a message can be: a long input,
+    and words no line can hold (a path, an unbroken token)."""
+    checks = tuple(dataclasses.replace(c, message=f"{c.message} {LONG_WORD}", expected=LONG_INPUT,
+                                       observed=LONG_WORD, counterexample=LONG_INPUT,
+                                       hint=f"{c.hint} {LONG_WORD}", reproduce=f"python -c {LONG_WORD}")
+                   if c.status == "failed" else c for c in report.checks)
+    return dataclasses.replace(report, checks=checks, output=_output(LONG_WORD + "\n" + LONG_INPUT + "\n"))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+@pytest.mark.skipif(not AXE.is_file(), reason=NO_AXE)
+def test_the_audit_sees_what_it_looks_for(tmp_path):
+    """The browser audit below is not blind: a page with no <main> and a box wider than a phone
+    fails it, at 390 px and not at 1280."""
+    page = '<!DOCTYPE html><html lang="en"><title>t</title><body><h1>t</h1><div style="width: 700px">x</div></body></html>'
+    phone, desktop = audit(page, 390, tmp_path), audit(page, 1280, tmp_path)
+    assert {"landmark-one-main", "region"} <= {v["id"] for v in phone["violations"]}
+    assert phone["scroll_width"] > phone["client_width"] == 390
+    assert desktop["scroll_width"] == desktop["client_width"] == 1280
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+@pytest.mark.skipif(not AXE.is_file(), reason=NO_AXE)
+@pytest.mark.parametrize("width", [390, 1280])
+def test_html_report_fits_the_screen_and_axe_finds_nothing(reports, hidden, tmp_path, width):
+    """On a phone (390 px) and a desktop (1280 px): no sideways scrolling, whatever a message
+    holds, and zero axe-core violations, for the student and the instructor."""
+    pages = {"failed, long details": render(_long_lines(reports["value_skips_first"]), "html"),
+             "structure": render(reports["structure_all_devices"], "html"),
+             "syntax error": render(reports["load_syntax_error"], "html"),
+             "hidden, for a student": render(_long_lines(hidden["value_skips_first"]), "html"),
+             "hidden, for the instructor": render(_long_lines(hidden["value_skips_first"]), "html",
+                                                  audience="instructor")}
+    for name, page in pages.items():
+        found = audit(page, width, tmp_path)
+        assert found["violations"] == [], f"{name}: {found['violations']}"
+        assert found["scroll_width"] <= found["client_width"] == width, f"{name}: too wide, {found}"
 
 
 # --- JUnit ----------------------------------------------------------------------------------------
@@ -407,10 +441,12 @@ def _grader_errors(report: Report, every: bool) -> Report:
     return dataclasses.replace(report, checks=checks, status="error" if every else report.status)
 
 
-@pytest.fixture(scope="module")
-def junit_schema():
+# junit-10-current.xsd: what every xUnit release since 2.3.2 validates against; junit-10.xsd: an
+# older revision (each file's comment says where it comes from, to the commit).
+@pytest.fixture(scope="module", params=["junit-10-current.xsd", "junit-10.xsd"])
+def junit_schema(request):
     import xmlschema
-    return xmlschema.XMLSchema(str(REPO / "tests" / "data" / "junit-10.xsd"))
+    return xmlschema.XMLSchema(str(REPO / "tests" / "data" / request.param))
 
 
 def test_junit_validates_against_the_jenkins_xunit_schema(reports, hidden, junit_schema):
@@ -435,10 +471,120 @@ def test_junit_validates_against_the_jenkins_xunit_schema(reports, hidden, junit
 
 
 def test_junit_schema_is_not_a_rubber_stamp(reports, junit_schema):
-    """The shipped schema really rejects what Jenkins rejects: the old skipped count on <testsuites>."""
+    """The shipped schemas really reject what Jenkins rejects: the old skipped count on <testsuites>,
+    and GitLab's `file` on a testcase (so --format junit never carries it)."""
     document = render(reports["reference"], "junit").replace('<testsuites name="jaxgrade"',
                                                              '<testsuites skipped="0" name="jaxgrade"')
     assert [e for e in junit_schema.iter_errors(document)]
+    assert [e for e in junit_schema.iter_errors(render(reports["reference"], "gitlab"))]
+
+
+def test_the_current_xunit_schema_refuses_what_the_older_revision_accepts(reports):
+    """The two revisions differ (the current allows at most three decimals in a suite's time): the
+    tests above really check jaxgrade against the revision Jenkins runs today."""
+    import xmlschema
+    schemas = [xmlschema.XMLSchema(str(REPO / "tests" / "data" / name)) for name in ("junit-10-current.xsd",
+                                                                                      "junit-10.xsd")]
+    document = re.sub(r'(<testsuite name="[^"]*".*?time=")1\.250"', r'\g<1>1.2500"', render(reports["reference"], "junit"))
+    assert "1.2500" in document
+    assert [bool(list(schema.iter_errors(document))) for schema in schemas] == [True, False]
+
+
+# --- GitLab ---------------------------------------------------------------------------------------
+# GitLab's JUnit parser (lib/gitlab/ci/parsers/test/junit.rb, gitlab-org/gitlab): the XML becomes a hash
+# as ActiveSupport's Hash.from_xml makes it (an element is its text if it has neither attributes nor
+# children, else a hash of its attributes and children, dashes in names as underscores, its text under
+# "__content__"). Testcases are read only below a <testsuite> (or the one top <testsuites>), each with
+# suite_name, classname, name, file and time; its status is failure / error / skipped / success by which
+# child it has; only a failed or errored testcase shows output, its own <system-out> ("System Out:"),
+# from which "[[ATTACHMENT|path]]" makes an attachment. A <testsuite>'s <system-out> is never read.
+
+GITLAB_ATTACHMENT = re.compile(r"\[\[ATTACHMENT\|(?P<path>[^\[\]\|]+?)\]\]")
+
+
+def _hash_from_xml(element: ET.Element):
+    children = list(element)
+    if not element.attrib and not children:
+        return element.text or None
+    node: dict = dict(element.attrib)
+    for child in children:
+        key, value = child.tag.replace("-", "_"), _hash_from_xml(child)
+        node[key] = [*node[key], value] if isinstance(node.get(key), list) else (
+            [node[key], value] if key in node else value)
+    if (element.text or "").strip() and children == []:
+        node["__content__"] = element.text
+    return node
+
+
+def gitlab_parse(document: str) -> list[dict]:
+    """The test cases GitLab shows for a JUnit report, with what it shows of each."""
+    root = {ET.fromstring(document.encode()).tag: _hash_from_xml(ET.fromstring(document.encode()))}
+    found: list[dict] = []
+
+    def listed(value):
+        return [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, dict)]
+
+    def all_cases(node, parent=None):
+        for each in listed(node):
+            if parent is None:
+                all_cases(each.get("testsuites"), node)
+            else:
+                for case in listed(each.get("testcase")):
+                    found.append(create_test_case({**case, "suite_name": each.get("name")}))
+            all_cases(each.get("testsuite"), node)
+
+    def create_test_case(data):
+        system_out = f"System Out:\n\n{data['system_out']}" if "system_out" in data else None
+        attachment = None
+        for element, status in (("failure", "failed"), ("error", "error"), ("skipped", "skipped")):
+            if element in data:
+                output = data[element]
+                if status != "skipped":
+                    output = "\n\n".join(str(part) for part in (output, system_out) if part is not None)
+                    match = GITLAB_ATTACHMENT.search(data.get("system_out") or "")
+                    attachment = match and match.group("path")
+                break
+        else:
+            status, output = "success", None
+        return {"suite_name": data["suite_name"], "classname": data.get("classname"), "name": data.get("name"),
+                "file": data.get("file"), "time": data.get("time"), "status": status, "output": output,
+                "attachment": attachment}
+
+    all_cases(root)
+    return found
+
+
+def test_gitlab_shows_each_check_with_its_file_and_the_program_output_on_failures(reports):
+    printed = "hello from the student\n[[ATTACHMENT|/builds/secret/reference.py]]\n"
+    report = dataclasses.replace(reports["value_skips_first"], output=_output(printed, "the end", dropped=4))
+    cases = gitlab_parse(render(report, "gitlab"))
+    assert [(c["name"], c["status"]) for c in cases] == [
+        (f"{check.id}: {check.title}", {"passed": "success"}.get(check.status, check.status)) for check in report.checks]
+    assert {(c["suite_name"], c["file"]) for c in cases} == {(SLUG, f"exercises/{SLUG}/wrong/value_skips_first.py")}
+    assert all(c["classname"].startswith(f"{SLUG}.") and float(c["time"]) >= 0 for c in cases)
+    failed = [c for c in cases if c["status"] == "failed"]
+    assert len(failed) == 2
+    for case in failed:
+        assert "hint: " in case["output"] and "System Out:\n\nhello from the student" in case["output"]
+        assert "the end" in case["output"] and case["attachment"] is None  # a printed tag attaches nothing
+    assert all(c["output"] is None for c in cases if c["status"] == "success")
+    # --format junit: the same testcases and output, without `file` (Jenkins' schema refuses it).
+    plain = gitlab_parse(render(report, "junit"))
+    assert [c["output"] for c in plain] == [c["output"] for c in cases] and {c["file"] for c in plain} == {None}
+
+
+def test_gitlab_shows_grader_errors_skips_and_withheld_checks_without_leaking_output(reports, hidden):
+    errors = gitlab_parse(render(dataclasses.replace(_grader_errors(reports["reference"], every=True),
+                                                     output=_output("boom\n")), "gitlab"))
+    assert {c["status"] for c in errors} == {"error"}
+    assert all("not your fault" in c["output"] and "System Out:\n\nboom" in c["output"] for c in errors)
+    skipped = gitlab_parse(render(reports["load_syntax_error"], "gitlab"))
+    assert [c["status"] for c in skipped].count("skipped") == 8
+    student = dataclasses.replace(hidden["value_skips_first"], output=_output("printed 0.5\n"))
+    cases = gitlab_parse(render(student, "gitlab"))
+    assert cases[-1]["name"] == "2 hidden checks pending" and cases[-1]["status"] == "skipped"
+    assert not any("printed 0.5" in (c["output"] or "") for c in cases)  # output may hold hidden inputs
+    assert not any(secret in str(cases) for secret in SECRETS)
 
 
 # --- Gradescope -----------------------------------------------------------------------------------
@@ -579,10 +725,10 @@ def test_text_colour_only_when_asked(reports):
 
 
 def test_unknown_arguments_say_what_to_do(reports):
-    with pytest.raises(ValueError, match="choose one of text, json, md, html, gradescope, junit, github, prairielearn"):
+    with pytest.raises(ValueError, match="choose one of text, json, md, html, gradescope, junit, gitlab, github, prairielearn"):
         render(reports["reference"], "pdf")
     with pytest.raises(ValueError, match="choose one of student, instructor"):
         render(reports["reference"], "md", audience="teacher")
     with pytest.raises(ValueError, match="does not exist"):
         render(reports["reference"], "md", templates=Path("/no/such/folder"))
-    assert set(FORMATS) == {"text", "json", "md", "html", "gradescope", "junit", "github", "prairielearn"}
+    assert set(FORMATS) == {"text", "json", "md", "html", "gradescope", "junit", "gitlab", "github", "prairielearn"}

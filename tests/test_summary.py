@@ -15,6 +15,8 @@ from grader.batch.intake import Problem
 from grader.batch.safe_text import for_html, for_markdown, for_terminal, shown_name
 from grader.batch.summary import failure_pattern, histogram_text, render_summary, summarize
 
+from browser import AXE, CHROMIUM, NO_AXE, NO_CHROMIUM, audit
+
 CHECKS = [{"id": "load.function", "title": "Loads", "category": "load", "max_score": 1.0},
           {"id": "value.random_vectors", "title": "Sums random vectors", "category": "value", "max_score": 2.0},
           {"id": "limits.resources", "title": "Within limits", "category": "limits", "max_score": 1.0}]
@@ -253,3 +255,35 @@ def test_histogram_text_for_ten_bins():
     text = histogram_text(bins)
     assert text.count("students") + text.count("student;") + text.count("student.") >= 10
     assert [int(c) for c in re.findall(r": (\d+) students?", text)] == [b["count"] for b in bins]
+
+
+# --- in a browser: a phone and a desktop (#26.4) -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def long_summary() -> dict:
+    """A class whose names, sources and messages are as long as they come (a path, an unbroken token)."""
+    long = "x" * 200
+    results = [_result(f"student_{n}_{long}", n % 3, f"On x = jnp.array([{', '.join(['1.0'] * 40)}]): {long}")
+               for n in range(12)]
+    problems = [Problem(f"{long}/{long}.txt", f"s_{long}", "not_python", f"not a Python file: {long}")]
+    checks = [{"id": "load.function", "title": "Loads", "category": "load", "max_score": 1.0},
+              {"id": f"value.random_{long}", "title": f"Values {long}", "category": "value", "max_score": 1.0}]
+    exercise = {"slug": f"demo_{long}", "title": "Demo", "version": "1", "max_score": 2.0, "seed": 0,
+                "jaxgrade": "test"}
+    return summarize(results, problems, exercise=exercise, checks=checks, notes=[f"left aside: {long}"])
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+@pytest.mark.skipif(not AXE.is_file(), reason=NO_AXE)
+@pytest.mark.parametrize("width", [390, 1280])
+def test_summary_html_fits_the_screen_and_axe_finds_nothing(hostile_summary, long_summary, tmp_path, width):
+    """The chart scales to the screen, each table scrolls inside its own labelled box, the page
+    has its <main> landmark, and axe-core finds no violation (at 390 px: a phone)."""
+    for name, summary in {"sample": data(), "hostile names": hostile_summary, "long names": long_summary}.items():
+        page = render_summary(summary, "html")
+        found = audit(page, width, tmp_path)
+        assert found["violations"] == [], f"{name}: {found['violations']}"
+        assert found["scroll_width"] <= found["client_width"] == width, f"{name}: too wide, {found}"
+    main = html5lib.parse(render_summary(data(), "html"), namespaceHTMLElements=False).findall(".//main")
+    assert len(main) == 1 and main[0].find("h1") is not None

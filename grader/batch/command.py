@@ -1,7 +1,7 @@
 """``jaxgrade grade``: the command over :func:`grader.batch.run.grade_class`.
 
     jaxgrade grade submissions/ -e SLUG -o out/ [-j N] [--seed N] [--regrade] [--scheduler tcp://HOST:PORT]
-                   [--gradebook canvas|moodle] [--assignment "TITLE (ID)"]
+                   [--gradebook canvas|moodle] [--assignment "TITLE (ID)"] [--points N] [--lms-file FILE]
 
 Everything printed here that comes from a file or folder name is escaped for the terminal
 (:func:`grader.batch.safe_text.for_terminal`).
@@ -13,9 +13,11 @@ import sys
 from pathlib import Path
 
 from grader.batch.gradebook import GRADEBOOK_FORMATS, canvas_rows, moodle_rows, write_lms_gradebook
+from grader.batch.lms_assignment import CANVAS_COLUMN, LmsAssignment, read_lms_file
 from grader.batch.run import BatchOutcome, Progress, grade_class
 from grader.batch.safe_text import for_terminal
 from grader.errors import ClusterError, IntakeError, UsageError
+from grader.report.visibility import shown_to
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -27,6 +29,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"{out} exists and is not a folder; give -o a folder for the results")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("-j must be at least 1")
+    target = _lms_assignment(args, exercise.title)
     backend = None
     if args.scheduler:
         from grader.batch.distributed import DaskBackend
@@ -53,8 +56,12 @@ def _run(args: argparse.Namespace) -> int:
     for note in intake.notes:
         print(for_terminal(f"  note: {note}"))
     print(f"Gradebook: {for_terminal(str(outcome.gradebook))}")
+    withheld = {cid for cid in exercise.points
+                if not shown_to(exercise.visibility_of(cid), "student", exercise.release.stage())}
+    if args.gradebook and target.points is not None:
+        print(f"LMS points: each score scaled from {exercise.max_score:g} points to {target.points:g}")
     for format in dict.fromkeys(args.gradebook or ()):
-        _write_lms_gradebook(format, outcome, exercise.max_score, args.assignment or exercise.title)
+        _write_lms_gradebook(format, outcome, exercise.max_score, target, withheld)
     print(f"Summary:   {for_terminal(str(outcome.summary))}  (and {for_terminal(str(out / 'summary.md'))})")
     if outcome.interrupted:
         print("jaxgrade: interrupted; every finished result is saved. Run the same command again to continue.",
@@ -63,21 +70,47 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if outcome.failed else 0
 
 
-def _write_lms_gradebook(format: str, outcome: BatchOutcome, max_score: float, assignment: str) -> None:
+def _lms_assignment(args: argparse.Namespace, title: str) -> LmsAssignment:
+    """The LMS assignment's column and points, from --assignment, --points and --lms-file
+    (checked before grading, so a bad flag costs no grading). Points None: the scores as graded."""
+    if (args.points is not None or args.lms_file is not None) and not args.gradebook:
+        raise UsageError("--points and --lms-file are for the LMS gradebooks: add --gradebook canvas or moodle")
+    if args.points is not None and not 0 < args.points < float("inf"):
+        raise UsageError("--points must be a number above 0 (the LMS assignment's points)")
+    if args.lms_file is not None:
+        found = read_lms_file(Path(args.lms_file), args.assignment, title)
+        if args.points is not None and args.points != found.points:
+            raise UsageError(f"--points {args.points:g} disagrees with the {found.points:g} points of "
+                             f"{args.lms_file}; give one of them")
+        return LmsAssignment(found.points, found.column or title)
+    assignment = args.assignment or title
+    if assignment.isdigit():  # an id alone: the column Canvas's own export would name
+        assignment = f"{title} ({assignment})"
+    return LmsAssignment(args.points, assignment)
+
+
+def _write_lms_gradebook(format: str, outcome: BatchOutcome, max_score: float, target: LmsAssignment,
+                         withheld: set[str]) -> None:
     """``gradebook-canvas.csv`` or ``gradebook-moodle.csv`` beside gradebook.csv; a line on
-    stderr where the download cannot give the LMS what it matches students by."""
+    stderr where the download cannot give the LMS what it matches students by, or where the
+    Canvas column has no assignment id."""
     intake, path = outcome.intake, outcome.out / f"gradebook-{format}.csv"
     results, problems = outcome.results.values(), intake.problems
+    points, column = target.points, target.column or ""
     if format == "canvas":
-        header, rows = canvas_rows(assignment, max_score, results, problems, intake.layout)
+        header, rows = canvas_rows(column, max_score, results, problems, intake.layout, points)
         write_lms_gradebook(path, header, rows)
-        print(f"Canvas:    {for_terminal(str(path))}  (Grades > Import; assignment column {for_terminal(assignment)!r})")
+        print(f"Canvas:    {for_terminal(str(path))}  (Grades > Import; assignment column {for_terminal(column)!r})")
+        if not CANVAS_COLUMN.fullmatch(column):
+            print("jaxgrade: the Canvas column has no assignment id, so Canvas matches it by title and creates a new "
+                  "assignment when none has that title; give --assignment 'Title (ID)' (or the id alone), or "
+                  "--lms-file with Canvas's gradebook export", file=sys.stderr)
         if intake.layout != "canvas":
             print("jaxgrade: this is not a Canvas download, so gradebook-canvas.csv has no Canvas user ids: Canvas "
                   "will match students by the SIS Login ID column (the student names here) and ask about the rest",
                   file=sys.stderr)
         return
-    header, rows = moodle_rows(max_score, results, problems, intake.layout)
+    header, rows = moodle_rows(max_score, results, problems, intake.layout, points, withheld)
     if not rows:
         print("jaxgrade: not a Moodle download (no participant ids in its names), so no Moodle grading worksheet "
               "was written; download the submissions from the Moodle assignment and grade that, or import "
@@ -105,5 +138,12 @@ def add_grade_command(commands: argparse._SubParsersAction) -> None:
                             "reads (gradebook-canvas.csv, gradebook-moodle.csv); gradebook.csv is always written")
     grade.add_argument("--assignment", metavar="'TITLE (ID)'", default=None,
                        help="the assignment column of gradebook-canvas.csv, as Canvas's own export names it, e.g. "
-                            "'Lab 3 (98765)' (default: the exercise's title)")
+                            "'Lab 3 (98765)', or the assignment id alone (default: the exercise's title); "
+                            "with --lms-file, the assignment's title or id there")
+    grade.add_argument("--points", type=float, default=None, metavar="N",
+                       help="the LMS assignment's points: gradebook-canvas.csv and gradebook-moodle.csv give each "
+                            "score out of N (default: the exercise's points; Moodle skips a grade above its maximum)")
+    grade.add_argument("--lms-file", metavar="FILE", default=None,
+                       help="Canvas's gradebook export or the Moodle assignment's grading worksheet: the assignment's "
+                            "points (and Canvas's column with its id) are read from it")
     grade.set_defaults(run=_run)

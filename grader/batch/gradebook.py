@@ -14,8 +14,10 @@ or Moodle download (the LMS's name for the student, and Canvas's LATE mark).
 (app/models/gradebook_importer.rb): ``Student, ID, SIS User ID, SIS Login ID, Section`` then
 one assignment column, a "Points Possible" row, one row per student. ``gradebook-moodle.csv``
 (``--gradebook moodle``): the assignment's "Upload grading worksheet" format
-(mod/assign/feedback/offline): ``Identifier`` ("Participant N"), ``Grade`` and
-``Last modified (grade)``. docs/formats.md says what each column holds and why.
+(mod/assign/feedback/offline): ``Identifier`` ("Participant N"), ``Grade``,
+``Last modified (grade)`` and ``Feedback comments``. docs/formats.md says what each column
+holds and why. Both LMS files give the score out of the LMS assignment's points (``points``,
+default the exercise's maximum): Moodle skips a grade above its maximum without a word.
 
 Every cell that holds text from a student goes through :func:`grader.batch.safe_text.for_csv`
 (no control characters, no formulas). Every file here is replaced atomically and created
@@ -24,12 +26,13 @@ readable by its owner only.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import os
 import re
 import threading
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Collection, Iterable, Sequence
 
 from grader.batch.intake import Problem
 from grader.batch.safe_text import for_csv
@@ -47,8 +50,12 @@ CANVAS_POINTS_ROW = "Points Possible"
 # Moodle: the worksheet importer requires these three column names (get_string('recordid',
 # 'assign'), get_string('gradenoun'), get_string('lastmodifiedgrade', 'assign') in English)
 # and reads the participant id after the prefix get_string('hiddenuser', 'assign').
-MOODLE_HEADER = ("Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)")
+# "Feedback comments" is the column of the comments feedback plugin (its get_editor_fields(): the
+# string 'pluginname' of assignfeedback_comments), imported where that plugin is enabled.
+MOODLE_HEADER = ("Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)", "Feedback comments")
 MOODLE_PARTICIPANT = "Participant "
+# Grades out of the LMS's points are rounded to this many decimals (Moodle shows two by default).
+LMS_DECIMALS = 2
 
 
 def _number(value: float) -> str:
@@ -106,20 +113,49 @@ def _csv_text(columns: Sequence[str], rows: Iterable[dict[str, str]], terminator
     return buffer.getvalue()
 
 
-def _graded_score(result: dict[str, Any]) -> str:
-    """The score to import, or empty (no change in the LMS) where the grader's own environment
-    failed: an ``error`` report is not the student's zero."""
+def _graded(result: dict[str, Any]) -> bool:
+    """Whether the report is the student's grade: an ``error`` report (the grader's own
+    environment failed) is not the student's zero, so the LMS gets no grade for it."""
+    return result["report"]["status"] in ("passed", "failed")
+
+
+def lms_score(report: dict[str, Any], points: float | None) -> str:
+    """The score as the LMS file gives it: out of ``points`` (rounded to LMS_DECIMALS), or as
+    graded when ``points`` is None."""
+    if points is None:
+        return _number(report["score"])
+    scaled = report["score"] * points / report["max_score"] if report["max_score"] else 0.0
+    return _number(round(scaled, LMS_DECIMALS))
+
+
+def feedback_comment(result: dict[str, Any], withheld: Collection[str] = ()) -> str:
+    """One line for the student's LMS feedback: the checks a student may see (``withheld``: the
+    ids of those a student may not see yet, grader.report.visibility; counted, never named or
+    judged) and the name of the instructor's report, which the instructor can open or hand on."""
     report = result["report"]
-    return _number(report["score"]) if report["status"] in ("passed", "failed") else ""
+    shown = [c for c in report["checks"] if c["id"] not in withheld]
+    failed = [c["title"] for c in shown if c["status"] != "passed"]
+    words = [f"jaxgrade: {sum(c['status'] == 'passed' for c in shown)} of {len(shown)} checks passed"]
+    if failed:
+        words.append("not passed: " + ", ".join(failed))
+    if len(shown) < len(report["checks"]):
+        hidden = len(report["checks"]) - len(shown)
+        words.append(f"{hidden} hidden check{'s' if hidden != 1 else ''} counted in the grade")
+    words.append(f"report: students/{result['student']}/report.html")
+    return "; ".join(words)
 
 
-def _people(results: Iterable[dict[str, Any]], problems: Iterable[Problem]) -> list[dict[str, Any]]:
+def _people(results: Iterable[dict[str, Any]], problems: Iterable[Problem], points: float | None,
+            withheld: Collection[str] = ()) -> list[dict[str, Any]]:
     """One entry per student (graded, or named by a not-graded problem), sorted by key."""
-    people = {r["student"]: {"student": r["student"], "name": r.get("name"), "score": _graded_score(r),
+    people = {r["student"]: {"student": r["student"], "name": r.get("name"),
+                             "score": lms_score(r["report"], points) if _graded(r) else "",
+                             "comment": feedback_comment(r, withheld) if _graded(r) else "",
                              "graded_at": r.get("graded_at", "")} for r in results}
     for problem in problems:
         if problem.student is not None and problem.student not in people:
-            people[problem.student] = {"student": problem.student, "name": problem.name, "score": "", "graded_at": ""}
+            people[problem.student] = {"student": problem.student, "name": problem.name, "score": "", "comment": "",
+                                       "graded_at": ""}
     return [people[key] for key in sorted(people)]
 
 
@@ -129,15 +165,16 @@ def _canvas_name(name: str) -> str:
 
 
 def canvas_rows(column: str, max_score: float, results: Iterable[dict[str, Any]], problems: Iterable[Problem],
-                layout: str) -> tuple[list[str], list[list[str]]]:
+                layout: str, points: float | None = None) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the Canvas import file. ``column``: the assignment column's header
     ("Title (assignment id)" matches an existing assignment by id, a bare title by title; an
-    unknown title makes Canvas create the assignment). Students are matched by Canvas user id
-    in a Canvas download, else by the student key as SIS Login ID. A student without a score
-    gets an empty cell, which Canvas leaves unchanged."""
-    header = [*CANVAS_HEADER, column]
-    rows = [[CANVAS_POINTS_ROW, "", "", "", "", _number(max_score)]]
-    for person in _people(results, problems):
+    unknown title makes Canvas create the assignment). ``points``: the Canvas assignment's
+    points, which scores are scaled to (None: ``max_score``, scores as graded). Students are
+    matched by Canvas user id in a Canvas download, else by the student key as SIS Login ID. A
+    student without a score gets an empty cell, which Canvas leaves unchanged."""
+    header = [*CANVAS_HEADER, for_csv(column)]
+    rows = [[CANVAS_POINTS_ROW, "", "", "", "", _number(max_score if points is None else points)]]
+    for person in _people(results, problems, points):
         key = person["student"]
         by_id = layout == "canvas" and key.isdigit()
         rows.append([_canvas_name(person["name"] or key), key if by_id else "", "",
@@ -146,17 +183,23 @@ def canvas_rows(column: str, max_score: float, results: Iterable[dict[str, Any]]
 
 
 def moodle_rows(max_score: float, results: Iterable[dict[str, Any]], problems: Iterable[Problem],
-                layout: str) -> tuple[list[str], list[list[str]]]:
+                layout: str, points: float | None = None,
+                withheld: Collection[str] = ()) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the Moodle grading worksheet: only students of a Moodle download (the
-    participant id in its folder names is what the worksheet identifies them by). An empty
-    grade is skipped by Moodle; "Last modified (grade)" is when jaxgrade graded, so a grade
-    changed in Moodle after that is kept unless the upload says to overwrite."""
+    participant id in its folder names is what the worksheet identifies them by). ``points``:
+    the Moodle assignment's maximum grade, which scores are scaled to (None: ``max_score``). An
+    empty grade is skipped by Moodle; "Last modified (grade)" is when jaxgrade graded, so a
+    grade changed in Moodle after that is kept unless the upload says to overwrite. "Feedback
+    comments" is :func:`feedback_comment` (``withheld``: the checks students may not see yet), HTML-escaped (Moodle keeps
+    comments as HTML)."""
     rows = []
     if layout == "moodle":
-        for person in _people(results, problems):
+        for person in _people(results, problems, points, withheld):
             if re.fullmatch(r"\d+", person["student"]):
                 rows.append([MOODLE_PARTICIPANT + person["student"], for_csv(person["name"] or ""), person["score"],
-                             _number(max_score), person["graded_at"] if person["score"] else ""])
+                             _number(max_score if points is None else points),
+                             person["graded_at"] if person["score"] else "",
+                             for_csv(html.escape(person["comment"], quote=False))])
     return list(MOODLE_HEADER), rows
 
 

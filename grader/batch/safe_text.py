@@ -69,9 +69,12 @@ def for_terminal(text: str) -> str:
 
 def for_csv(text: str) -> str:
     """A CSV cell: escaped as for a terminal (a newline in a name would split a row in many
-    readers), then quoted with a leading ``'`` where a spreadsheet would run it as a formula."""
+    readers), then quoted with a leading ``'`` where a spreadsheet would run it as a formula,
+    also after trimming leading whitespace (`` =1+1``, ``\u00a0=1+1``)."""
     escaped = _escape_unprintable(text)
-    return "'" + escaped if text.startswith(_FORMULA_STARTS) or escaped.startswith(_FORMULA_STARTS) else escaped
+    # Spreadsheets and CSV importers trim leading whitespace before deciding what a cell is.
+    formula = any(cell.startswith(_FORMULA_STARTS) for raw in (text, escaped) for cell in (raw, raw.lstrip()))
+    return "'" + escaped if formula else escaped
 
 
 def for_markdown(text: str) -> str:

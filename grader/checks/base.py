@@ -26,6 +26,9 @@ class Context:
     module: str
     devices: int
     notes: tuple[str, ...] = ()  # what preparing the submission changed (a notebook's magics)
+    # The exercise's value property check (grader.checks.values.ValueProperty): its oracle
+    # answers the structure checks' substituted calls, its inputs give them a second shape.
+    values: Any = None
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """Compute a shared observation once per submission (several checks read it)."""

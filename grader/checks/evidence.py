@@ -29,6 +29,7 @@ from grader.checks.base import Context
 from grader.checks.returns import probe_call
 from grader.checks.shardings import blocks_of, canonical, capital, digest, sharding_text
 from grader.observe.program import Program
+from grader.observe.returned import HostWork
 
 # How each way of giving a value a sharding (grader.observe.program.VIAS) is named in messages.
 VIA_NAME = {"device_put": "jax.device_put", "jit_in": "the in_shardings of jax.jit",
@@ -137,8 +138,8 @@ def _buffers_problem(program: Program, probe: dict[str, Any], leaves: dict[str, 
 
 def _calls_problem(context: Context, probe: Any, names: list[str]) -> str | None:
     """Did every other call place the arguments, and return its result, as the probe call did?
-    Eager device_puts are seen on every call; a jitted function's shardings and a shard_map's
-    specs on the first call of each shape (later ones take JAX's C++ fast path, unseen)."""
+    Every call is seen whole: eager device_puts, and the shardings and specs of every jitted
+    function and shard_map it ran (the recorder keeps JAX's C++ fast path from hiding repeats)."""
     def placed(returned: Any, vias: tuple[str, ...]) -> set[tuple[Any, ...]]:
         return {(p.get("via", "device_put"), p["operand"], canonical(p["sharding"])) for p in returned.placements
                 if p.get("via", "device_put") in vias and (p["operand"] or p.get("via") != "device_put")}
@@ -148,12 +149,8 @@ def _calls_problem(context: Context, probe: Any, names: list[str]) -> str | None
 
     eager, transformed = ("device_put",), ("jit_in", "jit_out", "shard_map_in")
     want_eager, want_transformed, want_results = placed(probe, eager), placed(probe, transformed), results(probe)
-    shapes_seen: set[tuple[Any, ...]] = set()
     for arguments, other in context.session.calls:
         leaves = argument_leaves(arguments)
-        shapes = tuple(sorted((path, np.shape(leaf)) for path, leaf in leaves))  # drawn dicts vary in key order
-        first_of_shape = shapes not in shapes_seen
-        shapes_seen.add(shapes)
         if other is probe or not other.ok:
             continue
         if any(getattr(leaf, "size", 1) == 0 for _, leaf in leaves):
@@ -161,7 +158,7 @@ def _calls_problem(context: Context, probe: Any, names: list[str]) -> str | None
         if not other.intact:
             return _TAMPERED
         returned = ", ".join(f"{leaf.path} of shape {leaf.shape}" for leaf in other.leaves[:3])
-        if placed(other, eager) != want_eager or (first_of_shape and placed(other, transformed) != want_transformed):
+        if placed(other, eager) != want_eager or placed(other, transformed) != want_transformed:
             return (f"Your function placed its arguments differently on other inputs (a call returning {returned}) "
                     "than on the probe input; grading needs the same placements for every input the task allows")
         if results(other) != want_results:
@@ -208,6 +205,30 @@ def gather(context: Context) -> Evidence:
     not_jax = next((leaf.describe() for leaf in returned.leaves if leaf.kind != "jax_array"), None)
     return Evidence(tuple(placements), None, problem, how, traced.program is not None, names, program, shapes,
                     not_jax)
+
+
+def host_work(context: Context) -> HostWork | None:
+    """The first work on the host (a host callback, a custom derivative rule of the student's
+    own, a value pulled to NumPy and given back to JAX) in the probe call or any other call."""
+    def first() -> HostWork | None:
+        for returned in (probe_call(context), *(r for _, r in context.session.calls)):
+            if returned.ok and returned.host:
+                return returned.host[0]
+        return None
+
+    return context.memo("host work", first)
+
+
+def host_text(work: HostWork, what: str) -> str:
+    """Why ``work`` is refused, as a message: ``what`` is the work the task names ("the
+    result, from the placed x,")."""
+    how = {"callback": f"it calls {work.call}, which runs Python on the host in the middle of the program",
+           "custom_rule": f"it defines its own derivative rule ({work.call}), whose gradient the grader cannot "
+                          "vouch for",
+           "round_trip": f"it computes part of it outside JAX: {work.call}"}[work.kind]
+    return (f"Your function does part of its work on the host: {how}. The task asks for {what} to be computed by "
+            "JAX itself: host callbacks, custom derivative rules of your own and values pulled to NumPy and given "
+            "back are not accepted here")
 
 
 def _unseen_result(program: Program, returned: Any) -> str | None:

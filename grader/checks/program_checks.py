@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from grader.arguments import Signature, is_within
 from grader.checks.base import Check, Context
 from grader.checks.returns import probe_call
-from grader.checks.evidence import evidence
+from grader.checks.evidence import evidence, host_text, host_work
 from grader.observe.program import Node, Program
 from grader.outcome import Category, Outcome
 
@@ -136,12 +136,15 @@ class UsesPrimitive(Check):
     (collectives), inside ``inside`` when given (e.g. ``"shard_map"``), and, with ``on_path``,
     reading a value computed from ``reads`` (a parameter or leaf; any argument when None) and
     feeding the result (so a collective on a constant, or one whose output is dropped, does
-    not count)."""
+    not count). With ``reads``, work on the host (``grader.checks.evidence.host_work``) is
+    refused unless ``allow_host``: ``pmean(g) * 0`` plus a mean taken in NumPy has the link
+    and none of the work."""
     operation: str
     axes: tuple[str, ...] | None = None
     inside: str | None = None
     on_path: bool = True
     reads: str | None = None
+    allow_host: bool = False
     category: ClassVar[Category] = "structure"
 
     def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
@@ -208,6 +211,10 @@ class UsesPrimitive(Check):
                 return Outcome.failed(f"The result of your {spelled(self.operation)} is never used: the value you "
                                       "return is computed without it.", expected=want,
                                       observed=f"{spelled(self.operation)} whose output is dropped")
+        work = host_work(context) if self.reads is not None and not self.allow_host else None
+        if work is not None:
+            return Outcome.failed(host_text(work, f"the result, through {want},") + ".", expected=want,
+                                  observed=work.call)
         return Outcome.passed(f"Your program uses {want}.")
 
     def _outputs(self, program: Program, node: Node, sizes: dict[str, int]) -> list[int]:

@@ -14,10 +14,14 @@ from abc import abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from grader.arguments import Signature, is_within
+import numpy as np
+
+from grader.arguments import Signature, argument_leaves, is_within, short, with_leaf
 from grader.checks.base import Check, Context
-from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence
+from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence, host_text, host_work
 from grader.checks.shardings import Spec, capital, sharding_text, spec_key, spec_text
+from grader.checks.values import answer_on, arguments_text, compare, format_value, observed
+from grader.observe.returned import HostWork
 from grader.outcome import Category, Outcome
 
 # How each way of giving a value a sharding (grader.observe.program.VIAS) reads in a message.
@@ -327,8 +331,88 @@ class SpecMatches(PlacedOnNamedSharding):
 @dataclass(frozen=True, kw_only=True)
 class ResultFromPlacement(StructureCheck):
     """The returned value (the leaves under ``result``) is computed from the placed value, not
-    from the original argument, and not placed afterwards."""
+    from the original argument, and not placed afterwards.
+
+    A dataflow link alone proves little (``0 * placed`` is one), so the result must also
+    *follow* the placed value: the function is called again with other values handed to the
+    operation that places the operand (``Session.call(substitute=...)``), on the probe and on a
+    drawn input of another shape, and must return the task's answer on those values. Work on
+    the host (callbacks, custom derivative rules of the student's own, values pulled to NumPy
+    and given back) is refused unless ``allow_host``."""
     result: str = "result"
+    allow_host: bool = False
+
+    def judge(self, context: Context) -> Outcome:
+        outcome = super().judge(context)
+        if outcome.status != "passed":
+            return outcome
+        found = evidence(context)
+        what = "the result" if self.result == "result" else self.result
+        work = None if self.allow_host else host_work(context)
+        if work is not None:
+            return self._host_failure(work, what)
+        if context.values is None or self.target.on_result:
+            return outcome
+        for leaf in self.leaves(found):
+            chosen = self.chosen(found, leaf)
+            for arguments, where in self._inputs(context, leaf):
+                problem = self._follows(context, arguments, where, leaf, chosen, what)
+                if problem is not None:
+                    return problem
+        return outcome
+
+    def _host_failure(self, work: HostWork, what: str) -> Outcome:
+        message = host_text(work, f"{what}, from the placed {self.target.label},")
+        return Outcome.failed(message + ".", expected=f"{what} computed by JAX from the placed {self.target.label}",
+                              observed=work.call)
+
+    def _inputs(self, context: Context, leaf: str) -> list[tuple[dict[str, Any], str]]:
+        """The probe, and the first drawn input (nothing empty) where ``leaf`` has another shape."""
+        found = [(context.probe, "")]
+        probe_shape = dict(argument_leaves(context.probe)).get(leaf)
+        for arguments in context.values.draw(context.seed):
+            leaves = dict(argument_leaves(arguments))
+            if leaf in leaves and all(np.size(v) for v in leaves.values()) \
+                    and np.shape(leaves[leaf]) != np.shape(probe_shape):
+                found.append((arguments, f"On another input ({arguments_text(arguments)}), "))
+                break
+        return found
+
+    def _follows(self, context: Context, arguments: dict[str, Any], where: str, leaf: str,
+                 chosen: Placement | None, what: str) -> Outcome | None:
+        """None when the result follows other values given to the placement of ``leaf``."""
+        original = dict(argument_leaves(arguments)).get(leaf)
+        label = _named(leaf, self.target)
+        via = VIA_NAME[chosen.via] if chosen is not None else VIA_NAME[self.target.via]
+        for other in _other_values(original):
+            changed = with_leaf(arguments, leaf, other)
+            expected, tolerance = answer_on(context.values, changed)
+            if _indistinguishable(answer_on(context.values, arguments)[0], expected, tolerance):
+                continue  # these values do not change the answer: they cannot tell
+            returned = context.session.call(arguments, substitute=(leaf, other))
+            if returned.ok and returned.host and not self.allow_host:
+                return self._host_failure(returned.host[0], what)
+            if returned.ok and returned.swapped == 0:
+                relation = chosen.relation.get(leaf) if chosen is not None else None
+                if self.target.match == "derived" or relation == "exact" or not where:
+                    return None  # placed inside a transformation, or a computed value: the link stands
+                seen = f"your function placed no {label} (nor an unchanged copy of it)"
+                return Outcome.failed(f"{where}{seen}, unlike on the probe input. The task asks for {what} "
+                                      f"computed from the placed {label} on every input.",
+                                      expected=f"{what} computed from the placed {label}", observed=seen)
+            problem = compare(returned, expected, tolerance)
+            if problem is None:
+                return None
+            observed_text = f"{what} does not follow the placed {label}"
+            return Outcome.failed(
+                f"{where}{observed_text if where else _opening(observed_text, self.result)}: when {via} handed your function other values "
+                f"for {label} ({label} = {short(other)}), {problem}. So {what} is not computed from the placed "
+                f"{label}: it is recomputed from the original {label} (on the host or in a separate JAX computation), "
+                f"or reaches the placed {label} only through a link that carries nothing (such as 0 * the placed "
+                f"array). Compute {what} from what {via} returns.",
+                expected=f"{what} computed from the placed {label} (on those values: {format_value(expected)})",
+                observed=observed(returned), counterexample=f"{label} = {short(other, 64)}")
+        return None
 
     def judge_placement(self, chosen: Placement, found: Evidence, leaf: str) -> Outcome:
         label = _named(leaf, self.target)
@@ -346,3 +430,32 @@ class ResultFromPlacement(StructureCheck):
         return Outcome.failed(f"{_opening(observed, self.result)}. Compute {what} from the placed {label} "
                               f"({VIA_NAME[chosen.via]} gives it), and place before computing, not after.",
                               expected=f"{what} computed from the placed {label}", observed=observed)
+
+
+def _other_values(value: Any) -> list[np.ndarray]:
+    """Values of ``value``'s shape and dtype, each differing from it in every element, for a
+    substituted call: two affine maps (should one leave the task's answer unchanged)."""
+    if not isinstance(value, np.ndarray) or value.size == 0:
+        return []
+    if value.dtype.kind == "b":
+        return [~value]
+    if value.dtype.kind in "iu":
+        return [value + 1, value * 2 + 3]
+    if value.dtype.kind == "f":
+        wide = value.astype(np.float64)
+        return [(1.25 - 0.5 * wide).astype(value.dtype), (2.0 * wide + 3.0).astype(value.dtype)]
+    return []
+
+
+def _indistinguishable(first: Any, second: Any, tolerance: Any) -> bool:
+    """Whether two answers lie within the tolerance of each other, leaf by leaf."""
+    from grader.arguments import flatten
+    limits = dict(flatten(tolerance, "result")) if isinstance(tolerance, (dict, tuple, list)) else None
+    for (path, a), (_, b) in zip(flatten(first, "result"), flatten(second, "result")):
+        a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
+        limit = np.asarray(limits.get(path, 0.0) if limits is not None else tolerance, np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            same = (a64 == b64) | (np.isnan(a64) & np.isnan(b64)) | (np.abs(a64 - b64) <= limit)
+        if not np.all(same):
+            return False
+    return True

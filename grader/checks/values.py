@@ -209,6 +209,12 @@ def _evaluate(oracle: Oracle, arguments: Mapping[str, Any], what: str) -> Any:
                             f"{type(error).__name__}: {error}") from None
 
 
+def answer_on(check: "ValueProperty", arguments: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The exact answer and its tolerance on ``arguments`` (any the check's oracle accepts),
+    computed once per process."""
+    return _answer(check, _input_key(arguments), arguments)
+
+
 def _answer(check: "ValueProperty", key: str, arguments: Mapping[str, Any]) -> tuple[Any, Any]:
     """The check's ``expected`` and ``tolerance`` on ``arguments`` (whose input key is ``key``)."""
     return _ANSWERS.get(check, key, lambda: (_evaluate(check.expected, arguments, "oracle (expected)"),

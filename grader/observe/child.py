@@ -163,7 +163,7 @@ def _take_originals() -> _Originals:
 
     import jax
     import numpy as np
-    from jax._src import api, core, dispatch, pjit
+    from jax._src import api, compiler, core, custom_derivatives, dispatch, pjit
     from jax._src import array as array_module
     from jax._src import shard_map as shard_map_module
     from jax._src.array import ArrayImpl
@@ -174,15 +174,17 @@ def _take_originals() -> _Originals:
 
     pinned_jax, pinned_np = _Pinned(jax, numpy=_Pinned(jax.numpy), tree_util=_Pinned(jax.tree_util),
                                     random=_Pinned(jax.random)), _Pinned(np)
-    observer = recorder.Recorder(core, dispatch, pjit, jax.make_jaxpr)
+    observer = recorder.Recorder(core, dispatch, pjit, jax.make_jaxpr, compiler, ArrayImpl,
+                                 (custom_derivatives.custom_vjp, custom_derivatives.custom_jvp), np)
     # Every request starts, and every call of the student's function ends, by undoing patches
     # to JAX, NumPy and the standard library (the recorder's hooks included).
-    pins = _Pins([jax, jax.numpy, jax.sharding, jax.tree_util, jax.random, api, core, dispatch, pjit,
+    pins = _Pins([jax, jax.numpy, jax.sharding, jax.tree_util, jax.random, api, compiler, core, dispatch, pjit,
                   shard_map_module, partial_eval, array_module, np, json, base64, os, builtins, traceback,
                   inspect, sys.modules[__name__], sys.modules["grader.sandbox.protocol"],
                   sys.modules["grader.observe.recorder"], sys.modules["grader.observe.jaxpr_graph"]],
                  [ArrayImpl, NamedSharding, Mesh, PartitionSpec, SingleDeviceSharding, dispatch.device_put_p,
-                  core.Primitive, core.Tracer, core.EvalTrace, recorder.Recorder])
+                  core.Primitive, core.Tracer, core.EvalTrace, recorder.Recorder, custom_derivatives.custom_vjp,
+                  custom_derivatives.custom_jvp])
     return _Originals(pinned_jax, pinned_np, observer, pins)
 
 
@@ -215,6 +217,7 @@ class Child:
             program_of, recorder.program_of_call, recorder.placements_of
         # The shared compilation cache is read-only here (grader.sandbox.confine): a miss is not news.
         warnings.filterwarnings("ignore", message="Error writing persistent compilation cache entry")
+        warnings.filterwarnings("ignore", message="Error reading persistent compilation cache entry")
         self.protections: dict[str, Any] = {}
         self.ArrayImpl, self.NamedSharding, self.SingleDeviceSharding = ArrayImpl, NamedSharding, SingleDeviceSharding
         self.function: Callable[..., Any] | None = None
@@ -389,12 +392,21 @@ class Child:
         except TypeError:
             accepts = False
         self.function = candidate
+        # Code from the submission's own folder (its file and helpers): a custom rule there is the student's.
+        self.recorder.student_files = (display_name, os.path.dirname(path))
         self.recorder.clear_caches()  # a shape the import already ran is a first call again for the grader
         return {"ok": True, "signature": f"{function}{signature}" if signature else function, "accepts": accepts}
 
-    def call(self, named: list[list[Any]], mode: str = "placements") -> dict[str, Any]:
+    def call(self, named: list[list[Any]], mode: str = "placements",
+             substitute: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Run the function once. ``substitute`` ({"path", "value"}) hands the first operation
+        that places that argument leaf (or an unchanged copy of it) ``value`` instead."""
         values, leaves = self.arguments(named)
         recorder, function = self.recorder, self.function
+        if substitute is not None:
+            leaf = dict(leaves)[substitute["path"]]
+            others = {id(v) for p, v in leaves if p != substitute["path"]}
+            recorder.swap[0] = [leaf, self.np.asarray(leaf), self.build(substitute["value"]), 0, others]
         raised: BaseException | None = None
         recorder.start(mode)
         try:
@@ -403,6 +415,7 @@ class Child:
             raised = error
         events = recorder.stop()
         intact = recorder.intact()  # before restoring: were the observers there when the call ended?
+        swapped, recorder.swap[0] = (recorder.swap[0] or [0, 0, 0, None])[3], None
         self.pins.restore()
         if raised is not None:
             return {"ok": False, "exception": type(raised).__name__, "error": _error_text(raised, self.filename),
@@ -416,7 +429,10 @@ class Child:
             return {"ok": False, "exception": type(error).__name__, "error": _error_text(error, self.filename),
                     "placements": []}
         reply = {"ok": True, "value": self.describe_value(returned),
-                 "placements": self.placements_of(events, leaves, self.describe_sharding), "intact": intact}
+                 "placements": self.placements_of(events, leaves, self.describe_sharding), "intact": intact,
+                 "jit_calls": recorder.jit_calls(events), "host": recorder.host_work(events)}
+        if swapped is not None:
+            reply["swapped"] = swapped
         if mode == "full":
             reply["program"] = self.program_of_call(events, leaves, returned, self.describe_sharding,
                                                     lambda v: type(v) is self.ArrayImpl)
@@ -452,7 +468,8 @@ class Child:
                     reply = self.load(request["path"], request["display_name"], request["function"],
                                       int(request.get("arity", 1)))
                 elif op == "call":
-                    reply = self.call(request["arguments"], request.get("mode", "placements"))
+                    reply = self.call(request["arguments"], request.get("mode", "placements"),
+                                      request.get("substitute"))
                 elif op == "trace":
                     reply = self.trace(request["arguments"])
                 else:

@@ -3,18 +3,28 @@
 Tracing (``jax.make_jaxpr``) shows what a function *would* do; this records what a call
 really *did*, so that code which cannot be traced (it prints ``out.sharding``, reads
 ``addressable_shards``, calls ``block_until_ready``) is judged as precisely as code that can,
-and so that code which behaves differently when traced is caught. Four hooks sit on JAX's
+and so that code which behaves differently when traced is caught. Hooks sit on JAX's
 eager paths, in place before the submission is imported:
 
 - ``dispatch._batched_device_put_impl``: every eager ``jax.device_put``;
-- ``pjit._run_python_pjit``: every call of a jitted function that reaches Python (its inner
-  program, in_shardings and out_shardings), ``jnp`` functions included. Before a call recorded
-  in full, and once after the submission is imported, the C++ dispatch caches are cleared, so
-  no jitted call slips past on the fast path (afterwards, a shape's first call always misses);
+- ``pjit._run_python_pjit``: every call of a jitted function (its inner program, in_shardings
+  and out_shardings, and whether it was traced, compiled or served from JAX's caches), ``jnp``
+  functions included. While a call is recorded JAX's C++ dispatch never gets the data for
+  its fast path (``pjit._get_fastpath_data``), and the caches are cleared when recording
+  starts, so every call reaches Python: a jitted step called N times in a loop is N events;
 - ``EvalTrace.process_primitive``: every other primitive applied eagerly (a sharding
-  constraint outside jit, a bare ``lax`` operation);
+  constraint outside jit, a bare ``lax`` operation, a host callback);
 - ``EvalTrace.process_shard_map``: every eager ``shard_map``; its body is also staged to a
-  program, so its specs and collectives are known.
+  program, so its specs and collectives are known;
+- ``ArrayImpl._value`` and NumPy's ``asarray``/``array``/``asanyarray``/``ascontiguousarray``
+  (NumPy reads CPU arrays through the buffer protocol, which no Python hook sees):
+  a JAX array pulled to the host (``np.asarray``, ``float()``, ``.item()``, ``print``);
+  ``custom_vjp.__call__`` and ``custom_jvp.__call__``: a custom derivative rule applied;
+  ``compiler.compile_or_get_cached``: a program compiled.
+
+A *substituted* call (``Recorder.swap``) hands the first operation that places an argument
+leaf (an eager device_put, constraint or shard_map of it, or a jitted function that places it)
+a buffer with other values instead: the parent then asks whether the result followed.
 
 Every call records its placements (``placements`` mode: eager device_put, the in/out
 shardings of each jitted function that reached Python, eager shard_map specs), so the calls
@@ -30,36 +40,77 @@ dataflow is exact: the result derives from a placed array only if it was compute
 from __future__ import annotations
 
 import hashlib
+import os
 from typing import Any, Callable
 
 from grader.observe.jaxpr_graph import Builder, Describe, mesh_data, simple_param
 
 FULL, PLACEMENTS = "full", "placements"
+# Primitives that run Python on the host in the middle of a program.
+HOST_PRIMITIVES = {"pure_callback": "jax.pure_callback", "io_callback": "jax.experimental.io_callback",
+                   "debug_callback": "jax.debug.callback"}
+# Primitives that give a value a sharding (so a jitted program containing one places what it reads).
+PLACING_PRIMITIVES = ("device_put", "sharding_constraint", "shard_map")
+MAX_JIT_CALLS = 256  # of one call's record: more say nothing new
 
 
 class Recorder:
     """Records the submission's eager JAX operations while ``mode`` is set."""
 
-    def __init__(self, core: Any, dispatch: Any, pjit: Any, make_jaxpr: Callable[..., Any]) -> None:
+    def __init__(self, core: Any, dispatch: Any, pjit: Any, make_jaxpr: Callable[..., Any], compiler: Any,
+                 array_class: Any, custom_rules: tuple[Any, ...], numpy: Any) -> None:
         self.events: list[tuple[Any, ...]] = []
         self.state = [None, 0]  # [mode, depth]
+        # [leaf, its values on the host, the replacement, substitutions made, ids of the other
+        # argument leaves (never replaced, even when equal)] during a substituted call
+        self.swap: list[Any] = [None]
         self._make_jaxpr = make_jaxpr
         self._caches = (pjit._cpp_pjit_cache_fun_only, pjit._cpp_pjit_cache_explicit_attributes)
-        self._install(core, dispatch, pjit)
+        self._placing: dict[int, tuple[Any, frozenset[int]]] = {}  # id(program) -> (program, inputs it places)
+        self._host: dict[int, tuple[Any, tuple[tuple[str, str], ...]]] = {}  # id(program) -> host work inside
+        self.student_files: tuple[str, ...] = ()
+        self._install(core, dispatch, pjit, compiler, array_class, custom_rules, numpy)
 
     # -- the hooks: raw references only, builtins captured now ----------------------------------
-    def _install(self, core: Any, dispatch: Any, pjit: Any) -> None:
-        state, push = self.state, self.events.append
+    def _install(self, core: Any, dispatch: Any, pjit: Any, compiler: Any, array_class: Any,
+                 custom_rules: tuple[Any, ...], numpy: Any) -> None:
+        state, push, swap = self.state, self.events.append, self.swap
         eager_put, run_pjit = dispatch._batched_device_put_impl, pjit._run_python_pjit
         process_primitive, process_shard_map = core.EvalTrace.process_primitive, core.EvalTrace.process_shard_map
-        stage = self._stage_shard_map
+        fastpath_data, compile_or_get_cached = pjit._get_fastpath_data, compiler.compile_or_get_cached
+        pull = array_class.__dict__["_value"].fget
+        stage, placing = self._stage_shard_map, self._placing_inputs
+        seen_programs: dict[int, Any] = {}  # every jitted program a recorded call ran: a new one was traced
+        compiled = [0]
+        host_types = _host_types()
+
+        def substituted(values: Any, positions: Any = None) -> Any:
+            """``values`` with the swapped leaf (or its unchanged copy) replaced, where it may be placed."""
+            job = swap[0]
+            if job is None:
+                return values
+            out = list(values)
+            for i, value in enumerate(out):
+                if (positions is None or i in positions) and id(value) not in job[4] \
+                        and _same(value, job[0], job[1], array_class):
+                    out[i], job[3] = job[2], job[3] + 1
+            return tuple(out) if isinstance(values, tuple) else out
+
+        def from_host(values: Any, via: str) -> None:
+            # A NumPy value given to JAX (a Python number is weakly typed: a constant, not data)
+            if any(isinstance(v, host_types) and not getattr(v, "weak_type", False) for v in values):
+                push(("from_host", via))
 
         def observed_put(*xs: Any, devices: Any, **kwargs: Any) -> Any:
             if state[0] is None or state[1]:
                 return eager_put(*xs, devices=devices, **kwargs)
             state[1] += 1
             try:
+                from_host(xs, "jax.device_put")
+                xs = substituted(xs)
                 placed = eager_put(*xs, devices=devices, **kwargs)
+                if swap[0] is not None:  # another leaf's placed copy is that leaf, whatever its values
+                    swap[0][4].update(id(out) for x, out in zip(xs, placed) if id(x) in swap[0][4])
             finally:
                 state[1] -= 1
             push(("device_put", xs, devices, placed))
@@ -70,10 +121,18 @@ class Recorder:
                 return run_pjit(p, args_flat, fun, args, kwargs)
             state[1] += 1
             try:
+                program = p.params["jaxpr"]
+                traced = id(program) not in seen_programs
+                seen_programs[id(program)] = program
+                before = compiled[0]
+                from_host(args_flat, f"jax.jit function {p.params.get('name')}")
+                if swap[0] is not None:
+                    args_flat = substituted(args_flat, placing(p.params, len(args_flat)))
                 result = run_pjit(p, args_flat, fun, args, kwargs)
             finally:
                 state[1] -= 1
-            push(("jit", p.params, args_flat, result[1]))
+            status = "traced" if traced else ("compiled" if compiled[0] != before else "cached")
+            push(("jit", p.params, args_flat, result[1], status))
             return result
 
         def observed_primitive(trace: Any, primitive: Any, args: Any, params: Any) -> Any:
@@ -81,10 +140,13 @@ class Recorder:
                 return process_primitive(trace, primitive, args, params)
             state[1] += 1  # in every mode: what JAX runs inside (a constraint's own jit) is not the submission's
             try:
+                from_host(args, f"jax.lax.{primitive.name}")
+                if swap[0] is not None and primitive.name == "sharding_constraint":
+                    args = substituted(args)
                 out = process_primitive(trace, primitive, args, params)
             finally:
                 state[1] -= 1
-            if state[0] == FULL:
+            if state[0] == FULL or primitive.name in HOST_PRIMITIVES:
                 push(("primitive", primitive, params, args, out))
             return out
 
@@ -93,6 +155,8 @@ class Recorder:
                 return process_shard_map(trace, prim, fun, args, **params)
             state[1] += 1
             try:
+                from_host(args, "jax.shard_map")
+                args = substituted(args)
                 staged = stage(prim, fun, args, params) if state[0] == FULL else None
                 out = process_shard_map(trace, prim, fun, args, **params)
             finally:
@@ -100,13 +164,71 @@ class Recorder:
             push(("shard_map", params, staged, args, out))
             return out
 
+        def no_fastpath_while_recording(*args: Any, **kwargs: Any) -> Any:
+            # Without these data JAX's C++ dispatch caches nothing, so the next call of the same
+            # function with the same shapes comes back to Python, and to the recorder.
+            return None if state[0] is not None else fastpath_data(*args, **kwargs)
+
+        def counted_compile(*args: Any, **kwargs: Any) -> Any:
+            if state[0] is not None:
+                compiled[0] += 1
+            return compile_or_get_cached(*args, **kwargs)
+
+        def pulled(array: Any) -> Any:
+            if state[0] is not None and not state[1]:
+                push(("to_host",))
+            return pull(array)
+
+        def converter(convert: Callable[..., Any]) -> Callable[..., Any]:
+            # NumPy reads a CPU array through the buffer protocol, never through a Python method:
+            # the conversion functions themselves are where a pull shows.
+            def converted(value: Any, *args: Any, **kwargs: Any) -> Any:
+                if state[0] is not None and not state[1] and type(value) is array_class:
+                    push(("to_host",))
+                return convert(value, *args, **kwargs)
+            converted.__name__, converted.__doc__ = convert.__name__, convert.__doc__
+            return converted
+
+        def observed_rule(call: Callable[..., Any], kind: str) -> Callable[..., Any]:
+            def observed(rule: Any, *args: Any, **kwargs: Any) -> Any:
+                if state[0] is not None and not state[1]:
+                    push(("custom_rule", kind, rule))
+                return call(rule, *args, **kwargs)
+            return observed
+
         dispatch._batched_device_put_impl = observed_put
         pjit._run_python_pjit = observed_pjit
+        pjit._get_fastpath_data = no_fastpath_while_recording
+        compiler.compile_or_get_cached = counted_compile
         core.EvalTrace.process_primitive = observed_primitive
         core.EvalTrace.process_shard_map = observed_shard_map
-        self.hooks = ((dispatch, "_batched_device_put_impl", observed_put), (pjit, "_run_python_pjit", observed_pjit),
+        value_property = property(pulled)
+        array_class._value = value_property
+        self.hooks = [(array_class, "_value", value_property), (dispatch, "_batched_device_put_impl", observed_put),
+                      (pjit, "_run_python_pjit", observed_pjit),
+                      (pjit, "_get_fastpath_data", no_fastpath_while_recording),
+                      (compiler, "compile_or_get_cached", counted_compile),
                       (core.EvalTrace, "process_primitive", observed_primitive),
-                      (core.EvalTrace, "process_shard_map", observed_shard_map))
+                      (core.EvalTrace, "process_shard_map", observed_shard_map)]
+        for name in ("asarray", "array", "asanyarray", "ascontiguousarray"):
+            hook = converter(getattr(numpy, name))
+            setattr(numpy, name, hook)
+            self.hooks.append((numpy, name, hook))
+        for rule_class in custom_rules:
+            hook = observed_rule(rule_class.__call__, rule_class.__name__)
+            rule_class.__call__ = hook
+            self.hooks.append((rule_class, "__call__", hook))
+
+    def _placing_inputs(self, params: dict[str, Any], count: int) -> frozenset[int]:
+        """The positions of a jitted call's operands it places: a specified in_sharding, or a
+        placement inside its program of the operand or of a value computed from it."""
+        program = params["jaxpr"]
+        if id(program) not in self._placing:
+            inner = _placed_invars(program)
+            shardings = params.get("in_shardings") or ()
+            given = {i for i, s in enumerate(shardings) if type(s).__name__ not in ("UnspecifiedValue", "AUTO")}
+            self._placing[id(program)] = (program, frozenset(given | inner))
+        return frozenset(i for i in self._placing[id(program)][1] if i < count)
 
     def _stage_shard_map(self, prim: Any, fun: Any, args: Any, params: dict[str, Any]) -> Any:
         """The eager shard_map's body as a program (its out_specs and collectives), or why not."""
@@ -123,8 +245,7 @@ class Recorder:
 
     def start(self, mode: str) -> None:
         self.events.clear()
-        if mode == FULL:
-            self.clear_caches()
+        self.clear_caches()  # what the fast path kept from before (the import) reaches Python again
         self.state[0], self.state[1] = mode, 0
 
     def stop(self) -> list[tuple[Any, ...]]:
@@ -136,6 +257,140 @@ class Recorder:
     def intact(self) -> bool:
         """Whether every hook is still the one installed (checked after a call, before restoring)."""
         return all(getattr(owner, name) is hook for owner, name, hook in self.hooks)
+
+    # -- what a call did besides placing ----------------------------------------------------------
+    def jit_calls(self, events: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+        """Every jitted function the call ran, in order: its name and whether it was traced
+        (a program the recorder had not seen), compiled, or served from JAX's caches."""
+        return [{"name": str(e[1].get("name")), "status": e[4] if len(e) > 4 else "cached"} for e in events
+                if e[0] == "jit" and not any(is_staged(v) for v in e[2])][:MAX_JIT_CALLS]
+
+    def host_work(self, events: list[tuple[Any, ...]]) -> list[dict[str, str]]:
+        """What the call did on the host in the middle of its JAX work: host callbacks, custom
+        derivative rules of the student's own, and values pulled to NumPy and given back to
+        JAX afterwards. Each: ``kind`` (callback, custom_rule, round_trip) and ``call``."""
+        found: dict[tuple[str, str], None] = {}
+        left = False  # some value went to the host (a pull, a debug callback) before this event
+        for event in events:
+            kind, inside = event[0], ()
+            if kind == "to_host":
+                left = True
+            elif kind == "from_host" and left:
+                found[("round_trip", f"a JAX array pulled to NumPy (np.asarray, float(), .item(), print), then a "
+                                     f"NumPy value given back to JAX ({event[1]})")] = None
+            elif kind == "primitive" and event[1].name in HOST_PRIMITIVES:
+                inside = ((event[1].name, HOST_PRIMITIVES[event[1].name]),)
+            elif kind == "custom_rule" and self._is_student(getattr(event[2], "fun", None)):
+                found[("custom_rule", f"jax.{event[1]} {_name(event[2])}")] = None
+            elif kind in ("jit", "shard_map"):
+                inside = self._host_inside(event[1].get("jaxpr"))
+            for primitive, call in inside:
+                if primitive == "debug_callback":
+                    left = True
+                else:
+                    found[("custom_rule" if primitive.startswith("custom") else "callback", call)] = None
+        return [{"kind": k, "call": c} for k, c in list(found)[:8]]
+
+    def _host_inside(self, program: Any) -> tuple[tuple[str, str], ...]:
+        if program is None:
+            return ()
+        if id(program) not in self._host:
+            self._host[id(program)] = (program, tuple(_host_equations(program, self._is_student)))
+        return self._host[id(program)][1]
+
+    def _is_student(self, function: Any) -> bool:
+        """Whether ``function`` (or the file a program was traced from) is the submission's own code."""
+        if isinstance(function, str):
+            filename = function
+        else:
+            for _ in range(8):  # through functools.partial and decorators to the code itself
+                if hasattr(function, "__code__"):
+                    break
+                function = getattr(function, "func", None) or getattr(function, "__wrapped__", None)
+            filename = getattr(getattr(function, "__code__", None), "co_filename", "")
+        return bool(filename) and any(filename == f or filename.startswith(f.rstrip(os.sep) + os.sep)
+                                      for f in self.student_files)
+
+
+def _host_types() -> tuple[type, ...]:
+    import numpy as np
+    return (np.ndarray, np.generic)  # JAX wraps NumPy operands of eager primitives in an ndarray subclass
+
+
+def _same(value: Any, leaf: Any, host: Any, array_class: Any) -> bool:
+    """Whether ``value`` is the leaf itself or an unchanged copy of it (same dtype, shape, values)."""
+    if value is leaf:
+        return True
+    import numpy as np
+    if type(value) is not array_class and type(value) is not np.ndarray:
+        return False
+    if value.shape != host.shape or value.dtype != host.dtype:
+        return False
+    try:
+        return bool(np.array_equal(np.asarray(value), host, equal_nan=host.dtype.kind in "fc"))
+    except Exception:  # an array whose value cannot be read here
+        return False
+
+
+def _name(rule: Any) -> str:
+    return str(getattr(getattr(rule, "fun", None), "__name__", "") or getattr(rule, "__name__", "") or "")
+
+
+def _placed_invars(program: Any) -> frozenset[int]:
+    """Which inputs of a program it places: read by a placing primitive (or a nested program
+    that places them), directly or through values computed from them."""
+    jaxpr = getattr(program, "jaxpr", program)
+    needed: set[Any] = set()  # variables whose value (or a value computed from it) gets placed
+    for eqn in reversed(getattr(jaxpr, "eqns", ())):
+        name = eqn.primitive.name
+        if name in PLACING_PRIMITIVES or any(o in needed for o in eqn.outvars if not hasattr(o, "val")):
+            positions: Any = range(len(eqn.invars))
+        elif name in ("jit", "pjit", "closed_call", "core_call"):
+            inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
+            shardings = eqn.params.get("in_shardings") or ()
+            positions = set(_placed_invars(inner)) | {i for i, s in enumerate(shardings)
+                                                      if type(s).__name__ not in ("UnspecifiedValue", "AUTO")}
+        elif any(_places(sub) for sub in _sub_programs(eqn.params)):
+            positions = range(len(eqn.invars))
+        else:
+            continue
+        needed.update(eqn.invars[i] for i in positions if i < len(eqn.invars) and not hasattr(eqn.invars[i], "val"))
+    return frozenset(i for i, v in enumerate(getattr(jaxpr, "invars", ())) if v in needed)
+
+
+def _places(program: Any) -> bool:
+    jaxpr = getattr(program, "jaxpr", program)
+    return any(e.primitive.name in PLACING_PRIMITIVES or any(_places(s) for s in _sub_programs(e.params))
+               for e in getattr(jaxpr, "eqns", ()))
+
+
+def _sub_programs(params: dict[str, Any]) -> list[Any]:
+    found = []
+    for value in params.values():
+        for candidate in (value if isinstance(value, (tuple, list)) else (value,)):
+            if hasattr(candidate, "eqns") or hasattr(getattr(candidate, "jaxpr", None), "eqns"):
+                found.append(candidate)
+    return found
+
+
+def _host_equations(program: Any, is_student: Callable[[Any], bool], depth: int = 0) -> list[tuple[str, str]]:
+    """Host callbacks and the student's own custom derivative rules anywhere in a program."""
+    jaxpr = getattr(program, "jaxpr", program)
+    found: list[tuple[str, str]] = []
+    for eqn in getattr(jaxpr, "eqns", ()) if depth < 16 else ():
+        name = eqn.primitive.name
+        if name in HOST_PRIMITIVES:
+            found.append((name, HOST_PRIMITIVES[name]))
+        elif name in ("custom_vjp_call", "custom_jvp_call", "custom_vjp_call_jaxpr"):
+            inner = eqn.params.get("call_jaxpr") or eqn.params.get("fun_jaxpr")
+            source = getattr(getattr(getattr(inner, "jaxpr", inner), "debug_info", None), "func_src_info", None) or ""
+            at = source.rfind(" at ")
+            if at >= 0 and is_student(source[at + 4:].rsplit(":", 1)[0]):
+                found.append((name, f"jax.{name.removesuffix('_call').removesuffix('_call_jaxpr')} "
+                                    f"{source[:at]}"))
+        for sub in _sub_programs(eqn.params):
+            found.extend(_host_equations(sub, is_student, depth + 1))
+    return found
 
 
 def placements_of(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]], describe: Describe) -> list[dict[str, Any]]:
@@ -154,7 +409,7 @@ def placements_of(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]], 
                     owner[id(out)] = path
                 found.append({"via": "device_put", "operand": path, "sharding": describe(target)})
         elif event[0] == "jit":
-            _, params, args, outs = event
+            params, args, outs = event[1:4]
             for via, values, key in (("jit_in", args, "in_shardings"), ("jit_out", outs, "out_shardings")):
                 for value, sharding in zip(values, params.get(key) or ()):
                     if type(sharding).__name__ not in ("UnspecifiedValue", "AUTO"):
@@ -262,7 +517,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
     inputs = [value_id(value) for _, value in leaves]
     for event in events:
         kind = event[0]
-        if any(is_staged(value) for value in event[_READS[kind]]):
+        if kind not in _READS or any(is_staged(value) for value in event[_READS[kind]]):
             continue  # part of a transformation being traced (jax.grad's linear part): no values yet
         if kind == "device_put":
             _, xs, devices, placed = event
@@ -273,7 +528,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
                 if is_array(value):
                     arrays[str(new)] = held(value, describe)
         elif kind == "jit":
-            _, params, args, outs = event
+            params, args, outs = event[1:4]
             bind(outs, builder.equation("jit", params, [value_id(a) for a in args], list(outs), ()))
         elif kind == "primitive":
             _, primitive, params, args, out = event

@@ -107,6 +107,40 @@ def _leaf(data: dict[str, Any]) -> Leaf:
 
 
 @dataclass(frozen=True)
+class JitCall:
+    """One call of a jitted function: its name, and ``status``: "traced" (a program not seen
+    before), "compiled" (a known program compiled for new shardings or shapes) or "cached"."""
+    name: str
+    status: str
+
+
+@dataclass(frozen=True)
+class HostWork:
+    """Work a call did on the host amid its JAX work. ``kind``: "callback" (jax.pure_callback,
+    io_callback), "custom_rule" (a custom_vjp/custom_jvp of the student's own) or "round_trip"
+    (a value pulled to NumPy and given back to JAX); ``call`` says which, in words."""
+    kind: str
+    call: str
+
+
+JIT_STATUSES, HOST_KINDS = ("traced", "compiled", "cached"), ("callback", "custom_rule", "round_trip")
+
+
+def parse_jit_calls(data: Any) -> tuple[JitCall, ...]:
+    if not isinstance(data, list) or not all(isinstance(d, dict) and d.get("status") in JIT_STATUSES
+                                             and isinstance(d.get("name"), str) for d in data):
+        raise Malformed("jitted calls are not as the protocol says")
+    return tuple(JitCall(safe_text(d["name"], 200), d["status"]) for d in data[:256])
+
+
+def parse_host(data: Any) -> tuple[HostWork, ...]:
+    if not isinstance(data, list) or not all(isinstance(d, dict) and d.get("kind") in HOST_KINDS
+                                             and isinstance(d.get("call"), str) for d in data):
+        raise Malformed("host work is not as the protocol says")
+    return tuple(HostWork(d["kind"], safe_text(d["call"], 300)) for d in data[:8])
+
+
+@dataclass(frozen=True)
 class Returned:
     """What one call gave back, as the child described it."""
     ok: bool
@@ -118,6 +152,9 @@ class Returned:
     program: Program | None = None  # the real call's program, when it was recorded in full
     intact: bool = True  # the grader's observers were still in place when the call ended
     extras: dict[str, Any] = field(default_factory=dict)
+    jit_calls: tuple[JitCall, ...] = ()  # every jitted function the call ran, in order
+    host: tuple[HostWork, ...] = ()  # host callbacks, custom rules, values pulled to NumPy and given back
+    swapped: int | None = None  # in a substituted call: how many placements took the other values
 
     def leaf(self, path: str = "result") -> Leaf | None:
         return next((leaf for leaf in self.leaves if leaf.path == path), None)

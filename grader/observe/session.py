@@ -27,7 +27,8 @@ from typing import Any, Iterator, Mapping
 from grader.arguments import encode
 from grader.errors import ChildFailure, GraderError, Malformed, SandboxError
 from grader.observe.program import Program
-from grader.observe.returned import Incident, Returned, parse_leaves, safe_reply, safe_text
+from grader.observe.returned import (Incident, Returned, parse_host, parse_jit_calls, parse_leaves, safe_reply,
+                                     safe_text)
 from grader.sandbox.process import Child, Launcher, Limits
 
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:
@@ -193,9 +194,13 @@ class Session:
     def _named(self, arguments: Mapping[str, Any]) -> list[list[Any]]:
         return [[name, encode(arguments[name])] for name in self.parameters]
 
-    def call(self, arguments: Mapping[str, Any], record: str = "placements") -> Returned:
+    def call(self, arguments: Mapping[str, Any], record: str = "placements",
+             substitute: tuple[str, Any] | None = None) -> Returned:
         """Run the function once on ``arguments`` (a dict by parameter name); a crash or
-        time-out becomes an incident. ``record="full"`` also records the program the call ran."""
+        time-out becomes an incident. ``record="full"`` also records the program the call ran.
+        ``substitute`` (leaf path, array) hands the first operation that places that leaf the
+        array instead (``Returned.swapped`` says how many placements took it). Substituted
+        calls are not kept in ``calls``: their answers are not the function's on ``arguments``."""
         if len(self.incidents) >= MAX_INCIDENTS:
             return Returned(False, incident=Incident("gave_up", f"grading stopped calling it after {MAX_INCIDENTS} "
                                                                 "failures"))
@@ -205,15 +210,19 @@ class Session:
         # Incidents name no input: the limits check is shown to students even when the check
         # whose hidden input caused the incident is not (the failing check names its input).
         during = f"while calling {self.function}({', '.join(self.parameters)})"
+        request = {"op": "call", "arguments": self._named(arguments), "mode": record}
+        if substitute is not None:
+            request["substitute"] = {"path": substitute[0], "value": encode(substitute[1])}
         try:
-            reply = self._request({"op": "call", "arguments": self._named(arguments), "mode": record}, during)
+            reply = self._request(request, during)
         except ChildFailure as failure:
             return Returned(False, incident=self._incident(failure))
         try:
             returned = self._returned(reply, during)
         except (Malformed, ValueError, TypeError, KeyError) as error:
             return Returned(False, incident=self._protocol(error, during))
-        self.calls.append((arguments, returned))
+        if substitute is None:
+            self.calls.append((arguments, returned))
         return returned
 
     def _returned(self, reply: dict[str, Any], during: str) -> Returned:
@@ -230,7 +239,8 @@ class Session:
                             incident=self._exception_incident(exception, error, during))
         program = Program.from_data(reply["program"]) if "program" in reply else None
         return Returned(True, leaves=parse_leaves(reply["value"]), placements=tuple(placements), program=program,
-                        intact=reply.get("intact") is not False)
+                        intact=reply.get("intact") is not False, jit_calls=parse_jit_calls(reply.get("jit_calls", [])),
+                        host=parse_host(reply.get("host", [])), swapped=_count(reply.get("swapped")))
 
     def _exception_incident(self, exception: str, error: str, during: str) -> Incident | None:
         """Exceptions that are really a limit or the end of the process become incidents."""
@@ -270,6 +280,14 @@ class Session:
             return Traced(Program.from_data(reply["program"]))
         except (ValueError, TypeError, KeyError) as error:
             return Traced(None, self._protocol(error, during).message)
+
+
+def _count(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise Malformed("a count is not a natural number")
+    return value
 
 
 def _copy(source: Path, workdir: Path, *parts: str) -> Path:

@@ -26,9 +26,11 @@ from grader.release import STAGES
 from grader.report.visibility import AUDIENCES, view
 
 PACKAGE = Path(__file__).resolve().parents[1]  # grader/
-FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "github", "prairielearn")
+FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "gitlab", "github", "prairielearn")
 COLOURS = {"passed": "32", "failed": "31", "error": "35", "skipped": "90", "pending": "33", "bold": "1", "dim": "2"}
-TEMPLATES = {"text": "report.txt.j2", "md": "report.md.j2", "html": "report.html.j2", "junit": "report.junit.xml.j2"}
+# gitlab is JUnit with what GitLab reads beyond the Jenkins xUnit schema (the template's `flavour`).
+TEMPLATES = {"text": "report.txt.j2", "md": "report.md.j2", "html": "report.html.j2", "junit": "report.junit.xml.j2",
+             "gitlab": "report.junit.xml.j2"}
 
 # Control characters: XML cannot hold them, HTML5 calls them parse errors, and on a terminal
 # (escape sequences, carriage returns) they could redraw the report. Student output holds any byte.
@@ -37,6 +39,9 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff]")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&@#])")
 # Lines the GitHub runner would read as a workflow command (``::cmd::`` and the legacy ``##[cmd]``).
 _WORKFLOW_COMMAND = re.compile(r"^(\s*)(::|##\[)")
+# What GitLab's JUnit parser and Jenkins' junit-attachments plugin read from <system-out> as a file to
+# attach ("[[ATTACHMENT|path]]"): a program could print it to attach another artifact of the job.
+_ATTACHMENT_TAG = re.compile(r"\[(?=\[\s*ATTACHMENT)", re.IGNORECASE)
 
 
 def templates_root() -> Path:
@@ -68,6 +73,11 @@ def _codeblock(text: object, info: str = "") -> str:
     return f"{fence}{info}\n{text}\n{fence}"
 
 
+def _no_attachments(text: object) -> str:
+    """Program output for <system-out> with every attachment tag broken by a zero-width space."""
+    return _ATTACHMENT_TAG.sub("[\u200b", str(text))
+
+
 def _indent_all(text: object, prefix: str = "    ") -> str:
     return "\n".join(prefix + line if line else line for line in str(text).splitlines())
 
@@ -97,7 +107,7 @@ def _environment(colour: bool, extra: Path | None, markup: str | None = None) ->
         return Markup(f"\033[{COLOURS[style]}m{_finalize(text)}\033[0m") if colour and style in COLOURS else text
 
     env.filters.update(paint=paint, indent_all=_indent_all, points=_points, md=_md, code=_code,
-                       codeblock=_codeblock, seconds=lambda v: f"{v:.3f}")
+                       codeblock=_codeblock, no_attachments=_no_attachments, seconds=lambda v: f"{v:.3f}")
     return env
 
 
@@ -122,9 +132,9 @@ def render(report: Report, format: str = "text", *, colour: bool = False, templa
     if format == "github":
         return _github(report, templates, audience, stage)
     if format in TEMPLATES:
-        markup = {"html": "html", "junit": "xml"}.get(format)
+        markup = {"html": "html", "junit": "xml", "gitlab": "xml"}.get(format)
         env = _environment(colour and format == "text", templates, markup)
-        return env.get_template(TEMPLATES[format]).render(report=view(report, audience, stage))
+        return env.get_template(TEMPLATES[format]).render(report=view(report, audience, stage), flavour=format)
     raise ValueError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
 
 

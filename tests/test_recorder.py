@@ -1,0 +1,182 @@
+"""grader.observe.recorder: what a real call did, seen whole. Real children with 8 simulated
+devices, real submissions written to temporary files, read through the session's replies.
+
+- every call of a jitted function is in the record, repeats served by JAX's caches included,
+  each with whether it was traced, compiled or served from cache;
+- work done on the host in the middle of the JAX work (callbacks, custom derivative rules of
+  the student's own, values pulled to NumPy and given back) is recorded, and JAX's own rules
+  and a debug print are not;
+- a substituted call hands the placement of an argument other values, and says how many
+  placements took them.
+"""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pytest
+
+from grader.observe.session import Session
+from grader.sandbox.process import Limits
+
+HEADER = """\
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+ONE = NamedSharding(Mesh(np.array(jax.devices()[:1]), ("data",)), P())
+"""
+PROBE = {"x": np.arange(8, dtype=np.float32) - 2.5}
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Iterator:
+    opened: list[Session] = []
+
+    def load(body: str) -> Session:
+        path = tmp_path / f"case{len(opened)}.py"
+        path.write_text(HEADER + "\n\n" + textwrap.dedent(body))
+        made = Session(path, "f", ("x",), 8, Limits(call_s=30, total_s=120))
+        opened.append(made)
+        assert made.load().ok, made.load().detail
+        return made
+
+    yield load
+    for made in opened:
+        made.close()
+
+
+def statuses(returned, name: str) -> list[str]:
+    return [call.status for call in returned.jit_calls if call.name == name]
+
+
+def test_every_call_of_a_jitted_step_in_a_loop_is_recorded_with_its_cache_status(session) -> None:
+    loaded = session("""
+        @jax.jit
+        def step(a):
+            return a * 0.5 + 1.0
+
+        def f(x):
+            a = jax.device_put(x, ONE)
+            for _ in range(4):
+                a = step(a)
+            return a
+    """)
+    first = loaded.call(PROBE)
+    assert first.ok, first.error
+    assert statuses(first, "step") == ["traced", "cached", "cached", "cached"]
+    again = loaded.call(PROBE)  # the same shapes: JAX's C++ fast path would serve all four unseen
+    assert statuses(again, "step") == ["cached"] * 4
+    other = loaded.call({"x": np.ones(3, np.float32)})
+    assert statuses(other, "step")[0] == "traced"  # a new shape is a new trace
+
+
+def test_a_helper_jitted_once_and_called_on_two_equal_shapes_is_seen_both_times(session) -> None:
+    loaded = session("""
+        @jax.jit
+        def total(a):
+            return jnp.sum(a)
+
+        def f(x):
+            a = jax.device_put(x, ONE)
+            b = jax.device_put(x * 2.0, ONE)
+            return total(a) + total(b)
+    """)
+    returned = loaded.call(PROBE)
+    assert statuses(returned, "total") == ["traced", "cached"]
+    placed_into_jit = [p for p in returned.placements if p["via"] == "device_put"]
+    assert len(placed_into_jit) == 2
+
+
+@pytest.mark.parametrize("body, kind, says", [
+    ("""
+        def f(x):
+            a = jax.device_put(x, ONE)
+            return jax.pure_callback(lambda v: np.asarray(v) * 2, jax.ShapeDtypeStruct(a.shape, a.dtype), a)
+    """, "callback", "jax.pure_callback"),
+    ("""
+        from jax.experimental import io_callback
+
+        @jax.jit
+        def f(x):
+            return io_callback(lambda v: np.asarray(v) + 1, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+    """, "callback", "io_callback"),
+    ("""
+        @jax.custom_vjp
+        def double(a):
+            return a * 2
+
+        def forward(a):
+            return a * 2, None
+
+        def backward(_, g):
+            return (g * 2,)
+
+        double.defvjp(forward, backward)
+
+        def f(x):
+            return double(jax.device_put(x, ONE))
+    """, "custom_rule", "double"),
+    ("""
+        def f(x):
+            a = jax.device_put(x, ONE)
+            total = np.asarray(a).sum()
+            return jnp.asarray(total)
+    """, "round_trip", "pulled to NumPy"),
+    ("""
+        def f(x):
+            a = jax.device_put(x, ONE)
+            return jnp.asarray(float(a[0]) * np.ones(3, np.float32))
+    """, "round_trip", "pulled to NumPy"),
+])
+def test_work_on_the_host_is_recorded(session, body: str, kind: str, says: str) -> None:
+    returned = session(body).call(PROBE)
+    assert returned.ok, returned.error
+    assert [w.kind for w in returned.host] == [kind], returned.host
+    assert says in returned.host[0].call
+
+
+def test_library_rules_a_debug_print_and_a_printed_sharding_are_not_host_work(session) -> None:
+    returned = session("""
+        def f(x):
+            a = jax.device_put(x, ONE)
+            jax.debug.print("total {}", jnp.sum(a))
+            print(a.sharding)
+            return jnp.sum(jax.nn.relu(a)) + jnp.sum(jax.nn.softplus(a))
+    """).call(PROBE)
+    assert returned.ok, returned.error
+    assert returned.host == ()
+
+
+def test_a_substituted_call_hands_the_placement_other_values(session) -> None:
+    other = np.full(8, 3.0, np.float32)
+    honest = session("""
+        def f(x):
+            return jnp.sum(jax.device_put(x, ONE))
+    """)
+    returned = honest.call(PROBE, substitute=("x", other))
+    assert returned.swapped == 1 and returned.number() == 24.0
+    assert honest.calls == []  # a substituted answer is not the function's answer on the probe
+    dead_link = session("""
+        def f(x):
+            return jnp.sum(x) + 0 * jnp.sum(jax.device_put(x, ONE))
+    """)
+    returned = dead_link.call(PROBE, substitute=("x", other))
+    assert returned.swapped == 1 and returned.number() == float(PROBE["x"].sum())
+
+
+def test_a_jitted_function_that_places_its_operand_takes_the_other_values(session) -> None:
+    returned = session("""
+        @jax.jit
+        def f(x):
+            return jnp.sum(jax.lax.with_sharding_constraint(x * 1.0, ONE))
+    """).call(PROBE, substitute=("x", np.ones(8, np.float32)))
+    assert returned.swapped == 1 and returned.number() == 8.0
+    unplaced = session("""
+        def f(x):
+            return jnp.sum(x)
+    """).call(PROBE, substitute=("x", np.ones(8, np.float32)))
+    assert unplaced.swapped == 0 and unplaced.number() == float(PROBE["x"].sum())
