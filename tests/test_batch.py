@@ -386,6 +386,11 @@ def test_a_result_the_graders_environment_decided_is_graded_again(exercise, tmp_
 # --- Canvas and Moodle downloads, graded and imported (#14.3, #14.6) ----------------------------------------
 
 
+def _points(exercise, variant: str) -> str:
+    """The score `jaxgrade check` gives a variant, as the LMS's importer reads it."""
+    return f"{grade(exercise, SEED_EXERCISE / variant).score:g}"
+
+
 def _canvas_download(folder: Path, attachment_base: int) -> Path:
     folder.mkdir(parents=True)
     files = {"doejane_12345_{a}_solution.py": "wrong/value_mean.py",          # first upload: wrong
@@ -398,7 +403,7 @@ def _canvas_download(folder: Path, attachment_base: int) -> Path:
     return folder
 
 
-def test_a_canvas_download_is_graded_per_student_and_imports_into_canvas(exercises_root, tmp_path):
+def test_a_canvas_download_is_graded_per_student_and_imports_into_canvas(exercise, exercises_root, tmp_path):
     from test_gradebook import canvas_import
     env = {**os.environ, "JAXGRADE_EXERCISES": str(exercises_root)}
     out = tmp_path / "out"
@@ -412,8 +417,8 @@ def test_a_canvas_download_is_graded_per_student_and_imports_into_canvas(exercis
         "444": ("smithann", "", "not_graded")}
     imported = canvas_import((out / "gradebook-canvas.csv").read_text())
     assert imported["assignments"] == [("Lab 3", "98765")] and imported["points"] == ["10"]
-    assert [(s["id"], s["grades"]) for s in imported["students"]] == [("12345", ["10"]), ("222", ["7"]),
-                                                                      ("444", [""])]
+    assert [(s["id"], s["grades"]) for s in imported["students"]] == [
+        ("12345", ["10"]), ("222", [_points(exercise, "wrong/value_mean.py")]), ("444", [""])]
     # Downloaded again a week later: new attachment ids, the same students and files, so nothing is regraded.
     again = _jaxgrade("grade", str(_canvas_download(tmp_path / "download-2", 70000)), "-e", SEED_EXERCISE.name,
                       "-o", str(out), "--gradebook", "canvas", env=env)
@@ -422,7 +427,7 @@ def test_a_canvas_download_is_graded_per_student_and_imports_into_canvas(exercis
     assert set(gradebook(out)) == set(book)
 
 
-def test_a_moodle_download_is_graded_per_participant_and_writes_the_worksheet(exercises_root, tmp_path):
+def test_a_moodle_download_is_graded_per_participant_and_writes_the_worksheet(exercise, exercises_root, tmp_path):
     from test_gradebook import moodle_import
     download = tmp_path / "download"
     for folder, variant in {"Jane Doe_1234567_assignsubmission_file_": "reference.py",
@@ -439,7 +444,8 @@ def test_a_moodle_download_is_graded_per_participant_and_writes_the_worksheet(ex
     assert {s: (r["name"], r["status"]) for s, r in gradebook(out).items()} == {
         "1234567": ("Jane Doe", "passed"), "7654321": ("Bob Roe", "failed")}
     imported = moodle_import((out / "gradebook-moodle.csv").read_text())
-    assert [(r["participant"], r["grade"]) for r in imported] == [("1234567", "10"), ("7654321", "7")]
+    assert [(r["participant"], r["grade"]) for r in imported] == [
+        ("1234567", "10"), ("7654321", _points(exercise, "wrong/value_mean.py"))]
     assert all(r["modified"] is not None for r in imported)
     assert "Left aside on purpose" in (out / "summary.md").read_text()
 
