@@ -57,12 +57,14 @@ def _check(args: argparse.Namespace) -> int:
             known = ", ".join(f"{e.slug} ({e.function})" for e in all_exercises())
             raise UsageError(f"cannot tell which exercise {args.file} is for: it defines none of the exercises' "
                              f"functions. Pass -e SLUG; known exercises: {known}")
+    helpers = helpers_beside(path)
     with tempfile.TemporaryDirectory(prefix="jaxgrade-check-") as scratch:
         graded = path
-        if path.suffix == ".ipynb":  # graded as the Python of its code cells
+        if path.suffix == ".ipynb":  # graded as the Python of the code cells the exercise's function needs
+            converted = python_of(path.read_bytes(), path.suffix, exercise.function, frozenset(h.stem for h in helpers))
             graded = Path(scratch) / f"{path.stem if path.stem.isidentifier() else 'submission'}.py"
             graded.write_text(converted.text, errors="surrogateescape")
-        report = grade(exercise, graded, seed=args.seed, display_path=args.file, helpers=helpers_beside(path),
+        report = grade(exercise, graded, seed=args.seed, display_path=args.file, helpers=helpers,
                        notes=converted.notes)
     stage = exercise.release.stage()
     stream = open(args.output, "w") if args.output else sys.stdout

@@ -4,18 +4,32 @@ class run's intake, the Gradescope and PrairieLearn autograders):
 
 - among several Python files, the one that defines the exercise's function is graded; the
   others are its helper modules, importable beside it (``from helpers import ...``);
-- a notebook (``.ipynb``) is graded as the Python of its code cells, in order, read with
-  ``nbformat`` (every notebook version Jupyter wrote); IPython magics and shell lines
-  (``%timeit``, ``!pip install``, ``%%bash`` cells) are turned into comments, and the report
-  says which.
+- a notebook (``.ipynb``) is graded as the Python of its code cells, in order (nbformat 4 as
+  Jupyter, Colab and VS Code write it, and nbformat 3's worksheets). A typed reader checks
+  every field it uses, so a cell whose source is a number is a clear NotebookError, never a
+  crash. IPython magics and shell lines (``%timeit``, ``!pip install``, ``%%bash`` cells) become
+  comments; a cell that imports a module the grader does not provide (``google.colab``,
+  ``matplotlib``), or uses what such a cell defined, is left out unless the graded function
+  needs it (then the import stays, and the load check names the missing module). The report
+  lists every such change.
 
-Everything here reads files as data; nothing is executed.
+Everything here reads files as data: nothing of a student's is executed or imported.
 """
 from __future__ import annotations
 
+import ast
+import bisect
+import functools
+import importlib.machinery
+import json
+import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Callable
 
 from grader.errors import NotebookError
 
@@ -24,6 +38,17 @@ MAX_HELPERS, MAX_HELPER_BYTES = 32, 1 << 20
 # Cell magics whose body is still Python: the magic line goes, the body stays.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _SHELL_ASSIGNMENT = re.compile(r"^\s*[\w.,\s]+=\s*[!%]")
+_HELP_LINE = re.compile(r"^\s*(?:\?\??[\w.]+|[\w.]+\?\??)\s*$")  # IPython's help: "jnp.sum?", "??f"
+_LINE_END = re.compile(r"\r\n|\r|\n")
+# A notebook's code is one solution: more than this is not one (and its conversion stays bounded).
+MAX_NOTEBOOK_CODE = 1 << 20
+# Each JSON string becomes a Python object: bounding the quotes bounds what parsing costs
+# (16 MiB of one-character lines would cost ~50 bytes each, ~10x the file).
+MAX_NOTEBOOK_QUOTES = 1_000_000
+MAX_NOTES = 20
+# Leaving cells out needs the cells' syntax trees, which cost ~600x the code: only notebooks of
+# up to this much code (a solution's is a few kB) are judged so; larger ones are kept whole.
+MAX_ANALYSED_CODE = 64 << 10
 
 
 @dataclass(frozen=True)
@@ -37,46 +62,401 @@ def defines(text: str, function: str) -> bool:
     return re.search(rf"^\s*def\s+{re.escape(function)}\s*\(", text, re.MULTILINE) is not None
 
 
-def python_of(data: bytes, suffix: str) -> Converted:
-    """The Python a submission file stands for: a .py as it is, a notebook's code cells."""
+def python_of(data: bytes, suffix: str, function: str | None = None,
+              beside: frozenset[str] = frozenset()) -> Converted:
+    """The Python a submission file stands for: a .py as it is, a notebook's code cells (with
+    ``function``, the exercise's, without the cells it does not need that cannot run here)."""
     if suffix != ".ipynb":
         return Converted(data.decode("utf-8", errors="surrogateescape"), ())
-    return notebook_python(data)
+    return notebook_python(data, function, beside)
 
 
-def notebook_python(data: bytes) -> Converted:
-    import nbformat  # only notebooks need it
-
-    try:
-        notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
-    except Exception as error:  # nbformat raises several kinds for a file that is not a notebook
-        raise NotebookError(f"not a notebook Jupyter can open ({type(error).__name__}: {str(error)[:200]})") from None
-    parts: list[str] = []
-    notes: list[str] = []
-    for number, cell in enumerate(notebook.cells, start=1):
-        if cell.cell_type != "code" or not cell.source.strip():
+def notebook_python(data: bytes, function: str | None = None, beside: frozenset[str] = frozenset()) -> Converted:
+    """A notebook's code cells as one Python file. With ``function`` (the exercise's), a cell
+    that imports a module the grader does not provide, or uses what such a cell defined, is
+    left out (and listed) unless ``function`` needs it; ``beside``: the student's own modules."""
+    notes = _Notes()
+    cells = [_cell_python(number, source, notes) for number, source in read_notebook(data)]
+    left = _Left()
+    if function is not None and any(not grader_provides(module, beside) for cell in cells
+                                    for level, module, _ in _imports_of(cell.text) if not level and module):
+        # cells are parsed only where some import cannot succeed
+        if sum(len(cell.text) for cell in cells) <= MAX_ANALYSED_CODE:
+            left = _left_out(cells, function, beside)
+        else:
+            notes.add(f"cells were not judged for imports the grader lacks: more than {MAX_ANALYSED_CODE >> 10} "
+                      "KiB of code")
+    parts = []
+    for cell in cells:
+        lines = split_lines(cell.text)
+        if cell.number in left.cells:
+            notes.add(f"cell {cell.number} skipped: {left.cells[cell.number]}")
+            parts.append(f"# In[{cell.number}]: skipped ({left.cells[cell.number]})\n"
+                         + "\n".join(f"# {line}" for line in lines))
             continue
-        lines = cell.source.splitlines()
-        first = lines[0].strip()
-        if first.startswith("%%"):
-            magic = (first[2:].split() or [""])[0]
-            if magic not in PYTHON_CELL_MAGICS:
-                notes.append(f"cell {number}: a %%{magic} cell, not Python")
-                parts.append(f"# In[{number}]: a %%{magic} cell, not graded\n"
-                             + "\n".join(f"# {line}" for line in lines))
-                continue
-            notes.append(f"cell {number}: {first}")
-            lines = [f"# {lines[0]}", *lines[1:]]
-        kept = []
-        for line in lines:
-            stripped = line.lstrip()
-            if stripped.startswith(("%", "!")) or _SHELL_ASSIGNMENT.match(line):
-                notes.append(f"cell {number}: {stripped[:80]}")
-                kept.append(f"{line[:len(line) - len(stripped)]}pass  # jaxgrade: IPython line: {stripped}")
+        for first, last, why in left.lines.get(cell.number, ()):
+            notes.add(f"cell {cell.number}, line {first} skipped: {why}")
+            indent = lines[first - 1][:len(lines[first - 1]) - len(lines[first - 1].lstrip())]
+            lines[first - 1:last] = [f"{indent}pass  # skipped: {line.strip()}" if i == first else f"# {line}"
+                                     for i, line in enumerate(lines[first - 1:last], start=first)]
+        parts.append(f"# In[{cell.number}]:\n" + "\n".join(lines))
+    return Converted("\n\n".join(parts) + "\n", notes.done())
+
+
+def split_lines(text: str) -> list[str]:
+    """``text``'s lines as Python's tokenizer sees them: only \\n, \\r\\n and \\r end one (not the
+    form feeds, U+2028 and other separators ``str.splitlines`` also splits at)."""
+    return _LINE_END.split(text)
+
+
+def read_notebook(data: bytes) -> list[tuple[int, str]]:
+    """The (number, source) of each code cell, numbered as Jupyter shows cells (markdown too),
+    with every field checked: a NotebookError says which one is not what Jupyter writes."""
+    if data.count(b'"') > MAX_NOTEBOOK_QUOTES:  # each JSON string costs ~50 bytes of objects once parsed
+        raise NotebookError(f"a notebook of more than {MAX_NOTEBOOK_QUOTES // 2:,} lines of code or output: clear its "
+                            "outputs (Kernel > Restart & Clear Output), save it, and submit it again")
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError) as error:
+        raise NotebookError(f"not a notebook Jupyter can open (not JSON: {str(error)[:200]})") from None
+    if not isinstance(document, dict):
+        raise NotebookError(f"not a notebook Jupyter can open (a JSON {_kind(document)}, not an object)")
+    version = document.get("nbformat", 4 if "cells" in document else None)
+    if type(version) is not int:
+        raise NotebookError(f"not a notebook Jupyter can open (its nbformat is {_kind(version)}, not a version number)")
+    if version == 3:  # IPython 1-3: cells in worksheets, a code cell's text in "input"
+        worksheets = _field(document, "worksheets", list, "the notebook")
+        cells = [cell for number, sheet in enumerate(worksheets, start=1)
+                 for cell in _field(_typed(sheet, dict, f"worksheet {number}"), "cells", list, f"worksheet {number}")]
+        text_field = "input"
+    elif version == 4:
+        cells = _field(document, "cells", list, "the notebook")
+        text_field = "source"
+    else:
+        raise NotebookError(f"not a notebook Jupyter can open (nbformat {version}; only 3 and 4 are read): open "
+                            "it in Jupyter and save it again")
+    found, code = [], 0
+    for number, cell in enumerate(cells, start=1):
+        where = f"cell {number}"
+        cell = _typed(cell, dict, where)
+        if _field(cell, "cell_type", str, where) != "code":
+            continue
+        source = _field(cell, text_field, (str, list), where)
+        if isinstance(source, list):
+            if not all(isinstance(line, str) for line in source):
+                bad = next(line for line in source if not isinstance(line, str))
+                raise NotebookError(f"not a notebook Jupyter can open ({where}'s {text_field} holds {_kind(bad)}, "
+                                    "not only lines of text)")
+            source = "".join(source)
+        if not _is_text(source):  # JSON's "\\ud800": a lone surrogate, which no Python file can hold
+            raise NotebookError(f"not a notebook Jupyter can open ({where}'s {text_field} holds a lone surrogate "
+                                "escape, not text)")
+        found.append((number, source))
+        code += len(source)
+        if code > MAX_NOTEBOOK_CODE:
+            raise NotebookError(f"a notebook whose code cells hold more than {MAX_NOTEBOOK_CODE >> 20} MiB of Python, "
+                                "not a solution")
+    return found
+
+
+def _is_text(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _kind(value: object) -> str:
+    names = {dict: "an object", list: "a list", str: "text", bool: "true/false", type(None): "null",
+             int: "a number", float: "a number"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _typed(value: object, kind: type | tuple[type, ...], where: str) -> Any:
+    if not isinstance(value, kind):
+        wanted = " or ".join(_kind(k()) for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise NotebookError(f"not a notebook Jupyter can open ({where} is {_kind(value)}, not {wanted})")
+    return value
+
+
+def _field(holder: dict[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if name not in holder:
+        raise NotebookError(f"not a notebook Jupyter can open ({where} has no {name!r})")
+    return _typed(holder[name], kind, f"{where}'s {name!r}")
+
+
+class _Notes:
+    """What conversion changed, at most ``MAX_NOTES`` of them and a count of the rest (a notebook
+    of a million magic lines costs a few notes, not a million)."""
+
+    def __init__(self) -> None:
+        self.kept: list[str] = []
+        self.more = 0
+
+    def add(self, note: str) -> None:
+        if len(self.kept) < MAX_NOTES:
+            self.kept.append(note)
+        else:
+            self.more += 1
+
+    def done(self) -> tuple[str, ...]:
+        return (*self.kept, f"and {self.more} more") if self.more else tuple(self.kept)
+
+
+@dataclass(frozen=True)
+class _Cell:
+    number: int
+    text: str
+
+
+def _cell_python(number: int, source: str, notes: _Notes) -> _Cell:
+    """One code cell as Python: IPython magics and shell lines turned into ``pass`` with the line
+    as a comment (a block keeps its body), a cell magic that is not Python all commented out."""
+    if not source.strip():
+        return _Cell(number, "")
+    lines = split_lines(source)
+    first = lines[0].strip()
+    if first.startswith("%%"):
+        magic = (first[2:].split() or [""])[0]
+        if magic not in PYTHON_CELL_MAGICS:
+            notes.add(f"cell {number}: a %%{magic} cell, not Python")
+            return _Cell(number, f"# a %%{magic} cell, not Python\n" + "\n".join(f"# {line}" for line in lines))
+        notes.add(f"cell {number}: {first[:80]}")
+        lines = [f"# {lines[0]}", *lines[1:]]
+    kept = []
+    for line in lines:
+        stripped = line.lstrip()
+        if stripped.startswith(("%", "!")) or _SHELL_ASSIGNMENT.match(line) or _HELP_LINE.match(line):
+            notes.add(f"cell {number}: {stripped[:80]}")
+            kept.append(f"{line[:len(line) - len(stripped)]}pass  # IPython: {stripped}")
+        else:
+            kept.append(line)
+    return _Cell(number, "\n".join(kept))
+
+
+@dataclass(frozen=True)
+class _Import:
+    """One import statement of a cell: its lines, the modules it imports, the names it binds,
+    and whether dropping it alone is possible (it stands at the cell's top level, unguarded)."""
+    first: int
+    last: int
+    modules: tuple[str, ...]
+    binds: frozenset[str]
+    alone: bool
+
+
+@dataclass
+class _Uses:
+    """What one cell binds and reads, from its syntax alone (nothing is run): ``reads`` when
+    the cell runs, ``later[name]`` what the function or class ``name`` reads when it is called,
+    ``imports`` its imports outside ``try`` (an import the cell guards itself is its business)."""
+    binds: set[str] = field(default_factory=set)
+    reads: set[str] = field(default_factory=set)
+    later: dict[str, set[str]] = field(default_factory=dict)
+    imports: list[_Import] = field(default_factory=list)
+
+
+def _names_read(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _globals_read(definition: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> set[str]:
+    """The names a function (or a class's methods) may read from the notebook's globals: every
+    name read in it but its parameters and the local names it assigns (unless declared global)."""
+    local: set[str] = set()
+    declared: set[str] = set()
+    for node in ast.walk(definition):
+        if isinstance(node, ast.arg):
+            local.add(node.arg)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            local.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not definition:
+            local.add(node.name)
+        elif isinstance(node, ast.Global):
+            declared.update(node.names)
+    return _names_read(definition) - (local - declared)
+
+
+def _stored(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _uses(text: str) -> _Uses | None:
+    """None when the cell is not Python: it is kept, and the load check says why it fails."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    uses = _Uses()
+
+    def visit(statements: list[ast.stmt], guarded: bool, top: bool) -> None:
+        for statement in statements:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                uses.binds.add(statement.name)
+                header: list[ast.AST] = [*statement.decorator_list]
+                if isinstance(statement, ast.ClassDef):
+                    header += [*statement.bases, *statement.keywords]
+                else:
+                    header += [*statement.args.defaults, *filter(None, statement.args.kw_defaults)]
+                for node in header:
+                    uses.reads |= _names_read(node)
+                uses.later.setdefault(statement.name, set()).update(_globals_read(statement))
+            elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+                if isinstance(statement, ast.ImportFrom) and statement.level:
+                    continue  # a notebook is no package: the load check says what fails
+                bound = frozenset(alias.asname or alias.name.split(".")[0] for alias in statement.names
+                                  if alias.name != "*")
+                uses.binds |= bound
+                modules = ((statement.module,) if isinstance(statement, ast.ImportFrom) and statement.module
+                           else tuple(alias.name for alias in statement.names))
+                if not guarded:
+                    uses.imports.append(_Import(statement.lineno, statement.end_lineno or statement.lineno,
+                                                modules, bound, top))
+            elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+                visit(statement.body, True, False)
+                for handler in statement.handlers:
+                    visit(handler.body, guarded, False)
+                visit(statement.orelse, guarded, False)
+                visit(statement.finalbody, guarded, False)
+            elif isinstance(statement, (ast.If, ast.For, ast.While, ast.With, ast.AsyncFor, ast.AsyncWith)):
+                for name, value in ast.iter_fields(statement):
+                    if name in ("body", "orelse"):
+                        visit(value, guarded, False)
+                    else:
+                        for node in value if isinstance(value, list) else [value]:
+                            if isinstance(node, ast.AST):
+                                uses.reads |= _names_read(node)
+                                uses.binds |= _stored(node)
             else:
-                kept.append(line)
-        parts.append(f"# In[{number}]:\n" + "\n".join(kept))
-    return Converted("\n\n".join(parts) + "\n", tuple(notes))
+                uses.reads |= _names_read(statement)
+                uses.binds |= _stored(statement)
+
+    visit(tree.body, False, True)
+    return uses
+
+
+@dataclass
+class _Left:
+    """What is left out of a notebook: whole cells, and single import lines of kept cells."""
+    cells: dict[int, str] = field(default_factory=dict)                        # cell → why
+    lines: dict[int, list[tuple[int, int, str]]] = field(default_factory=dict)  # cell → (first, last, why)
+
+
+def _left_out(cells: list[_Cell], function: str, beside: frozenset[str]) -> _Left:
+    """What to leave out so that a notebook runs as the student ran it: each import of a module
+    the grader does not provide, and each cell that reads what such an import bound, unless
+    ``function`` needs it, directly or through the helpers, constants and imports it uses (then
+    it stays, and importing the file fails naming the module)."""
+    uses = {cell.number: _uses(cell.text) for cell in cells if cell.text.strip()}
+    order = list(uses)
+    binders: dict[str, list[int]] = {}  # name → the cells binding it, in order
+    for number in order:
+        for name in (cell.binds if (cell := uses[number]) is not None else ()):
+            binders.setdefault(name, []).append(number)
+
+    def binder(name: str, before: int | None) -> int | None:
+        """The cell whose ``name`` is the one read: the last to bind it before ``before`` (the
+        cell reading it as it runs), or the last of all (a function reads globals when called)."""
+        found = binders.get(name, [])
+        index = len(found) if before is None else bisect.bisect_left(found, before)
+        return found[index - 1] if index else None
+
+    needed: dict[int, set[str]] = {}  # cell → the names it is needed for
+    pending = [(root, function) for root in [binder(function, None)] if root is not None]
+    while pending:
+        number, name = pending.pop()
+        first = number not in needed
+        if not first and name in needed[number]:
+            continue
+        needed.setdefault(number, set()).add(name)
+        cell = uses[number]
+        if cell is None:
+            continue
+        for read in cell.reads if first else ():
+            if (source := binder(read, number)) is not None:
+                pending.append((source, read))
+        for read in cell.later.get(name, ()):
+            if (source := binder(read, None)) is not None:
+                pending.append((source, read))
+
+    left = _Left()
+    unavailable: dict[str, str] = {}  # a name whose binding was left out → the module it needed
+    for number in order:
+        cell = uses[number]
+        if cell is None:
+            continue
+        wanted = needed.get(number, set()) | cell.reads
+        dropped: list[tuple[int, int, str]] = []
+        dropped_names: dict[str, str] = {}
+        cause = None  # the module that keeps the whole cell from running
+        for statement in cell.imports:
+            module = next((m for m in statement.modules if not grader_provides(m, beside)), None)
+            if module is None:
+                continue
+            if statement.alone and not statement.binds & wanted:
+                dropped.append((statement.first, statement.last, f"imports {module}, which the grader does not "
+                                                                 "provide"))
+                dropped_names.update(dict.fromkeys(statement.binds, module))
+            elif cause is None:
+                cause, why = module, f"imports {module}, which the grader does not provide"
+        read = next((name for name in sorted(cell.reads) if name in unavailable), None)
+        if cause is None and read is not None:
+            cause, why = unavailable[read], f"uses {read}, which needs {unavailable[read]}, which the grader does " \
+                                            "not provide"
+        if cause is not None and number not in needed:
+            left.cells[number] = why
+            unavailable.update(dict.fromkeys(cell.binds, cause))
+            continue
+        if dropped:
+            left.lines[number] = dropped
+        for name in cell.binds:
+            unavailable.pop(name, None)
+        unavailable.update(dropped_names)
+    return left
+
+
+@functools.lru_cache(maxsize=1)
+def _child_search_path() -> tuple[str, ...]:
+    """Where a child finds modules: the ``sys.path`` of this interpreter started as children are
+    (``-I``: no user site, no PYTHONPATH, no current folder), without the folder holding the
+    grader's package, which children drop. Asked of the interpreter, so it is exact."""
+    grader_parent = os.path.realpath(Path(__file__).resolve().parent.parent)
+    try:
+        run = subprocess.run([sys.executable, "-I", "-c", "import json, sys; print(json.dumps(sys.path))"],
+                             capture_output=True, text=True, timeout=60, check=True)
+        found = json.loads(run.stdout)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        found = sys.path  # this process's own: the same interpreter and site-packages
+    return tuple(entry for entry in found if isinstance(entry, str) and os.path.isabs(entry)
+                 and os.path.realpath(entry) != grader_parent)
+
+
+@functools.lru_cache(maxsize=1024)
+def grader_provides(module: str, beside: frozenset[str] = frozenset()) -> bool:
+    """Whether ``import module`` can succeed in a child, judged for the children's Python
+    environment (the grader's own interpreter, :func:`_child_search_path`) by finding the
+    module's files without importing anything: built-in and frozen modules, then each dotted
+    part on that path (namespace packages too). ``beside``: the student's own module names,
+    importable beside the submission."""
+    parts = module.split(".")
+    if parts[0] in beside or parts[0] in sys.builtin_module_names:
+        return True
+    if len(parts) == 1 and importlib.machinery.FrozenImporter.find_spec(parts[0]) is not None:
+        return True
+    search: list[str] | None = list(_child_search_path())
+    for depth in range(len(parts)):
+        if search is None:
+            return True  # a module, not a package, that sets its own submodules (os.path): importing tells
+        try:
+            spec = importlib.machinery.PathFinder.find_spec(".".join(parts[:depth + 1]), search)
+        except (ImportError, ValueError):
+            return False
+        if spec is None:
+            return False
+        locations = spec.submodule_search_locations
+        search = list(locations) if locations is not None else None
+    return True
 
 
 def notebook_note(notes: tuple[str, ...]) -> str | None:
@@ -84,8 +464,9 @@ def notebook_note(notes: tuple[str, ...]) -> str | None:
     if not notes:
         return None
     shown = "; ".join(notes[:5]) + (f"; and {len(notes) - 5} more" if len(notes) > 5 else "")
-    return (f"Your notebook was graded as the Python of its code cells, in order. IPython lines and cells "
-            f"that are not Python were turned into comments ({shown}): the grader runs Python, not IPython.")
+    return (f"Your notebook was graded as the Python of its code cells, in order. IPython lines, cells that "
+            f"are not Python, and code your function does not need that imports what the grader does not "
+            f"provide were turned into comments ({shown}): the grader runs Python, not IPython.")
 
 
 def choose(texts: dict[Path, str], function: str) -> tuple[Path | None, str]:
@@ -103,16 +484,100 @@ def choose(texts: dict[Path, str], function: str) -> tuple[Path | None, str]:
                   "one file and import helpers from the others")
 
 
-def helpers_beside(main: Path) -> tuple[Path, ...]:
-    """The other Python modules in ``main``'s folder, which it may import (at most
-    ``MAX_HELPERS``, each at most ``MAX_HELPER_BYTES``; never links)."""
-    found = []
-    for path in sorted(main.parent.glob("*.py")):
-        if path.name == main.name or path.is_symlink() or not path.is_file():
+def modules_needed(main: PurePosixPath, text: str, read: Callable[[PurePosixPath], str | None]) -> list[PurePosixPath]:
+    """The student's own modules that ``main`` (a path relative to its folder, the child's
+    import root) imports, directly or through one another, package ``__init__.py`` files
+    included, as paths relative to that folder: a ``tests/`` package or a script nothing
+    imports is not among them. ``read(path)``: the text of the student's file there, or None.
+    Imports are found in the syntax (anywhere in a module: a function's own import too)."""
+    found: list[PurePosixPath] = []
+    pending = [(main, text)]
+    seen = {main}
+
+    def visit(path: PurePosixPath) -> bool:
+        """Whether the student has a module file at ``path``; a new one is read for its imports."""
+        if path in seen:
+            return True
+        content = read(path)
+        if content is None or len(found) >= MAX_HELPERS:
+            return False
+        seen.add(path)
+        found.append(path)
+        pending.append((path, content))
+        return True
+
+    def module(dotted: tuple[str, ...]) -> None:
+        """The files ``import a.b.c`` runs: each package's __init__.py (a folder without one is
+        a namespace package), then the module's own file."""
+        if not all(part.isidentifier() for part in dotted):
+            return
+        for depth in range(1, len(dotted)):
+            visit(PurePosixPath(*dotted[:depth], "__init__.py"))
+        last = PurePosixPath(*dotted)
+        if not visit(last.with_name(f"{dotted[-1]}.py")):
+            visit(last / "__init__.py")
+
+    while pending:
+        path, source = pending.pop()
+        package = path.parent.parts  # a module's package is its folder (main's is none)
+        for level, name, names in _imports_of(source):
+            if level and (path == main or level - 1 > len(package)):
+                continue  # main is run as a script: a relative import there fails, as it does for the student
+            dotted = (*package[:len(package) - (level - 1)], *(name.split(".") if name else ())) if level \
+                else tuple(name.split(".") if name else ())
+            if dotted:
+                module(dotted)
+            for member in names:  # "from pkg import sub": sub may be a module of pkg
+                if member != "*":
+                    module((*dotted, member))
+    return sorted(found)
+
+
+# An import statement at the start of a line (indented too): found by a scan of lines, not by
+# parsing, which costs ~600 bytes of objects a byte of code (the grader parses no student's
+# file). A line inside a string may be taken for one: at worst, a file of the student's that
+# exists is copied too.
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+(?P<origin>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>[^#;\n]*)"
+                          r"|import[ \t]+(?P<modules>[^#;\n]*))", re.MULTILINE)
+
+
+def _imports_of(text: str) -> list[tuple[int, str | None, tuple[str, ...]]]:
+    """(level, module, names imported from it) of each import line of ``text``."""
+    found: list[tuple[int, str | None, tuple[str, ...]]] = []
+    for line in _IMPORT_LINE.finditer(text):
+        if line.group("modules") is not None:
+            found += [(0, words[0], ()) for item in line.group("modules").split(",") if (words := item.split())]
             continue
-        if path.stat().st_size <= MAX_HELPER_BYTES and path.stem.isidentifier():
-            found.append(path)
-    return tuple(found[:MAX_HELPERS])
+        origin = line.group("origin")
+        module = origin.lstrip(".") or None
+        names = tuple(words[0] for item in line.group("names").strip(" \t()\\").split(",")
+                      if (words := item.strip(" \t()\\").split()))
+        found.append((len(origin) - len(origin.lstrip(".")), module, names))
+    return found
+
+
+def helpers_beside(main: Path) -> tuple[Path, ...]:
+    """The student's own modules that ``main`` imports from its folder (``modules_needed``: at
+    most ``MAX_HELPERS``, each at most ``MAX_HELPER_BYTES``, never links), package structure
+    kept: each lies at its import path under ``main``'s folder."""
+    def read(relative: PurePosixPath) -> str | None:
+        path = main.parent.joinpath(*relative.parts)
+        try:
+            status = path.lstat()
+        except OSError:
+            return None
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_HELPER_BYTES:
+            return None
+        try:
+            return path.read_bytes().decode("utf-8", "surrogateescape")
+        except OSError:
+            return None
+
+    try:
+        text = python_of(main.read_bytes(), main.suffix).text
+    except (OSError, NotebookError):
+        return ()
+    return tuple(main.parent.joinpath(*p.parts) for p in modules_needed(PurePosixPath(main.name), text, read))
 
 
 @dataclass(frozen=True)
@@ -146,9 +611,10 @@ def prepare_folder(folder: Path, function: str, scratch: Path, preferred: str | 
     chosen, why = (named[0], "") if len(named) == 1 else choose(texts, function)
     if chosen is None:
         return None, f"Several files were submitted and jaxgrade cannot tell which is your solution: {why}."
-    converted = python_of(chosen.read_bytes(), chosen.suffix)
+    helpers = helpers_beside(chosen)
+    converted = python_of(chosen.read_bytes(), chosen.suffix, function, frozenset(h.stem for h in helpers))
     graded = chosen
     if chosen.suffix == ".ipynb":
         graded = scratch / f"{chosen.stem if chosen.stem.isidentifier() else 'submission'}.py"
         graded.write_text(converted.text, errors="surrogateescape")
-    return Prepared(graded, chosen.name, helpers_beside(chosen), converted.notes), ""
+    return Prepared(graded, chosen.name, helpers, converted.notes), ""

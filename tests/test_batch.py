@@ -226,6 +226,15 @@ def test_student_folders_are_safe_names_that_never_collide():
     assert all(re.fullmatch(r"[A-Za-z0-9._-]+", n) and not n.startswith(".") for n in names)
 
 
+def test_a_name_shaped_like_a_hashed_folder_cannot_take_it():
+    """ "jane doe" is stored as jane_doe-<hash of "jane doe">; a student whose file is named that cannot share it."""
+    hashed = student_folder("jane doe")
+    assert re.fullmatch(r"jane_doe-[0-9a-f]{16}", hashed)
+    assert student_folder(hashed) != hashed and student_folder(hashed).startswith(hashed + "-")
+    assert student_folder("jane doe") == hashed  # stable across runs: a pure function of the id
+    assert len(student_folder("x" * 300)) < 100
+
+
 # --- a hostile class folder (#13.5-#13.9, #14.9) ----------------------------------------------------------
 
 HOSTILE_NAMES = {  # file name (bytes) -> variant
@@ -235,6 +244,8 @@ HOSTILE_NAMES = {  # file name (bytes) -> variant
     b"<img src=x onerror=alert(1)>.py": "wrong/value_mean.py",
     b"=cmd.py": "reference.py",                          # a spreadsheet formula
     b"@everyone.py": "wrong/value_mean.py",
+    b"jane doe.py": "reference.py",                      # stored as jane_doe-<hash of "jane doe">
+    b"jane_doe-" + student_folder("jane doe")[-16:].encode() + b".py": "wrong/value_mean.py",  # ... imitated
 }
 
 
@@ -275,7 +286,12 @@ def test_a_hostile_class_folder_is_graded_and_the_rest_listed(hostile_run, exerc
     assert {s: book[s]["status"] for s in book} == {
         "alice": "passed", "caf\\xe9": "passed", "\\x1b[31mevil\\nname": "passed",
         "<img src=x onerror=alert(1)>": "failed", "'=cmd": "passed", "'@everyone": "failed", "empty": "failed",
-        "bob": "not_graded", "carol": "not_graded", "dave": "not_graded"}
+        "bob": "not_graded", "carol": "not_graded", "dave": "not_graded",
+        "jane doe": "passed", student_folder("jane doe"): "failed"}
+    # each in a folder of its own: the imitation neither overwrote nor was overwritten
+    for student in ("jane doe", student_folder("jane doe")):
+        stored = json.loads((out / "students" / student_folder(student) / "result.json").read_text())
+        assert stored["student"] == student
     assert book["caf\\xe9"]["score"] == "10"  # the reference under a name that is not UTF-8: full marks
     assert book["bob"]["note"].startswith("link: ") and book["carol"]["note"].startswith("link: ")
     assert book["dave"]["note"].startswith("special: a FIFO")
@@ -294,7 +310,7 @@ def test_no_name_reaches_the_terminal_the_csv_or_the_markdown_raw(hostile_run):
     assert "] \\x1b[31mevil\\nname: 10/10 passed" in done.stderr
     assert "] caf\\xe9: 10/10 passed" in done.stderr
     gradebook_text = (out / "gradebook.csv").read_text()
-    assert "\x1b" not in gradebook_text and gradebook_text.count("\n") == 1 + 10
+    assert "\x1b" not in gradebook_text and gradebook_text.count("\n") == 1 + 12
     md = (out / "summary.md").read_text()
     for raw in ("\x1b", "<img", "@everyone", "\r"):
         assert raw not in md, raw
@@ -370,6 +386,11 @@ def test_a_result_the_graders_environment_decided_is_graded_again(exercise, tmp_
 # --- Canvas and Moodle downloads, graded and imported (#14.3, #14.6) ----------------------------------------
 
 
+def _points(exercise, variant: str) -> str:
+    """The score `jaxgrade check` gives a variant, as the LMS's importer reads it."""
+    return f"{grade(exercise, SEED_EXERCISE / variant).score:g}"
+
+
 def _canvas_download(folder: Path, attachment_base: int) -> Path:
     folder.mkdir(parents=True)
     files = {"doejane_12345_{a}_solution.py": "wrong/value_mean.py",          # first upload: wrong
@@ -382,7 +403,7 @@ def _canvas_download(folder: Path, attachment_base: int) -> Path:
     return folder
 
 
-def test_a_canvas_download_is_graded_per_student_and_imports_into_canvas(exercises_root, tmp_path):
+def test_a_canvas_download_is_graded_per_student_and_imports_into_canvas(exercise, exercises_root, tmp_path):
     from test_gradebook import canvas_import
     env = {**os.environ, "JAXGRADE_EXERCISES": str(exercises_root)}
     out = tmp_path / "out"
@@ -396,8 +417,8 @@ def test_a_canvas_download_is_graded_per_student_and_imports_into_canvas(exercis
         "444": ("smithann", "", "not_graded")}
     imported = canvas_import((out / "gradebook-canvas.csv").read_text())
     assert imported["assignments"] == [("Lab 3", "98765")] and imported["points"] == ["10"]
-    assert [(s["id"], s["grades"]) for s in imported["students"]] == [("12345", ["10"]), ("222", ["7"]),
-                                                                      ("444", [""])]
+    assert [(s["id"], s["grades"]) for s in imported["students"]] == [
+        ("12345", ["10"]), ("222", [_points(exercise, "wrong/value_mean.py")]), ("444", [""])]
     # Downloaded again a week later: new attachment ids, the same students and files, so nothing is regraded.
     again = _jaxgrade("grade", str(_canvas_download(tmp_path / "download-2", 70000)), "-e", SEED_EXERCISE.name,
                       "-o", str(out), "--gradebook", "canvas", env=env)
@@ -406,7 +427,7 @@ def test_a_canvas_download_is_graded_per_student_and_imports_into_canvas(exercis
     assert set(gradebook(out)) == set(book)
 
 
-def test_a_moodle_download_is_graded_per_participant_and_writes_the_worksheet(exercises_root, tmp_path):
+def test_a_moodle_download_is_graded_per_participant_and_writes_the_worksheet(exercise, exercises_root, tmp_path):
     from test_gradebook import moodle_import
     download = tmp_path / "download"
     for folder, variant in {"Jane Doe_1234567_assignsubmission_file_": "reference.py",
@@ -423,7 +444,8 @@ def test_a_moodle_download_is_graded_per_participant_and_writes_the_worksheet(ex
     assert {s: (r["name"], r["status"]) for s, r in gradebook(out).items()} == {
         "1234567": ("Jane Doe", "passed"), "7654321": ("Bob Roe", "failed")}
     imported = moodle_import((out / "gradebook-moodle.csv").read_text())
-    assert [(r["participant"], r["grade"]) for r in imported] == [("1234567", "10"), ("7654321", "7")]
+    assert [(r["participant"], r["grade"]) for r in imported] == [
+        ("1234567", "10"), ("7654321", _points(exercise, "wrong/value_mean.py"))]
     assert all(r["modified"] is not None for r in imported)
     assert "Left aside on purpose" in (out / "summary.md").read_text()
 

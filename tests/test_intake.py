@@ -9,12 +9,14 @@ import re
 import socket
 import stat
 import threading
+import unicodedata
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from grader.batch.intake import MAX_FILE_BYTES, find_submissions
+from grader.batch.intake import find_submissions
+from grader.batch.tree import MAX_FILE_BYTES
 from grader.errors import IntakeError
 
 SOLUTION = "import jax.numpy as jnp\n\ndef replicated_sharding_value(x):\n    return jnp.sum(x)\n"
@@ -419,3 +421,192 @@ def test_moodle_without_folders_is_recognised_too(tmp_path):
     assert intake.layout == "moodle"
     assert [(s.student, s.name) for s in intake.submissions] == [("1234567", "Jane Doe"), ("7654321", "Bob Roe")]
     assert intake.problems == []
+
+
+# --- names students control that imitate the LMS's (#25) ----------------------------------------------------
+
+def test_a_canvas_sortable_name_ending_in_an_id_cannot_take_that_users_row(tmp_path):
+    # mallory (user 2001) has the sortable name "mallory_1002": her file reads as user 1002's too
+    intake = find_submissions(write(tmp_path / "class", {
+        "mallory_1002_2001_555_solution.py": SOLUTION + "# mallory\n",
+        "bob_1002_556_solution.py": SOLUTION + "# bob\n",
+        "çé\u0301dric_3003_557_solution.py": SOLUTION + "# cedric, a combining mark in his name\n"}), FUNCTION)
+    graded = {s.student: s for s in intake.submissions}
+    assert intake.layout == "canvas" and intake.problems == []
+    assert (graded["1002"].name, graded["2001"].name) == ("bob", "mallory_1002")
+    assert graded["3003"].name == "çé\u0301dric"
+
+
+def test_a_canvas_name_that_hides_a_late_mark_is_not_graded_as_someone_elses(tmp_path):
+    # "latecomer_1005_7" submitted late as user 2002: read lazily, it was user 1005's on-time file
+    intake = find_submissions(write(tmp_path / "class", {
+        "latecomer_1005_7_LATE_2002_558_solution.py": SOLUTION + "# late\n",
+        "ann_1005_559_solution.py": SOLUTION + "# ann\n"}), FUNCTION)
+    graded = {s.student: s for s in intake.submissions}
+    assert (graded["2002"].name, graded["2002"].late) == ("latecomer_1005_7", True)
+    assert (graded["1005"].name, graded["1005"].late) == ("ann", False)
+    # with nobody else to agree with, two readings stay: the file is listed, no row is taken
+    alone = find_submissions(write(tmp_path / "alone", {
+        "latecomer_1005_7_LATE_2002_558_solution.py": SOLUTION, "ann_3_560_solution.py": SOLUTION}), FUNCTION)
+    assert [s.student for s in alone.submissions] == ["3"]
+    assert [(p.student, p.reason) for p in alone.problems] == [(None, "ambiguous")]
+    assert "user 1005" in alone.problems[0].message and "user 2002" in alone.problems[0].message
+
+
+def test_a_stray_file_in_a_canvas_download_is_listed_not_a_reason_to_drop_the_layout(tmp_path):
+    intake = find_submissions(write(tmp_path / "class", {**CANVAS, "README.py": "# notes\n"}), FUNCTION)
+    assert intake.layout == "canvas"
+    assert sorted(s.student for s in intake.submissions) == ["12345", "222", "777", "anon_Ab3x9", "anon_Zz9"]
+    assert ("README.py", None, "bad_name") in [(p.source, p.student, p.reason) for p in intake.problems]
+
+
+def test_a_moodle_file_name_imitating_another_participant_stays_its_owners(tmp_path):
+    # Moodle writes names with '_' made spaces: the first '_' ends the name
+    flat = {"Mallory Smith_2001_assignsubmission_file_Mallory_1002_assignsubmission_file_x.py": SOLUTION + "# m\n",
+            "Bob Roe_1002_assignsubmission_file_main.py": SOLUTION + "# bob\n"}
+    intake = find_submissions(write(tmp_path / "flat", flat), FUNCTION)
+    graded = {s.student: s for s in intake.submissions}
+    assert intake.layout == "moodle" and intake.problems == []
+    assert (graded["2001"].name, graded["1002"].name) == ("Mallory Smith", "Bob Roe")
+    folders = {"Mallory 1002 assignsubmission file x_2001_assignsubmission_file_/solution.py": SOLUTION,
+               "Bob Roe_1002_assignsubmission_file_/main.py": SOLUTION + "# bob\n"}
+    intake = find_submissions(write(tmp_path / "folders", folders), FUNCTION)
+    assert sorted(s.student for s in intake.submissions) == ["1002", "2001"] and intake.problems == []
+
+
+def test_zip_names_without_the_utf8_flag_are_read_as_the_tool_wrote_them(tmp_path):
+    """UTF-8 bytes without the flag (macOS, Java) and cp437 bytes (old Windows tools) both name
+    their Canvas student, so one such name cannot turn the download into plain files."""
+    archive = tmp_path / "class.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        for name, content in (("müller_11_21_sol.py", SOLUTION), ("øre_12_22_sol.py", SOLUTION + "# 2\n")):
+            info = zipfile.ZipInfo(name)
+            handle.writestr(info, content)
+    raw = archive.read_bytes()
+    # zipfile flags non-ASCII names as UTF-8: clear the flags, as tools that do not set them write
+    for name in (b"m\xc3\xbcller_11_21_sol.py", b"\xc3\xb8re_12_22_sol.py"):
+        assert raw.count(name) == 2
+    patched = bytearray(raw)
+    for signature, offset in ((b"PK\x03\x04", 7), (b"PK\x01\x02", 9)):
+        at = patched.find(signature)
+        while at >= 0:
+            patched[at + offset] &= ~0x08
+            at = patched.find(signature, at + 4)
+    archive.write_bytes(bytes(patched))
+    old_windows = tmp_path / "cp437.zip"
+    with zipfile.ZipFile(old_windows, "w") as handle:
+        handle.writestr("ana_31_41_sol.py", SOLUTION)
+    blob = old_windows.read_bytes().replace(b"ana_31_41", "äna_31_41".encode("cp437"))
+    old_windows.write_bytes(blob)
+    for zipped, expected in ((archive, {"11": "müller", "12": "øre"}), (old_windows, {"31": "äna"})):
+        intake = find_submissions(zipped, FUNCTION, tmp_path / f"unpack-{zipped.stem}")
+        assert intake.layout == "canvas" and intake.problems == [], intake.problems
+        assert {s.student: s.name for s in intake.submissions} == expected
+
+
+PACKAGED = "from pkg.mesh import total\nimport helpers\n\ndef replicated_sharding_value(x):\n    return total(x)\n"
+
+
+def test_a_submission_keeps_its_package_and_leaves_out_what_it_does_not_import(tmp_path):
+    root = write(tmp_path / "class", {
+        "erin/solution.py": PACKAGED, "erin/helpers.py": HELPER, "erin/__init__.py": "",
+        "erin/pkg/__init__.py": "from . import mesh\n", "erin/pkg/mesh.py": "from .sums import total\n",
+        "erin/pkg/sums.py": "import jax.numpy as jnp\n\ndef total(x):\n    return jnp.sum(x)\n",
+        "erin/tests/__init__.py": "", "erin/tests/solution.py": "from solution import *\n",
+        "erin/tests/test_solution.py": "import solution\n", "erin/scratch.py": "print('not imported')\n",
+        "alice/solution.py": SOLUTION})
+    intake = find_submissions(root, FUNCTION, tmp_path / "unpack")
+    erin = next(s for s in intake.submissions if s.student == "erin")
+    assert intake.problems == [] and erin.path == root / "erin" / "solution.py"
+    assert sorted(h.relative_to(erin.path.parent).as_posix() for h in erin.helpers) == [
+        "helpers.py", "pkg/__init__.py", "pkg/mesh.py", "pkg/sums.py"]
+
+
+def test_canvas_uploads_are_imported_by_the_names_the_student_gave_them(tmp_path):
+    intake = find_submissions(write(tmp_path / "class", {
+        "doejane_12345_67890_solution.py": "from helpers import helper\n" + SOLUTION,
+        "doejane_12345_67891_helpers.py": "def helper():\n    return 0\n",
+        "doejane_12345_67892_helpers-1.py": HELPER}), FUNCTION, tmp_path / "unpack")
+    [jane] = intake.submissions
+    assert [h.relative_to(jane.path.parent).as_posix() for h in jane.helpers] == ["helpers.py"]
+    assert jane.helpers[0].read_text() == HELPER  # the latest upload of it
+    assert jane.path.read_text().startswith("from helpers import helper")
+
+
+# --- downloads built as the LMSs build them ------------------------------------------------------------------
+
+def canvas_file(sortable: str, user: int, attachment: int, display: str, late: bool = False) -> str:
+    """A file name as Canvas's submissions zip writes it: the sortable name lowercased, each
+    character that is not a word character (Unicode letters, marks, digits, '_') or '-' made '-'."""
+    name = "".join(c if c == "-" or c == "_" or unicodedata.category(c)[0] in "LMN" else "-" for c in sortable.lower())
+    return f"{name}{'_LATE' if late else ''}_{user}_{attachment}_{display}"
+
+
+def moodle_prefix(full_name: str, participant: int, group: str = "") -> str:
+    """The prefix Moodle's "Download all submissions" gives a participant's files: the group
+    name and the full name with every '_' made a space, then the participant id."""
+    return f"{(f'{group}-' if group else '') + full_name}".replace("_", " ") + f"_{participant}_assignsubmission_file_"
+
+
+def test_a_canvas_zip_in_several_scripts_with_reuploads_late_and_anonymous_files(tmp_path):
+    files = {
+        canvas_file("Doe, Jane", 101, 9001, "solution.py"): SOLUTION + "# first\n",
+        canvas_file("Doe, Jane", 101, 9050, "solution-1.py"): SOLUTION + "# re-upload\n",
+        canvas_file("Иванов, Иван", 102, 9002, "решение.py", late=True): SOLUTION + "# ivan\n",
+        canvas_file("王, 小明", 103, 9003, "main.py"): SOLUTION + "# xiaoming\n",
+        canvas_file("हिन्दी, नाम", 104, 9004, "answer.py"): SOLUTION + "# devanagari: combining vowel signs\n",
+        canvas_file("عَلِيّ, مُحَمَّد", 105, 9005, "sol.py"): SOLUTION + "# arabic with harakat\n",
+        canvas_file("mallory_102", 106, 9006, "solution.py"): SOLUTION + "# imitates ivan's id\n",
+        "anon_Qx7_9007_work.py": SOLUTION + "# anonymous\n",
+    }
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        for name, content in files.items():
+            handle.writestr(f"submissions/{name}", content)
+    intake = find_submissions(archive, FUNCTION, tmp_path / "unpack")
+    assert intake.layout == "canvas" and intake.problems == [], intake.problems
+    rows = {s.student: (s.name, s.late, s.source.split(":", 1)[1]) for s in intake.submissions}
+    assert rows == {
+        "101": ("doe--jane", False, "submissions/doe--jane_101_9050_solution-1.py"),
+        "102": ("иванов--иван", True, "submissions/иванов--иван_LATE_102_9002_решение.py"),
+        "103": ("王--小明", False, "submissions/王--小明_103_9003_main.py"),
+        "104": ("हिन्दी--नाम", False, "submissions/हिन्दी--नाम_104_9004_answer.py"),
+        "105": ("عَلِيّ--مُحَمَّد", False, "submissions/عَلِيّ--مُحَمَّد_105_9005_sol.py"),
+        "106": ("mallory_102", False, "submissions/mallory_102_106_9006_solution.py"),
+        "anon_Qx7": (None, False, "submissions/anon_Qx7_9007_work.py")}
+
+
+def test_a_moodle_zip_with_groups_blind_marking_and_names_in_several_scripts(tmp_path):
+    files = {
+        moodle_prefix("Jane_Doe", 11) + "/solution.py": SOLUTION,
+        moodle_prefix("Иван Иванов", 12, group="Группа_1") + "/main.py": SOLUTION + "# ivan\n",
+        moodle_prefix("王小明", 13) + "/src/answer.py": SOLUTION + "# xiaoming\n",
+        moodle_prefix("Mallory_14_assignsubmission_file_x", 15) + "/solution.py": SOLUTION + "# mallory\n",
+        moodle_prefix("Participant", 16) + "/solution.py": SOLUTION + "# blind marking\n",
+        "Jane Doe_11_assignsubmission_onlinetext_/onlinetext.html": "<p>notes</p>",
+    }
+    archive = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        for name, content in files.items():
+            handle.writestr(name, content)
+    intake = find_submissions(archive, FUNCTION, tmp_path / "unpack")
+    assert intake.layout == "moodle" and intake.problems == [], intake.problems
+    assert {s.student: s.name for s in intake.submissions} == {
+        "11": "Jane Doe", "12": "Группа 1-Иван Иванов", "13": "王小明",
+        "15": "Mallory 14 assignsubmission file x", "16": "Participant"}
+
+
+def test_a_stray_entry_in_a_moodle_download_is_listed_and_the_layout_kept(tmp_path):
+    folders = {"Jane Doe_11_assignsubmission_file_/solution.py": SOLUTION,
+               "Bob Roe_12_assignsubmission_file_/solution.py": SOLUTION + "# bob\n",
+               "Cy Ng_13_assignsubmission_file_/solution.py": SOLUTION + "# cy\n",
+               "extra/solution.py": SOLUTION + "# who?\n", "index.html": "<p>downloaded with the zip</p>"}
+    intake = find_submissions(write(tmp_path / "folders", folders), FUNCTION)
+    assert intake.layout == "moodle" and sorted(s.student for s in intake.submissions) == ["11", "12", "13"]
+    assert sorted((p.source, p.reason) for p in intake.problems) == [("extra", "bad_name"),
+                                                                    ("index.html", "bad_name")]
+    flat = {"Jane Doe_11_assignsubmission_file_solution.py": SOLUTION,
+            "Bob Roe_12_assignsubmission_file_main.py": SOLUTION + "# bob\n", "solution.py": SOLUTION}
+    intake = find_submissions(write(tmp_path / "flat", flat), FUNCTION)
+    assert intake.layout == "moodle" and [(p.source, p.reason) for p in intake.problems] == [
+        ("solution.py", "bad_name")]

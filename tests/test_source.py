@@ -4,6 +4,7 @@ notebooks graded as the Python of their code cells, through every entry point: t
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ import nbformat
 import pytest
 
 from grader.errors import NotebookError
-from grader.source import choose, notebook_python, prepare_folder
+from grader.source import choose, helpers_beside, notebook_python, prepare_folder, split_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 SLUG = "named_sharding_replicated"
@@ -45,11 +46,12 @@ def notebook(*cells: str) -> bytes:
 
 def test_magics_and_shell_lines_become_comments_and_are_listed() -> None:
     converted = notebook_python(notebook("!pip install jax\nimport math\nfiles = !ls", "%%bash\necho hi",
-                                         "%%time\ny = math.pi", "if True:\n    %timeit y + 1"))
+                                         "%%time\ny = math.pi", "if True:\n    %timeit y + 1", "math.sqrt?\n??math"))
     compile(converted.text, "notebook", "exec")  # what is left is Python
     assert "import math" in converted.text and "y = math.pi" in converted.text
     assert not any(line.lstrip().startswith(("%", "!")) for line in converted.text.splitlines())
-    assert [n.split(":")[0] for n in converted.notes] == ["cell 2", "cell 2", "cell 3", "cell 4", "cell 5"]
+    assert [n.split(":")[0] for n in converted.notes] == ["cell 2", "cell 2", "cell 3", "cell 4", "cell 5", "cell 6",
+                                                          "cell 6"]
     with pytest.raises(NotebookError):
         notebook_python(b'{"cells": "not a notebook"}')
 
@@ -111,12 +113,198 @@ def test_a_class_grades_notebooks_and_helper_modules(tmp_path: Path) -> None:
     (folder / "carol.ipynb").write_bytes(notebook(SOLUTION.replace("from helpers import mesh_of_first\n", "")
                                                   .replace("mesh_of_first(1)", "jax.make_mesh((1,), ('data',), "
                                                            "devices=jax.devices()[:1])")))
+    # A package beside the solution, a tests/ package and an __init__.py: copied as they are laid out.
+    (folder / "erin" / "tools").mkdir(parents=True)
+    (folder / "erin" / "tests").mkdir()
+    (folder / "erin" / "__init__.py").write_text("")
+    (folder / "erin" / "tests" / "__init__.py").write_text("")
+    (folder / "erin" / "tests" / "solution.py").write_text("from ..solution import *\n")
+    (folder / "erin" / "tools" / "__init__.py").write_text("from .meshes import mesh_of_first\n")
+    (folder / "erin" / "tools" / "meshes.py").write_text(HELPERS)
+    (folder / "erin" / "solution.py").write_text(SOLUTION.replace("from helpers import", "from tools import"))
+    # A notebook whose cell source is a number is one not-graded row, never the end of the class.
+    (folder / "dave.ipynb").write_text(json.dumps({"nbformat": 4, "cells": [{"cell_type": "code", "source": 5}]}))
     out = tmp_path / "out"
     run = subprocess.run([sys.executable, "-m", "grader", "grade", str(folder), "-e", SLUG, "-o", str(out), "-j", "2"],
                          capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     rows = (out / "gradebook.csv").read_text()
-    for student in ("alice", "bob", "carol"):
+    dave = next(line for line in rows.splitlines() if line.startswith("dave"))
+    assert "cell 1's 'source' is a number" in dave, rows
+    for student in ("alice", "bob", "carol", "erin"):
         record = json.loads((out / "students" / student / "result.json").read_text())
         assert record["report"]["score"] == 10, (student, record["report"]["checks"])
-    assert "not graded" not in run.stdout or "0 entries not graded" in run.stdout, rows
+    assert "dave.ipynb" in run.stdout, run.stdout
+
+
+# Notebooks as each tool writes them: the same two cells, in each tool's own shape.
+STANDALONE = SOLUTION.replace("from helpers import mesh_of_first\n", "").replace(
+    "mesh_of_first(1)", "jax.make_mesh((1,), ('data',), devices=jax.devices()[:1])")
+
+
+def _lines(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def colab(*cells: str) -> bytes:
+    """As Google Colab saves a notebook: nbformat 4.0, a ``colab`` block, cell ids in metadata."""
+    return json.dumps({"nbformat": 4, "nbformat_minor": 0, "metadata": {
+        "colab": {"provenance": [], "gpuType": "T4"}, "kernelspec": {"name": "python3", "display_name": "Python 3"},
+        "accelerator": "GPU"}, "cells": [
+        {"cell_type": "code", "execution_count": None, "metadata": {"id": f"c{n}", "outputId": "x"},
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": ["Mounted at /content/drive\n"]}],
+         "source": _lines(cell)} for n, cell in enumerate(cells)]}).encode()
+
+
+def vscode(*cells: str) -> bytes:
+    """As VS Code's Jupyter extension saves one: nbformat 4.2, each source one string per line."""
+    return json.dumps({"cells": [
+        {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": _lines(cell)}
+        for cell in cells], "metadata": {"language_info": {"name": "python"}, "orig_nbformat": 4,
+                                         "vscode": {"interpreter": {"hash": "ab" * 32}}},
+        "nbformat": 4, "nbformat_minor": 2}, indent=1).encode()
+
+
+def nbformat3(*cells: str) -> bytes:
+    return json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {"name": ""}, "worksheets": [{"cells": [
+        {"cell_type": "heading", "level": 1, "metadata": {}, "source": ["Solution"]},
+        *({"cell_type": "code", "collapsed": False, "input": _lines(cell), "language": "python", "metadata": {},
+           "outputs": []} for cell in cells)], "metadata": {}}]}).encode()
+
+
+@pytest.mark.parametrize("write", [notebook, colab, vscode, nbformat3])
+def test_every_tools_notebook_is_read_as_its_code_cells(write) -> None:
+    converted = notebook_python(write("import math", "def area(r):\n    return math.pi * r ** 2"))
+    namespace: dict = {}
+    exec(compile(converted.text, "notebook", "exec"), namespace)
+    assert namespace["area"](1.0) == pytest.approx(3.14159, rel=1e-4)
+
+
+@pytest.mark.parametrize("document, says", [
+    ({"nbformat": 4, "cells": [{"cell_type": "code", "source": 5}]}, "cell 1's 'source' is a number"),
+    ({"nbformat": 4, "cells": [{"cell_type": "code", "source": {"a": 1}}]}, "cell 1's 'source' is an object"),
+    ({"nbformat": 4, "cells": [{"source": "x = 1"}]}, "cell 1 has no 'cell_type'"),
+    ({"nbformat": 4, "cells": [{"cell_type": 7, "source": "x = 1"}]}, "cell 1's 'cell_type' is a number"),
+    ({"nbformat": 4, "cells": [{"cell_type": "markdown", "source": "hi"}, {"cell_type": "code", "source": [
+        "x = 1\n", None]}]}, "cell 2's source holds null"),
+    ({"nbformat": 4, "cells": [{"cell_type": "code"}]}, "cell 1 has no 'source'"),
+    ({"nbformat": 4, "cells": ["x = 1"]}, "cell 1 is text, not an object"),
+    ({"nbformat": 4, "cells": {"0": {}}}, "the notebook's 'cells' is an object, not a list"),
+    ({"nbformat": "4", "cells": []}, "its nbformat is text"),
+    ({"nbformat": 2, "worksheets": []}, "nbformat 2; only 3 and 4"),
+    ({"nbformat": 3, "worksheets": [{"cells": [{"cell_type": "code", "input": 3}]}]}, "cell 1's 'input' is a number"),
+    ([1, 2], "a JSON a list, not an object"),
+    ({"nbformat": 4, "cells": [{"cell_type": "code", "source": ["x = '\ud800'"]}]}, "holds a lone surrogate"),
+])
+def test_a_notebook_of_the_wrong_shape_is_refused_saying_which_field(document, says) -> None:
+    with pytest.raises(NotebookError, match=re.escape(says)):
+        notebook_python(json.dumps(document).encode())
+
+
+def test_lines_split_where_pythons_tokenizer_splits_them() -> None:
+    cell = ("import math\n# a comment with a line separator \u2028 and a form feed \f inside\n"
+            "def area(r):\r\n    # \u2029 \x1c \x85 \v\n    return math.pi * r ** 2\r")
+    converted = notebook_python(notebook(cell))
+    assert split_lines("a\u2028b\fc\r\nd\re\nf") == ["a\u2028b\fc", "d", "e", "f"]
+    namespace: dict = {}
+    exec(compile(converted.text, "notebook", "exec"), namespace)
+    assert namespace["area"](2.0) == pytest.approx(12.566, rel=1e-4)
+
+
+COLAB_CELLS = ("from google.colab import drive\ndrive.mount('/content/drive')",
+               "import jax\nimport jax.numpy as jnp\nimport matplotlib.pyplot as plt\n"
+               "from jax.sharding import NamedSharding, PartitionSpec",
+               STANDALONE.split("def ")[0].replace("import jax\n", "") + "SHOWN = 3\n",
+               "def " + STANDALONE.split("def ", 1)[1],
+               "x = jnp.arange(8.0)\nplt.plot(x, replicated_sharding_value(x) * x)\nplt.show()",
+               "print(x)")
+
+
+def test_cells_that_only_show_or_mount_are_left_out_and_listed() -> None:
+    converted = notebook_python(colab(*COLAB_CELLS), "replicated_sharding_value")
+    assert converted.notes == (
+        "cell 1 skipped: imports google.colab, which the grader does not provide",
+        "cell 2, line 3 skipped: imports matplotlib.pyplot, which the grader does not provide",
+        "cell 5 skipped: uses plt, which needs matplotlib.pyplot, which the grader does not provide",
+        "cell 6 skipped: uses x, which needs matplotlib.pyplot, which the grader does not provide")
+    compile(converted.text, "notebook", "exec")
+    # without the function to grade, nothing is judged: the notebook is all its cells
+    assert notebook_python(colab(*COLAB_CELLS)).notes == ()
+    # a module the student ships beside the notebook is theirs to import
+    assert "cell 1" not in " ".join(notebook_python(colab(*COLAB_CELLS), "replicated_sharding_value",
+                                                    frozenset({"google"})).notes)
+
+
+def test_a_module_the_function_needs_stays_imported_so_loading_names_it() -> None:
+    cells = ("import jax.numpy as jnp\nimport matplotlib.pyplot as plt",
+             "def replicated_sharding_value(x):\n    plt.plot(x)\n    return jnp.sum(x)")
+    converted = notebook_python(vscode(*cells), "replicated_sharding_value")
+    assert converted.notes == () and "import matplotlib.pyplot as plt" in converted.text.splitlines()
+
+
+def test_check_grades_a_colab_notebook_as_meant_and_names_a_missing_module(tmp_path: Path) -> None:
+    (tmp_path / "colab.ipynb").write_bytes(colab(*COLAB_CELLS))
+    run = subprocess.run([sys.executable, "-m", "grader", "check", str(tmp_path / "colab.ipynb"), "-e", SLUG,
+                          "--format", "md"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert run.returncode == 0 and "10/10" in run.stdout, run.stdout + run.stderr
+    assert "skipped: imports google.colab, which the grader does not provide" in run.stdout
+    needs = COLAB_CELLS[3].replace("    return", "    plt.figure()\n    return")
+    (tmp_path / "needs.ipynb").write_bytes(colab(*COLAB_CELLS[:3], needs))
+    failed = _check(tmp_path / "needs.ipynb")
+    report = json.loads(failed.stdout)
+    load = next(c for c in report["checks"] if c["category"] == "load")
+    assert report["score"] == 0 and load["status"] == "failed" and "matplotlib" in load["message"], load
+    (tmp_path / "bad.ipynb").write_text(json.dumps({"nbformat": 4, "cells": [{"cell_type": "code", "source": 5}]}))
+    bad = _check(tmp_path / "bad.ipynb")
+    assert bad.returncode == 2 and "cell 1's 'source' is a number" in bad.stderr, bad.stderr
+
+
+def test_a_notebook_of_16_mib_of_magic_lines_costs_about_its_size(tmp_path: Path) -> None:
+    """Parsing is bounded before it starts: the notebook is refused after one count of its bytes."""
+    for name, source in (("lines", ["%\n"] * ((16 << 20) // 8 - 100)), ("text", "%\n" * ((16 << 20) // 3))):
+        path = tmp_path / f"{name}.ipynb"
+        path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "source": source}]}))
+        probe = ("import resource, sys\nfrom pathlib import Path\nfrom grader.source import python_of\n"
+                 "from grader.errors import NotebookError\ndata = Path(sys.argv[1]).read_bytes()\n"
+                 "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+                 "try:\n    python_of(data, '.ipynb', 'f')\nexcept NotebookError as e:\n    print(e)\n"
+                 "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024)\n")
+        run = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True, text=True, cwd=ROOT,
+                             timeout=120)
+        message, grew = run.stdout.splitlines()
+        assert "more than" in message, run.stdout + run.stderr
+        assert int(grew) < 4 * path.stat().st_size, (name, int(grew) >> 20)
+
+
+def test_check_copies_the_modules_a_solution_imports_with_their_package(tmp_path: Path) -> None:
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "tests" / "__init__.py").write_text("")
+    (tmp_path / "tests" / "solution.py").write_text("from ..solution import *\n")
+    (tmp_path / "tools" / "__init__.py").write_text("from .meshes import mesh_of_first\n")
+    (tmp_path / "tools" / "meshes.py").write_text(HELPERS)
+    (tmp_path / "notes.py").write_text("raise SystemExit('never imported')\n")
+    (tmp_path / "solution.py").write_text(SOLUTION.replace("from helpers import", "from tools import"))
+    assert [p.relative_to(tmp_path).as_posix() for p in helpers_beside(tmp_path / "solution.py")] == [
+        "tools/__init__.py", "tools/meshes.py"]
+    run = _check(tmp_path / "solution.py")
+    assert run.returncode == 0 and json.loads(run.stdout)["score"] == 10, run.stdout + run.stderr
+
+
+def test_a_large_notebook_is_converted_without_parsing_it_in_the_grader(tmp_path: Path) -> None:
+    """Syntax trees cost ~600 bytes a byte of code: a notebook of nearly 1 MiB of code that imports
+    what the grader lacks is kept whole, with a note, at a few times its size."""
+    path = tmp_path / "big.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "cells": [
+        {"cell_type": "code", "source": "import matplotlib.pyplot as plt\n" + "a = b + c\n" * 100_000}]}))
+    probe = ("import resource, sys\nfrom pathlib import Path\nfrom grader.source import python_of\n"
+             "data = Path(sys.argv[1]).read_bytes()\nbefore = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+             "converted = python_of(data, '.ipynb', 'f')\nprint(converted.notes[-1])\n"
+             "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024)\n")
+    run = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True, text=True, cwd=ROOT,
+                         timeout=120)
+    note, grew = run.stdout.splitlines()
+    assert note.startswith("cells were not judged"), run.stdout + run.stderr
+    assert int(grew) < 8 * path.stat().st_size, int(grew) >> 20

@@ -9,9 +9,12 @@ folder, as LMS exports are):
     Jane Doe_1234567_assignsubmission_file_/main.py   Moodle's "Download all submissions" (student =
                                                       participant id), also without folders
 
-Canvas and Moodle are recognised only when every entry of the download follows their naming,
-so any other layout is read as one of the first two. Their names and ids are documented in
-docs/formats.md ("Class downloads"), with the LMS source they were taken from.
+Canvas and Moodle are recognised when most entries of the download follow their naming; the
+others are listed (``bad_name``), never a reason to read the class as plain files. Names are
+parsed from the parts students cannot forge (Moodle makes every '_' of a name a space; Canvas
+lowercases names, so its LATE mark is its own, and where a Canvas name could be split two
+ways the rest of the download decides, or the file is listed). Their names and ids are
+documented in docs/formats.md ("Class downloads"), with the LMS source they were taken from.
 
 Nothing found here is fatal: an entry that cannot be graded (unreadable, too large, not
 Python, two for one student, a folder with no or several candidate ``.py`` files, an unsafe
@@ -19,64 +22,31 @@ path or clashing names in a zip, a link that leaves the student's folder, a FIFO
 special file) becomes a :class:`Problem` the gradebook and summary show. Only an input that is
 not there at all, or a file that is not a zip, is an :class:`IntakeError`.
 
-Folders are walked without following links: a link is read only when its target is a regular
-file inside the student's own folder (a link in a class folder, to a classmate's file or to
-``/etc/shadow`` is refused, unread). Special files are listed, never opened. Names are taken
-as the bytes they are: a name that is not UTF-8 is shown with ``\\xNN`` escapes, and its file
-is handed to grading under a clean copy's name (a child compiles code under its file name).
-
-Zip archives are read member by member with hard caps, never with ``extractall``: member
-names are checked (no absolute paths, no ``..``, no links, no clashes, no overlong or
-undecodable names), each member is decompressed into memory at most ``MAX_FILE_BYTES + 1``
-bytes (so a lying header cannot make it bigger) and the whole archive at most
-``MAX_ZIP_BYTES``: a zip bomb costs a few megabytes at most.
+How folders are walked and files read is :mod:`grader.batch.tree`, how a zip is read
+:mod:`grader.batch.zip_reader`, whose each LMS file is :mod:`grader.batch.lms_names`. Names
+are taken as the bytes they are: a name that is not UTF-8 is shown with ``\\xNN`` escapes, and
+its file is handed to grading under a clean copy's name (a child compiles code under its file
+name).
 """
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import hashlib
-import io
 import os
 import re
-import stat
-import struct
 import zipfile
-import zlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
+from grader.batch.lms_names import (MOODLE_FILE, MOODLE_FOLDER, RESUBMISSION, CanvasName, Owner, canvas_owners,
+                                    most)
 from grader.batch.safe_text import shown_name
+from grader.batch.tree import judge_links, read_file, tree_of_folder, write_private
+from grader.batch.zip_reader import tree_of_zip
 from grader.errors import IntakeError, NotebookError
-from grader.source import SUFFIXES, Converted, defines, python_of
-
-MAX_FILE_BYTES = 1 << 20  # a solution to one exercise is a few kB; 1 MiB is not a solution
-MAX_NOTEBOOK_BYTES = 16 << 20  # a notebook carries its outputs (plots) too
-
-
-def _limit(name: str) -> int:
-    return MAX_NOTEBOOK_BYTES if name.endswith(".ipynb") else MAX_FILE_BYTES
-MAX_ZIP_BYTES = 256 << 20
-MAX_ZIP_MEMBERS = 20_000
-MAX_NAME_BYTES = 255  # NAME_MAX on Linux and macOS: a longer name cannot be written
-# Made by operating systems and editors, never by students on purpose: skipped silently.
-JUNK = frozenset({"__MACOSX", ".DS_Store", "__pycache__", "Thumbs.db", "desktop.ini", ".ipynb_checkpoints"})
-
-# Canvas (lib/content_zipper.rb): "<sortable name, lowercased, only word characters>[_LATE]_<user id>
-# _<attachment id>_<display name>"; anonymous grading writes "anon_<anonymous id>" for name and id.
-# A resubmitted file's display name carries "-1", "-2" before its extension.
-CANVAS_FILE = re.compile(r"^(?:(?P<name>\w+?)(?P<late>_LATE)?_(?P<user>\d+)|(?P<late_anon>LATE_)?anon_(?P<anon>[A-Za-z0-9]+))"
-                         r"_(?P<attachment>\d+)_(?P<display>.+)$")
-# ... and online text or URL entries: "<name>[_LATE]_<user id>_text.html" / "_link.html".
-CANVAS_ONLINE = re.compile(r"^(?:(?P<name>\w+?)(?P<late>_LATE)?_(?P<user>\d+)|(?P<late_anon>LATE_)?anon_(?P<anon>[A-Za-z0-9]+))"
-                           r"_(?:text|link)\.html$")
-_RESUBMISSION = re.compile(r"^(?P<base>.*?)-(?P<n>\d+)$")
-# Moodle (mod/assign/locallib.php, download_submissions): "<full name>_<participant id>_
-# assignsubmission_<plugin>_" as a folder, or as the prefix of each file without folders.
-MOODLE_FOLDER = re.compile(r"^(?P<name>.*)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_$")
-MOODLE_FILE = re.compile(r"^(?P<name>.*?)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_(?P<file>.+)$")
+from grader.source import SUFFIXES, Converted, defines, modules_needed, python_of
 
 
 @dataclass(frozen=True)
@@ -89,7 +59,9 @@ class Submission:
     others: tuple[str, ...] = ()
     name: str | None = None    # the student's name, where the LMS layout gives one
     late: bool | None = None   # Canvas's LATE mark; None where the layout does not say
-    helpers: tuple[Path, ...] = ()  # the student's other modules, importable beside the solution
+    # The student's modules the solution imports, each at its import path under path's folder
+    # (a package's folders and __init__.py kept).
+    helpers: tuple[Path, ...] = ()
     notes: tuple[str, ...] = ()     # what turning a notebook into Python changed
 
 
@@ -125,370 +97,12 @@ class Intake:
         return found
 
 
-def _python(path: PurePosixPath, data: bytes) -> Converted | None:
-    """What the file stands for as Python (a notebook's code cells); None if it cannot be read so."""
+def _python(path: PurePosixPath, data: bytes) -> Converted | NotebookError:
+    """What the file stands for as Python (a notebook's code cells), or why it cannot be read so."""
     try:
         return python_of(data, path.suffix)
-    except NotebookError:
-        return None
-
-
-def _is_junk(name: str) -> bool:
-    return name in JUNK or name.startswith("._")
-
-
-def _special_kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device file"
-    return "a special file"
-
-
-class _Tree:
-    """A read-only view of a folder (on disk, or a zip's members) as path → file.
-
-    Every entry that is not a folder is in ``files``; its value is a readable regular file,
-    or None for an entry that will be reported instead: ``refused`` says why, ``links`` holds
-    the links of a folder, judged once the students' own folders are known."""
-
-    def __init__(self) -> None:
-        self.files: dict[PurePosixPath, Path | None] = {}
-        self.refused: dict[PurePosixPath, tuple[str, str]] = {}  # path → (reason, message)
-        self.links: dict[PurePosixPath, Path] = {}
-        self.unlisted: set[PurePosixPath] = set()  # folders that could not be listed
-
-    def refuse(self, path: PurePosixPath, reason: str, message: str) -> None:
-        self.files[path] = None
-        self.refused[path] = (reason, message)
-
-    def children(self, directory: PurePosixPath) -> tuple[list[PurePosixPath], list[PurePosixPath]]:
-        """(files, folders) directly inside ``directory``."""
-        files, folders = set(), set()
-        for path in self.files:
-            if directory != PurePosixPath(".") and directory not in path.parents:
-                continue
-            rest = path.relative_to(directory).parts
-            if len(rest) == 1:
-                files.add(path)
-            elif len(rest) > 1:
-                folders.add(directory / rest[0])
-        return sorted(files), sorted(folders)
-
-    def by_top(self, root: PurePosixPath) -> dict[str, list[PurePosixPath]]:
-        """Every entry under ``root``, grouped by the first name below ``root``, each list sorted."""
-        groups: dict[str, list[PurePosixPath]] = defaultdict(list)
-        for path in self.files:
-            if root == PurePosixPath(".") or root in path.parents:
-                groups[path.relative_to(root).parts[0]].append(path)
-        return {top: sorted(paths) for top, paths in groups.items()}
-
-
-def _tree_of_folder(root: Path, skip: tuple[Path, ...] = ()) -> _Tree:
-    """Every entry under ``root``, except under ``skip``, walked without following any link
-    (iteratively: a folder tree thousands of levels deep costs no recursion)."""
-    tree = _Tree()
-    skipped = {os.path.realpath(s) for s in skip}
-    pending = [root]
-    while pending:
-        folder = pending.pop()
-        relative = PurePosixPath(folder.relative_to(root).as_posix())
-        try:
-            entries = list(os.scandir(folder))
-        except OSError as error:
-            if folder == root:
-                raise IntakeError(f"cannot list {shown_name(str(root))} ({error.strerror or error}): give a folder "
-                                  "you can read") from None
-            tree.refuse(relative, "unreadable", f"the folder could not be listed ({error.strerror or error})")
-            tree.unlisted.add(relative)
-            continue
-        for entry in entries:
-            if _is_junk(entry.name):
-                continue
-            path = relative / entry.name if relative != PurePosixPath(".") else PurePosixPath(entry.name)
-            try:
-                if entry.is_symlink():
-                    tree.files[path] = None
-                    tree.links[path] = Path(entry.path)
-                elif entry.is_dir(follow_symlinks=False):
-                    if os.path.realpath(entry.path) not in skipped:
-                        pending.append(Path(entry.path))
-                elif entry.is_file(follow_symlinks=False):
-                    tree.files[path] = Path(entry.path)
-                else:  # never opened: opening a FIFO blocks until someone writes to it
-                    kind = _special_kind(entry.stat(follow_symlinks=False).st_mode)
-                    tree.refuse(path, "special", f"{kind}, not a file: not opened")
-            except OSError as error:
-                tree.refuse(path, "unreadable", f"could not be examined ({error.strerror or error})")
-    return tree
-
-
-def _judge_links(tree: _Tree, root: PurePosixPath, base: Path) -> None:
-    """Keep a link only when it points to a regular file inside the student's own folder (the
-    folder directly under ``root`` that holds it); refuse every other one without reading it."""
-    for path, link in tree.links.items():
-        inner = path.relative_to(root).parts if root == PurePosixPath(".") or root in path.parents else ()
-        if len(inner) < 2:
-            tree.refuse(path, "link", "a symbolic link in the class folder, not a file: not read. Put the file "
-                                      "itself there, then grade again")
-            continue
-        own = os.path.realpath(base.joinpath(*root.parts, inner[0]))
-        target = os.path.realpath(link)
-        if target != own and not target.startswith(own + os.sep):
-            tree.refuse(path, "link", "a symbolic link to a file outside the student's own folder: not read "
-                                      "(it could show another student's file or the grader's). Put the file "
-                                      "itself in the folder, then grade again")
-            continue
-        try:
-            mode = os.stat(target).st_mode
-        except OSError:
-            tree.refuse(path, "link", "a symbolic link to nothing: not read")
-            continue
-        if stat.S_ISDIR(mode):
-            del tree.files[path]  # a folder inside the student's own folder: walked there already
-        elif stat.S_ISREG(mode):
-            tree.files[path] = Path(target)
-        else:
-            tree.refuse(path, "special", f"a link to {_special_kind(mode)}, not a file: not opened")
-
-
-def _safe_member_name(name: str) -> PurePosixPath | None:
-    path = PurePosixPath(name.replace("\\", "/"))
-    if path.is_absolute() or re.match(r"^[A-Za-z]:", name) or any(part in ("..", "") for part in path.parts):
-        return None
-    return path
-
-
-class _PatchedArchive(io.RawIOBase):
-    """A zip file as it is on disk except for a few bytes, read-only: how a zip whose entries
-    claim UTF-8 names that are not UTF-8 is opened (see :func:`_open_zip`)."""
-
-    def __init__(self, path: Path, patches: dict[int, int]) -> None:
-        super().__init__()
-        self._file = open(path, "rb")
-        self._offsets = sorted(patches)
-        self._patches = patches
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        return self._file.seek(offset, whence)
-
-    def tell(self) -> int:
-        return self._file.tell()
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        start = self._file.tell()
-        count = self._file.readinto(buffer) or 0
-        first = bisect.bisect_left(self._offsets, start)
-        for offset in self._offsets[first:bisect.bisect_left(self._offsets, start + count)]:
-            buffer[offset - start] = self._patches[offset]
-        return count
-
-    def close(self) -> None:
-        self._file.close()
-        super().close()
-
-
-_EOCD = struct.Struct("<4s4H2LH")
-_UTF8_HIGH_BIT = 0x08  # general purpose flag bit 11 ("names are UTF-8"), in the flag's high byte
-
-
-def _utf8_flag_patches(archive: Path) -> tuple[dict[int, int], list[bool]]:
-    """Where the archive's "names are UTF-8" flags are, to clear them: byte offset → patched
-    byte, and for each central directory entry (in order) whether it had the flag."""
-    size = archive.stat().st_size
-    with open(archive, "rb") as handle:
-        tail_size = min(size, _EOCD.size + 0xFFFF)
-        handle.seek(size - tail_size)
-        tail = handle.read()
-        at = tail.rfind(b"PK\x05\x06")
-        if at < 0 or at + _EOCD.size > len(tail):
-            raise IntakeError(f"{archive} is not a readable zip archive (no end record); give a folder or a .zip")
-        _, _, _, _, count, directory_size, directory_offset, _ = _EOCD.unpack_from(tail, at)
-        if directory_offset == 0xFFFFFFFF or count == 0xFFFF:
-            raise IntakeError(f"{archive} is a ZIP64 archive with names that are not UTF-8: unpack it yourself "
-                              "and give the folder")
-        start = size - tail_size + at - directory_size
-        shift = start - directory_offset  # bytes prepended to the archive (self-extracting zips)
-        handle.seek(start)
-        directory = handle.read(directory_size)
-        patches: dict[int, int] = {}
-        flagged: list[bool] = []
-        position = 0
-        for _ in range(count):
-            if directory[position:position + 4] != b"PK\x01\x02":
-                raise IntakeError(f"{archive} has a damaged central directory; give a folder or a .zip")
-            high = directory[position + 9]
-            name_size, extra_size, comment_size = struct.unpack_from("<3H", directory, position + 28)
-            local = struct.unpack_from("<L", directory, position + 42)[0] + shift
-            flagged.append(bool(high & _UTF8_HIGH_BIT))
-            if high & _UTF8_HIGH_BIT:
-                patches[start + position + 9] = high & ~_UTF8_HIGH_BIT
-                handle.seek(local + 7)
-                local_high = handle.read(1)
-                if local_high:
-                    patches[local + 7] = local_high[0] & ~_UTF8_HIGH_BIT
-            position += 46 + name_size + extra_size + comment_size
-    return patches, flagged
-
-
-def _open_zip(archive: Path) -> tuple[zipfile.ZipFile, list[str | None]]:
-    """The archive, and each member's true name (None where it claims UTF-8 but is not).
-
-    Python's zipfile refuses the whole archive when one name flagged as UTF-8 does not decode.
-    Then the archive is read through a view with those flags cleared: every name decodes as
-    cp437, which gives each name's bytes back exactly, and each is decoded here on its own."""
-    try:
-        handle = zipfile.ZipFile(archive)
-        return handle, [info.filename for info in handle.infolist()]
-    except UnicodeDecodeError:
-        pass
-    except (zipfile.BadZipFile, OSError) as error:
-        raise IntakeError(f"{archive} is not a readable zip archive ({error}); give a folder or a .zip") from None
-    patches, flagged = _utf8_flag_patches(archive)
-    try:
-        handle = zipfile.ZipFile(io.BufferedReader(_PatchedArchive(archive, patches)))
-    except (zipfile.BadZipFile, OSError, UnicodeDecodeError) as error:
-        raise IntakeError(f"{archive} is not a readable zip archive ({error}); give a folder or a .zip") from None
-    names: list[str | None] = []
-    for info, utf8 in zip(handle.infolist(), flagged + [False] * len(handle.infolist())):
-        if not utf8:
-            names.append(info.filename)
-            continue
-        try:
-            names.append(info.filename.encode("cp437").decode("utf-8"))
-        except UnicodeDecodeError:
-            names.append(None)
-    return handle, names
-
-
-def _clashes(paths: list[PurePosixPath], folders: set[PurePosixPath]) -> set[PurePosixPath]:
-    """Names a zip uses twice, or for both a file and a folder: they cannot all be unpacked."""
-    seen: set[PurePosixPath] = set()
-    clashing: set[PurePosixPath] = set()
-    parents = set(folders)
-    for path in paths:
-        parents.update(path.parents)
-        if path in seen:
-            clashing.add(path)
-        seen.add(path)
-    return clashing | (seen & parents)
-
-
-def _write_private(destination: Path, top: Path, data: bytes) -> None:
-    """Write ``data`` to a new file readable by this user only, creating private folders up to
-    ``top``; never through a link."""
-    if not top.is_dir():
-        top.mkdir(mode=0o700, parents=True)
-    missing = []
-    folder = destination.parent
-    while folder != top and not folder.is_dir():
-        missing.append(folder)
-        folder = folder.parent
-    for folder in reversed(missing):
-        os.mkdir(folder, 0o700)
-    descriptor = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    with open(descriptor, "wb") as handle:
-        handle.write(data)
-
-
-def _tree_of_zip(archive: Path, target: Path, problems: list[Problem]) -> _Tree:
-    """Write the archive's ``.py`` members under ``target`` (a fresh folder), safely."""
-    tree = _Tree()
-    handle, names = _open_zip(archive)
-    with handle:
-        members = handle.infolist()
-        if len(members) > MAX_ZIP_MEMBERS:
-            raise IntakeError(f"{archive} has {len(members)} entries, more than {MAX_ZIP_MEMBERS}: "
-                              "unpack it yourself and give the folder")
-        accepted: list[tuple[zipfile.ZipInfo, PurePosixPath]] = []
-        folders: set[PurePosixPath] = set()
-        for member, name in zip(members, names):
-            if name is None:
-                raw = member.filename.encode("cp437").decode("utf-8", "backslashreplace")
-                problems.append(Problem(f"{archive.name}:{raw}", None, "bad_name",
-                                        "the zip says this name is UTF-8, but it is not: not unpacked. Rename the "
-                                        "file and make the zip again"))
-                continue
-            path = _safe_member_name(name)
-            shown = f"{archive.name}:{name}"
-            if path is None or stat.S_ISLNK(member.external_attr >> 16):
-                if not member.is_dir():
-                    problems.append(Problem(shown, None, "unsafe", "not extracted: an absolute path, a '..' or a "
-                                                                   "link inside a zip could write outside its folder"))
-                continue
-            if any(_is_junk(part) for part in path.parts):
-                continue
-            if member.is_dir():
-                folders.add(path)
-                continue
-            accepted.append((member, path))
-        clashing = _clashes([path for _, path in accepted], folders)
-        budget = MAX_ZIP_BYTES
-        for member, path in accepted:
-            if path in clashing or any(parent in clashing for parent in path.parents):
-                tree.refuse(path, "clash", "the zip holds a file and a folder (or two files) of this name: "
-                                           "neither can be unpacked. Rename one and make the zip again")
-                continue
-            if any(len(part.encode()) > MAX_NAME_BYTES for part in path.parts):
-                tree.refuse(path, "bad_name", f"a name longer than {MAX_NAME_BYTES} bytes cannot be unpacked: "
-                                              "shorten it and make the zip again")
-                continue
-            if path.suffix not in SUFFIXES:
-                tree.files[path] = None  # listed (reported later as not Python), never extracted
-                continue
-            try:
-                with handle.open(member) as stream:
-                    data = stream.read(min(_limit(path.name), budget) + 1)
-            except (zipfile.BadZipFile, zlib.error, RuntimeError, OSError, NotImplementedError, EOFError) as error:
-                tree.refuse(path, "unreadable", f"could not be unpacked ({error})")
-                continue
-            if len(data) > _limit(path.name):
-                tree.refuse(path, "too_large", f"larger than {_limit(path.name) >> 20} MiB unpacked: not a solution "
-                                               "file")
-                continue
-            budget -= len(data)
-            if budget < 0:
-                raise IntakeError(f"{archive} unpacks to more than {MAX_ZIP_BYTES >> 20} MiB of Python files: "
-                                  "unpack it yourself and give the folder")
-            destination = target.joinpath(*path.parts)
-            try:
-                _write_private(destination, target, data)
-            except OSError as error:
-                tree.refuse(path, "unreadable", f"could not be unpacked here ({error.strerror or error})")
-                continue
-            tree.files[path] = destination
-    return tree
-
-
-def _read(path: Path) -> tuple[bytes | None, tuple[str, str] | None]:
-    """The file's bytes, or (reason, message). Opened without following a link and without
-    blocking (so a file swapped for a FIFO is refused, not waited on)."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as error:
-        return None, ("unreadable", f"could not be read ({error.strerror or error})")
-    with open(descriptor, "rb") as handle:
-        status = os.fstat(descriptor)
-        if not stat.S_ISREG(status.st_mode):
-            return None, ("special", f"{_special_kind(status.st_mode)}, not a file: not read")
-        limit = _limit(path.name)
-        if status.st_size > limit:
-            return None, ("too_large", f"larger than {limit >> 20} MiB: not a solution file")
-        try:
-            data = handle.read(limit + 1)
-        except OSError as error:
-            return None, ("unreadable", f"could not be read ({error.strerror or error})")
-    if len(data) > limit:
-        return None, ("too_large", f"larger than {limit >> 20} MiB: not a solution file")
-    return data, None
+    except NotebookError as error:
+        return error
 
 
 def _clean_file_name(name: str) -> str:
@@ -496,34 +110,19 @@ def _clean_file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", shown_name(name)).lstrip(".") or "submission.py"
 
 
-@dataclass(frozen=True)
-class _Owner:
-    """Who the entries under one top-level name belong to."""
-    student: str | None
-    name: str | None = None
-    late: bool | None = None
-
-
 @dataclass
 class _Candidate:
     path: PurePosixPath
-    owner: _Owner
+    owner: Owner
     order: tuple[int, int] = (0, 0)   # (resubmission, attachment id): the latest is the largest
     family: str = ""                  # the display name without its resubmission number
 
 
-def _canvas_owner(match: re.Match[str]) -> _Owner:
-    late = bool(match.group("late") or match.group("late_anon"))
-    if match.group("anon"):
-        return _Owner(f"anon_{match.group('anon')}", None, late)
-    return _Owner(match.group("user"), match.group("name"), late)
-
-
-def _canvas_candidate(path: PurePosixPath, match: re.Match[str]) -> _Candidate:
-    display = PurePosixPath(match.group("display"))
-    resubmitted = _RESUBMISSION.match(display.stem)
+def _canvas_candidate(path: PurePosixPath, reading: CanvasName) -> _Candidate:
+    display = PurePosixPath(reading.display)
+    resubmitted = RESUBMISSION.match(display.stem)
     number, family = (int(resubmitted.group("n")), resubmitted.group("base")) if resubmitted else (0, display.stem)
-    return _Candidate(path, _canvas_owner(match), (number, int(match.group("attachment"))), family + display.suffix)
+    return _Candidate(path, reading.owner, (number, reading.attachment or 0), family + display.suffix)
 
 
 def find_submissions(source: Path, function: str | None = None, unpack_to: Path | None = None,
@@ -538,12 +137,13 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
     if not source.exists():
         raise IntakeError(f"no such file or folder: {shown_name(str(source))} (give a folder of submissions or a .zip)")
     if source.is_dir():
-        tree, prefix = _tree_of_folder(source, skip), ""
+        tree, prefix = tree_of_folder(source, skip), ""
         hidden: tuple[str, ...] = (str(source.resolve()),)
     elif zipfile.is_zipfile(source):
         if unpack_to is None:
             raise ValueError("a zip needs a folder to unpack into")
-        tree, prefix = _tree_of_zip(source, unpack_to, problems), f"{shown_name(source.name)}:"
+        tree, prefix = tree_of_zip(source, unpack_to), f"{shown_name(source.name)}:"
+        problems += [Problem(shown, None, reason, message) for shown, reason, message in tree.unplaced]
         hidden = (str(unpack_to.resolve()), str(source.resolve().parent))
     else:
         raise IntakeError(f"{shown_name(str(source))} is neither a folder nor a .zip archive; give the folder of "
@@ -555,7 +155,7 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
         root = folders[0]
         files, folders = tree.children(root)
     if source.is_dir():
-        _judge_links(tree, root, source)
+        judge_links(tree, root, source)
         files, folders = tree.children(root)
 
     intake = Intake(problems=problems)
@@ -566,32 +166,34 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
         if path not in reads:
             real = tree.files.get(path)
             reads[path] = (None, tree.refused.get(path, ("unreadable", "could not be read"))) if real is None \
-                else _read(real)
+                else read_file(real)
         return reads[path]
 
     def shown(path: PurePosixPath) -> str:
         return prefix + shown_name(path.as_posix())
 
-    def problem(path: PurePosixPath, owner: _Owner, reason: str, message: str) -> None:
+    def problem(path: PurePosixPath, owner: Owner, reason: str, message: str) -> None:
         problems.append(Problem(shown(path), owner.student, reason, message, owner.name))
 
-    found: list[tuple[_Owner, PurePosixPath, bytes, tuple[PurePosixPath, ...]]] = []
+    # (owner, the file graded, its bytes, its modules: (import path beside it, entry))
+    found: list[tuple[Owner, PurePosixPath, bytes, tuple[tuple[PurePosixPath, PurePosixPath], ...]]] = []
 
-    def consider(owner: _Owner, path: PurePosixPath, helpers: tuple[PurePosixPath, ...] = ()) -> None:
+    def consider(owner: Owner, path: PurePosixPath,
+                 helpers: tuple[tuple[PurePosixPath, PurePosixPath], ...] = ()) -> None:
         data, refusal = read(path)
         if data is None:
             reason, message = refusal or ("unreadable", "could not be read")
             problem(path, owner, reason, message)
-        elif _python(path, data) is None:
-            problem(path, owner, "unreadable", "a .ipynb file that is not a notebook Jupyter can open")
+        elif isinstance(converted := _python(path, data), NotebookError):
+            problem(path, owner, "unreadable", f"this .ipynb file is {converted}")
         else:  # an empty file too: the load check says what is missing, as `check` does
             found.append((owner, path, data, helpers))
 
-    def choose(owner: _Owner, where: PurePosixPath, candidates: list[_Candidate], entries: list[PurePosixPath],
+    def choose(owner: Owner, where: PurePosixPath, candidates: list[_Candidate], entries: list[PurePosixPath],
                describe: Callable[[PurePosixPath], str]) -> None:
         """Grade one of a student's ``.py`` or ``.ipynb`` files: the only one, else the one that
         defines the function (the latest resubmission of it, where an LMS numbers them); the
-        student's other readable ``.py`` files are its helper modules."""
+        student's other ``.py`` files that it imports are its helper modules."""
         for path in entries:
             if path in tree.refused and path.suffix != ".py":
                 problem(path, owner, *tree.refused[path])  # listed, never silently dropped
@@ -610,8 +212,24 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
         for candidate in candidates:
             if candidate not in readable and len(candidates) > 1:
                 problem(candidate.path, owner, *(read(candidate.path)[1] or ("unreadable", "could not be read")))
-        def helpers_of(chosen: PurePosixPath) -> tuple[PurePosixPath, ...]:
-            return tuple(c.path for c in readable if c.path != chosen and c.path.suffix == ".py")
+        def helpers_of(chosen: PurePosixPath, skip: frozenset[PurePosixPath] = frozenset()) \
+                -> tuple[tuple[PurePosixPath, PurePosixPath], ...]:
+            """The modules ``chosen`` imports, each at its import path beside it: its path in
+            the student's folder, or for Canvas its display name (the latest upload of it)."""
+            own: dict[PurePosixPath, _Candidate] = {}
+            for c in readable:
+                if c.path == chosen or c.path in skip or c.path.suffix != ".py" or chosen.parent not in c.path.parents:
+                    continue
+                at = PurePosixPath(c.family) if c.family else c.path.relative_to(chosen.parent)
+                if at not in own or own[at].order < c.order:
+                    own[at] = c
+            main = _python(chosen, read(chosen)[0] or b"")
+            if not own or not isinstance(main, Converted):
+                return ()
+            needed = modules_needed(PurePosixPath(chosen.name), main.text,
+                                    lambda at: (read(own[at].path)[0] or b"").decode("utf-8", "surrogateescape")
+                                    if at in own else None)
+            return tuple((at, own[at].path) for at in needed)
 
         if len(candidates) == 1 or len(readable) == 1:
             chosen = (readable or candidates)[0].path
@@ -620,51 +238,72 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
         if not readable:
             return
         defining = [c for c in readable if function is not None and
-                    (converted := _python(c.path, read(c.path)[0] or b"")) is not None
+                    isinstance(converted := _python(c.path, read(c.path)[0] or b""), Converted)
                     and defines(converted.text, function)]
         if len(defining) == 1:
             consider(owner, defining[0].path, helpers_of(defining[0].path))
             return
         if len(defining) > 1 and len({c.family for c in defining}) == 1 and any(c.order != (0, 0) for c in defining):
             latest = max(defining, key=lambda c: c.order).path  # resubmissions of one file: the latest
-            consider(owner, latest, tuple(p for p in helpers_of(latest) if p not in {c.path for c in defining}))
+            consider(owner, latest, helpers_of(latest, frozenset(c.path for c in defining)))
             return
         listed = ", ".join(describe(c.path) for c in readable[:6])
         why = f"several define {function}()" if defining else f"none defines {function}()"
         problem(where, owner, "ambiguous", f"several .py files ({listed}) and {why}: keep only the solution, "
                                            "then grade again")
 
-    canvas = bool(files) and not folders and all(
-        CANVAS_FILE.match(p.name) or CANVAS_ONLINE.match(p.name) for p in files)
-    moodle_folders = bool(folders) and not files and all(MOODLE_FOLDER.match(f.name) for f in folders)
-    moodle_files = bool(files) and not folders and not canvas and all(MOODLE_FILE.match(p.name) for p in files)
+    # Canvas names every file: a download most of whose files Canvas could have named is one
+    # (the others are listed, not graded), never read as plain files because of one stray name.
+    canvas_named, canvas_undecided = canvas_owners(files) if files and not folders else ({}, {})
+    canvas = most(len(canvas_named) + len(canvas_undecided), len(files))
+    # Moodle likewise: a stray folder or file among Moodle's is listed, the layout kept.
+    moodle_folders = bool(folders) and most(sum(bool(MOODLE_FOLDER.match(f.name)) for f in folders),
+                                             len(folders) + len(files))
+    moodle_files = (bool(files) and not folders and not canvas
+                    and most(sum(bool(MOODLE_FILE.match(p.name)) for p in files), len(files)))
 
     if canvas:
         intake.layout = "canvas"
         by_student: dict[str, list[PurePosixPath]] = defaultdict(list)
-        owners: dict[str, _Owner] = {}
+        owners: dict[str, Owner] = {}
         for path in files:
-            match = CANVAS_FILE.match(path.name) or CANVAS_ONLINE.match(path.name)
-            assert match is not None
-            owner = _canvas_owner(match)
-            by_student[owner.student or ""].append(path)
-            owners[owner.student or ""] = owner
+            reading = canvas_named.get(path)
+            if reading is None and path in canvas_undecided:
+                whose = " or ".join(f"user {o.owner.student} ({o.owner.name})" for o in canvas_undecided[path])
+                problem(path, Owner(None), "ambiguous", f"the name reads as a file of {whose}: Canvas's naming "
+                                                         "cannot tell whose. Not graded: grade it by hand")
+                continue
+            if reading is None:
+                problem(path, Owner(None), "bad_name", "not named as Canvas names submissions (name_userid_"
+                                                        "attachmentid_file): not graded. Grade it by hand")
+                continue
+            student = reading.owner.student or ""
+            by_student[student].append(path)
+            owners.setdefault(student, reading.owner)
         for student, entries in sorted(by_student.items()):
-            candidates = [_canvas_candidate(p, m) for p in entries
-                          if p.suffix in SUFFIXES and (m := CANVAS_FILE.match(p.name)) is not None]
+            candidates = [_canvas_candidate(p, canvas_named[p]) for p in entries
+                          if p.suffix in SUFFIXES and canvas_named[p].attachment is not None]
             where = (candidates[0].path if len(candidates) == 1 else entries[0] if len(entries) == 1
                      else PurePosixPath(f"*_{student}_*"))
-            choose(owners[student], where, candidates, entries, lambda p: p.name)
+            owner = owners[student]
+            late = any(canvas_named[p].owner.late for p in entries)  # LATE on any file marks the student
+            choose(dataclasses.replace(owner, late=late), where, candidates, entries, lambda p: p.name)
     elif moodle_folders or moodle_files:
         intake.layout = "moodle"
         pattern = MOODLE_FOLDER if moodle_folders else MOODLE_FILE
+        for stray in files if moodle_folders else ():  # a file beside Moodle's folders
+            problem(stray, Owner(None), "bad_name", "a file beside Moodle's submission folders, not in one: not "
+                                                     "graded. Grade it by hand")
         by_id: dict[str, list[PurePosixPath]] = defaultdict(list)
         names: dict[str, str] = {}
         text_only: dict[str, list[PurePosixPath]] = defaultdict(list)
         ignored = 0
         for top in (folders if moodle_folders else files):
             match = pattern.match(top.name)
-            assert match is not None
+            if match is None:
+                problem(top, Owner(None), "bad_name", "not named as Moodle names submissions (full name_participant "
+                                                       "id_assignsubmission_plugin_): not graded. Grade it by hand")
+                continue
             names[match.group("id")] = match.group("name")
             entries = groups.get(top.name, []) if moodle_folders else [top]
             if match.group("plugin") == "file":
@@ -673,7 +312,7 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
                 ignored += 1
                 text_only[match.group("id")].append(top)
         for student in sorted(set(by_id) | set(text_only)):
-            owner = _Owner(student, names[student])
+            owner = Owner(student, names[student])
             entries = sorted(by_id.get(student, []))
             if not entries:
                 what = ", ".join(shown_name(p.name) for p in text_only[student])
@@ -690,7 +329,7 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
         intake.layout = "folders" if folders else "files"
         for path in files:
             student = path.stem if path.suffix in SUFFIXES else path.name if path in tree.unlisted else None
-            owner = _Owner(shown_name(student) if student is not None else None)
+            owner = Owner(shown_name(student) if student is not None else None)
             if path.suffix in SUFFIXES and path not in tree.unlisted:
                 consider(owner, path)
             elif path in tree.refused:
@@ -698,7 +337,7 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
             else:
                 problem(path, owner, "not_python", "not a Python file or notebook: ignored")
         for folder in folders:
-            owner = _Owner(shown_name(folder.name))
+            owner = Owner(shown_name(folder.name))
             entries = groups.get(folder.name, [])
             candidates = [_Candidate(p, owner) for p in entries if p.suffix in SUFFIXES]
             choose(owner, folder, candidates, entries, lambda p, f=folder: shown_name(p.relative_to(f).as_posix()))
@@ -717,21 +356,30 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
             continue
         real = tree.files[path]
         assert real is not None
-        converted = _python(path, data)
-        assert converted is not None
-        if copies is not None and (shown_name(real.name) != real.name or path.suffix == ".ipynb"):
-            # JAX cannot compile code whose file name is not UTF-8, and a notebook is graded as the
-            # Python of its code cells: the child gets a clean .py copy.
+        modules = [(at, entry, module) for at, entry in helpers if (module := tree.files.get(entry)) is not None]
+        # the notebook as the exercise's function needs it (its reader accepted it above)
+        converted = python_of(data, path.suffix, function, frozenset(at.parts[0].removesuffix(".py")
+                                                                     for at, _, _ in modules))
+        clean_name = shown_name(real.name) == real.name and path.suffix != ".ipynb"
+        in_place = all(module == real.parent.joinpath(*at.parts) for at, _, module in modules)
+        if copies is not None and not (clean_name and in_place):
+            # JAX cannot compile code whose file name is not UTF-8, a notebook is graded as the
+            # Python of its code cells, and a module is imported by the name the student gave
+            # it (a Canvas upload's display name): the child gets a private copy of them all.
             renamed += 1
-            clean = copies / str(renamed) / _clean_file_name(real.with_suffix(".py").name)
-            _write_private(clean, copies, converted.text.encode("utf-8", "surrogateescape"))
-            real = clean
-        modules = tuple(m for h in helpers if (m := tree.files.get(h)) is not None and read(h)[0] is not None)
+            folder = copies / str(renamed)
+            name = real.name if clean_name else _clean_file_name(real.with_suffix(".py").name)
+            real = folder / name
+            write_private(real, copies, converted.text.encode("utf-8", "surrogateescape") if not clean_name
+                           else data)
+            for at, entry, _ in modules:
+                write_private(folder.joinpath(*at.parts), copies, read(entry)[0] or b"")
+            modules = [(at, entry, folder.joinpath(*at.parts)) for at, entry, _ in modules]
         digest = hashlib.sha256(data)
-        for helper in helpers:  # a changed helper module changes the submission
-            digest.update(b"\0" + helper.name.encode("utf-8", "surrogateescape") + b"\0" + (read(helper)[0] or b""))
+        for at, entry, _ in modules:  # a changed helper module changes the submission
+            digest.update(b"\0" + at.as_posix().encode("utf-8", "surrogateescape") + b"\0" + (read(entry)[0] or b""))
         intake.submissions.append(Submission(student, real, shown(path), digest.hexdigest(), (),
-                                             owner.name, owner.late, modules, converted.notes))
+                                             owner.name, owner.late, tuple(m for _, _, m in modules), converted.notes))
     if renamed and copies is not None and str(copies.resolve()) not in hidden:
         hidden = (*hidden, str(copies.resolve()))
     intake.submissions = sorted((dataclasses.replace(s, others=hidden) for s in intake.submissions),

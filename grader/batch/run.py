@@ -100,13 +100,22 @@ def result_key(exercise: Exercise, sha256: str, seed: int) -> dict[str, Any]:
             "jaxgrade": __version__, "seed": seed}
 
 
+# 64 bits: a student cannot search out a name whose folder is a classmate's (32 bits they could).
+_HASH_CHARS = 16
+_HASHED = re.compile(rf"-[0-9a-f]{{{_HASH_CHARS}}}$")
+
+
 def student_folder(student: str) -> str:
-    """A folder name for a student id that is safe on every file system and never collides:
-    ids that are not plain (or differ only by case elsewhere) get a short hash of the id."""
+    """A folder name for a student id that is safe on every file system, the same in every run,
+    and never another student's: an id that is plain (lower case, no character a file system
+    mangles, short) is its own folder; every other id gets a short hash of itself, and so does
+    a plain id that ends like such a hash ("jane_doe-ed37d99b8d5e3a1f"), so none can take a
+    hashed name."""
     plain = re.sub(r"[^A-Za-z0-9._-]", "_", student).strip(".") or "_"
-    if plain == student and plain.lower() == plain:
+    if plain == student and plain.lower() == plain and len(plain) <= 80 and not _HASHED.search(plain):
         return plain
-    return f"{plain[:80]}-{hashlib.sha256(student.encode()).hexdigest()[:8]}"
+    digest = hashlib.sha256(student.encode("utf-8", "surrogateescape")).hexdigest()[:_HASH_CHARS]
+    return f"{plain[:80]}-{digest}"
 
 
 def load_result(directory: Path) -> dict[str, Any] | None:

@@ -177,12 +177,19 @@ class Session:
 
     def _copy_in(self) -> Path:
         """The submission and its helper modules, copied into the child's working directory
-        (which the child imports from); returns the submission's copy."""
+        (which the child imports from), each helper at its path under the submission's folder
+        (a package keeps its folders); returns the submission's copy."""
         workdir = Path(self.start().workdir)
+        main = _shown(self.submission.name)
         for helper in self.helpers:
-            if _shown(helper.name) != _shown(self.submission.name):
-                _copy(helper, workdir / _shown(helper.name))
-        return _copy(self.submission, workdir / _shown(self.submission.name))
+            try:
+                parts = helper.relative_to(self.submission.parent).parts
+            except ValueError:
+                parts = (helper.name,)  # beside it, where it was not given under its folder
+            shown = tuple(_shown(part) for part in parts)
+            if shown != (main,):
+                _copy(helper, workdir, *shown)
+        return _copy(self.submission, workdir, main)
 
     def _named(self, arguments: Mapping[str, Any]) -> list[list[Any]]:
         return [[name, encode(arguments[name])] for name in self.parameters]
@@ -283,12 +290,27 @@ def _count(value: Any) -> int | None:
     return value
 
 
-def _copy(source: Path, target: Path) -> Path:
-    # O_EXCL|O_NOFOLLOW: the workdir belongs to the sandbox; never write through a link in it
-    with open(source, "rb") as reading, \
-            open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "wb") as copy:
-        shutil.copyfileobj(reading, copy)
-    return target
+def _copy(source: Path, workdir: Path, *parts: str) -> Path:
+    """Copy ``source`` to ``workdir/parts...``, making its folders. Every step is taken from the
+    folder before it without following links (O_NOFOLLOW, dir_fd), and the file is new
+    (O_EXCL): the workdir belongs to the sandbox; never write through a link in it."""
+    with open(source, "rb") as reading:
+        folder = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for part in parts[:-1]:
+                try:
+                    os.mkdir(part, 0o755, dir_fd=folder)
+                except FileExistsError:
+                    pass
+                inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder)
+                os.close(folder)
+                folder = inner
+            target = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=folder)
+        finally:
+            os.close(folder)
+        with open(target, "wb") as copy:
+            shutil.copyfileobj(reading, copy)
+    return workdir.joinpath(*parts)
 
 
 def _shown(name: str) -> str:
