@@ -15,7 +15,7 @@ import numpy as np
 
 from grader.errors import Malformed
 from grader.observe.program import Program
-from grader.sandbox.protocol import decode_array
+from grader.sandbox.protocol import decode_array, holds_reals
 
 MAX_TEXT = 2000  # characters of any one message from the child (an exception, a repr)
 
@@ -75,7 +75,7 @@ class Leaf:
 
     def number(self) -> float | None:
         """The leaf as one real number, when it holds exactly one."""
-        if self.array is None or self.array.size != 1 or self.array.dtype.kind not in "biuf":
+        if self.array is None or self.array.size != 1 or not holds_reals(self.array.dtype):
             return None
         return float(self.array.reshape(()))
 
