@@ -25,10 +25,11 @@ def _distinct(shape: tuple[int, ...], start: float, step: float) -> np.ndarray:
 
 
 # Structure is observed on these arguments: distinct values (within and across leaves), shapes
-# no value test uses, and sizes every spec of the wrong variants divides (16 rows; k = m = 8,
-# so even a parameter split over 'data' can be placed and be seen to be split).
-PROBE = {"params": {"dense": {"kernel": _distinct((8, 8), -3.0, 0.09375), "bias": _distinct((8,), 5.0, 0.125)}},
-         "batch": {"x": _distinct((16, 8), -8.0, 0.0625), "y": _distinct((16, 8), 20.0, 0.03125)}}
+# no value test uses, and sizes every spec of the wrong variants divides (16 rows; k = 16 and
+# m = 8, so even a parameter split over 'data' can be placed and be seen to be split, and a
+# transposed kernel has the wrong shape).
+PROBE = {"params": {"dense": {"kernel": _distinct((16, 8), -3.0, 0.046875), "bias": _distinct((8,), 5.0, 0.125)}},
+         "batch": {"x": _distinct((16, 16), -40.0, 0.125), "y": _distinct((16, 8), 20.0, 0.03125)}}
 
 # n is a multiple of 8 (the batch is split over 8 devices) and at least 8 (a mean over no
 # examples is undefined); k and m are any sizes, m at least 1. Every edge is drawn first: one
