@@ -271,7 +271,7 @@ class ValueProperty(Check):
                     f"On {arguments_text(arguments)}, {problem}. (Hypothesis seed {context.seed}.)",
                     expected=format_value(expected), observed=observed(returned),
                     counterexample=arguments_text(arguments, limit=64),
-                    reproduce=reproduce_call(context, arguments), hint_applies=not returned.incident)
+                    reproduce=reproduce_call(context, arguments), hint_applies=not (returned.incident or returned.jax_failed))
         return Outcome.passed(f"Correct on all {len(inputs)} generated inputs (Hypothesis seed {context.seed}).")
 
     def shrink(self, context: Context, first: dict[str, Any], first_problem: str, first_returned: Returned,
@@ -395,4 +395,4 @@ class FixedCases(Check):
         return Outcome.failed(f"On {case.label} ({written}), {problem}.{others}",
                               expected=format_value(answer), observed=observed(returned),
                               counterexample=written, reproduce=reproduce_call(context, arguments, case.code),
-                              hint_applies=not returned.incident)
+                              hint_applies=not (returned.incident or returned.jax_failed))

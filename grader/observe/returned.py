@@ -18,6 +18,8 @@ from grader.observe.program import Program
 from grader.sandbox.protocol import decode_array, holds_reals
 
 MAX_TEXT = 2000  # characters of any one message from the child (an exception, a repr)
+# What JAX raises when its compiler or runtime fails (not a Python error in the student's code).
+JAX_FAILURES = ("JaxRuntimeError", "XlaRuntimeError")
 
 
 def safe_text(value: Any, limit: int = MAX_TEXT) -> str:
@@ -119,6 +121,11 @@ class Returned:
     intact: bool = True  # the grader's observers were still in place when the call ended
     extras: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def jax_failed(self) -> bool:
+        """The call failed inside JAX's compiler or runtime (e.g. lowering a zero-size operand)."""
+        return not self.ok and self.incident is None and self.exception in JAX_FAILURES
+
     def leaf(self, path: str = "result") -> Leaf | None:
         return next((leaf for leaf in self.leaves if leaf.path == path), None)
 
@@ -136,6 +143,9 @@ class Returned:
             return f"was not run ({self.incident.message})"
         if self.incident:
             return f"did not return: {self.incident.message}"
+        if self.jax_failed:
+            return (f"made JAX itself fail (a limitation of JAX on this input, not a wrong answer; the task allows "
+                    f"this input, so write the function in a way JAX can run on it): {self.error}")
         if not self.ok:
             return f"raised {self.error}"
         return f"returned {describe_structure(self.leaves)}"
