@@ -81,6 +81,16 @@ def test_too_few_variants_and_a_repeating_probe_are_reported(broken, tmp_path) -
     assert any("repeats values" in p for p in problems) and any("right/ needs at least 2" in p for p in problems)
 
 
+def test_a_probe_giving_two_returned_axes_one_size_is_reported(tmp_path) -> None:
+    """On a square probe a transposed product has the declared shape: Returns could not see it."""
+    directory = tmp_path / "matmul_2d"
+    shutil.copytree(REPO / "exercises" / "matmul_2d", directory)
+    checks = directory / "checks.py"
+    checks.write_text(checks.read_text().replace("reshape(16, 4) * 0.25 - 7.5", "reshape(8, 8)[:, :4] * 0.25 - 7.5"))
+    problems = exercise_problems(load_exercise(directory))
+    assert any("type.product_shape: PROBE gives result's axes 'n' and 'm' the same size (8)" in p for p in problems)
+
+
 def test_expected_blocks_follow_mesh_order_and_spec() -> None:
     grid = NamedShardingTarget(axis_names=("data", "model"), spec=("data", "model"), mesh_shape=(2, 4))
     layout = expected_blocks(grid, 8, (4, 8))

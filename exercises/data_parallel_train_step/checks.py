@@ -25,18 +25,19 @@ def _distinct(shape: tuple[int, ...], start: float, step: float) -> np.ndarray:
 
 
 # Structure is observed on these arguments: distinct values (within and across leaves), shapes
-# no value test uses, and sizes every spec of the wrong variants divides (16 rows; k = m = 8,
-# so even a parameter split over 'data' can be placed and be seen to be split).
-PROBE = {"params": {"dense": {"kernel": _distinct((8, 8), -3.0, 0.09375), "bias": _distinct((8,), 5.0, 0.125)}},
-         "batch": {"x": _distinct((16, 8), -8.0, 0.0625), "y": _distinct((16, 8), 20.0, 0.03125)}}
+# no value test uses, and sizes every spec of the wrong variants divides (16 rows; k = 16 and
+# m = 8, so even a parameter split over 'data' can be placed and be seen to be split, and a
+# transposed kernel has the wrong shape).
+PROBE = {"params": {"dense": {"kernel": _distinct((16, 8), -3.0, 0.046875), "bias": _distinct((8,), 5.0, 0.125)}},
+         "batch": {"x": _distinct((16, 16), -40.0, 0.125), "y": _distinct((16, 8), 20.0, 0.03125)}}
 
 # n is a multiple of 8 (the batch is split over 8 devices) and at least 8 (a mean over no
-# examples is undefined); k and m are any sizes, m at least 1. Every edge is drawn first: one
-# example per device, a model with no inputs (k = 0: predictions are the bias), one input and
-# one output, and larger ones. Elements are bounded by 1e6: predictions stay below k·1e12 + 1e6,
+# examples is undefined); k and m are at least 1. Every edge is drawn first: one example per
+# device, one input and one output, and larger ones. No k = 0: an unjitted jax.shard_map (a
+# style the statement endorses) cannot lower x @ kernel when both are empty (JAX 0.10.2). Elements are bounded by 1e6: predictions stay below k·1e12 + 1e6,
 # every gradient entry and every intermediate (x.T @ residuals: at most 24 · 1e6 · 4e12 ≈ 1e20,
 # the loss itself at most 72 · (4e12)² ≈ 1e27) far below float32's 3.4e38.
-INPUTS = arguments(shapes("n k m", (8, 1, 1), (8, 0, 2), (16, 3, 1), (24, 4, 3)),
+INPUTS = arguments(shapes("n k m", (8, 1, 1), (8, 1, 2), (16, 3, 1), (24, 4, 3)),
                    params=tree(dense=tree(kernel=float32_array("k m", bound=1e6), bias=float32_array("m", bound=1e6))),
                    batch=tree(x=float32_array("n k", bound=1e6), y=float32_array("n m", bound=1e6)))
 

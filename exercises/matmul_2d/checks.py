@@ -17,9 +17,9 @@ SIGNATURE = Signature({"x": Array("float32", "n k"), "w": Array("float32", "k m"
                       returns=Array("float32", "n m"))
 
 # Structure is observed on these arguments: distinct values, shapes no value test uses, and
-# sizes every spec of the wrong variants divides (x (8, 4): rows by 2, 4 or 8, columns by 4;
-# w (4, 8): rows by 4, columns by 2, 4 or 8).
-PROBE = {"x": np.arange(32, dtype=np.float32).reshape(8, 4) * 0.25 - 3.5,
+# sizes every spec of the wrong variants divides (x (16, 4): rows by 2, 4 or 8, columns by 4;
+# w (4, 8): rows by 4, columns by 2, 4 or 8), n != m so a transposed product has the wrong shape.
+PROBE = {"x": np.arange(64, dtype=np.float32).reshape(16, 4) * 0.25 - 7.5,
          "w": np.arange(32, dtype=np.float32).reshape(4, 8) * 0.5 + 1.0}
 
 # n is a multiple of 2 ('data' has 2 devices), m a multiple of 4 ('model' has 4), k anything.

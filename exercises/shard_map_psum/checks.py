@@ -1,8 +1,8 @@
 """Checks for shard_map_psum, built from the grader's check library."""
 import numpy as np
 
-from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, Returns,
-                           SpecMatches, UsesPrimitive, ValueProperty, WithinLimits)
+from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultSharding,
+                           Returns, SpecMatches, UsesPrimitive, ValueProperty, WithinLimits)
 from grader.arguments import Array, Signature
 from grader.strategies import arguments, dims, float32_array
 
@@ -14,6 +14,11 @@ PROBE = {"x": np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5, 6.0, -2.5, 3.0, 9.
 
 # x enters shard_map split over 'data' (one block per device).
 TARGET = NamedShardingTarget(axis_names=("data",), spec=("data",), via="shard_map_in")
+# The total comes out of shard_map with out_specs=PartitionSpec(): one copy on every device,
+# and it is returned so (not moved to one device, not picked out of per-device copies).
+RESULT_OUT = NamedShardingTarget(axis_names=("data",), spec=(), via="shard_map_out", operand="result",
+                                 also_accept={(None,): "PartitionSpec(None) replicates too."})
+RESULT = NamedShardingTarget(axis_names=("data",), spec=(), operand="result")
 
 CHECKS = [
     LoadsFunction(id="load.function", title="The file loads and defines sharded_sum(x)"),
@@ -35,5 +40,13 @@ CHECKS = [
                   operation="psum", axes=("data",), inside="shard_map",
                   hint="Inside the per-device function: jax.lax.psum(jnp.sum(block), 'data'). Adding the partial "
                        "sums outside shard_map gets the number without the collective."),
+    SpecMatches(id="structure.out_spec", title="out_specs gives back the replicated total: PartitionSpec()",
+                target=RESULT_OUT,
+                hint="After the psum every device holds the same total: out_specs=PartitionSpec() says so and "
+                     "gives it back as one scalar; PartitionSpec('data') stacks a copy per device."),
+    ResultSharding(id="structure.result_replicated",
+                   title="The total is returned as shard_map gives it: on every device, PartitionSpec()", target=RESULT,
+                   hint="After the psum every device holds the total: return shard_map's result as it is "
+                        "(out_specs=PartitionSpec()), not one device's copy or a block of per-device values."),
     WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
 ]

@@ -1,7 +1,7 @@
 """Checks for shard_rows, built from the grader's check library."""
 import numpy as np
 
-from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
+from grader.checks import (Case, FixedCases, LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
                            ResultFromPlacement, ResultSharding, Returns, SpecMatches, ValueProperty,
                            WithinLimits)
 from grader.arguments import Array, Signature
@@ -32,6 +32,14 @@ CHECKS = [
                   tolerance=float32_axis_sum_tolerance(1),
                   hint="Each entry is the plain sum of one row: every column counts, and sharding does not "
                        "change the numbers."),
+    FixedCases(id="value.special_inputs", title="Sums rows holding NaN, infinities and float32 overflows correctly",
+               cases=(Case(label="rows holding NaN, infinities and values whose sum overflows float32",
+                           code={"x": "[[np.nan, 1.0], [np.inf, -np.inf], [np.inf, 1.0], [-np.inf, -2.0], "
+                                      "[3e38, 3e38], [1.0, 2.0], [0.0, 0.0], [-3e38, -3e38]]"},
+                           answer=np.array([np.nan, np.nan, np.inf, -np.inf, np.inf, 3.0, 0.0, -np.inf])),),
+               expected=exact_axis_sum(1), tolerance=float32_axis_sum_tolerance(1),
+               hint="Sum with jnp.sum: a NaN in a row makes its sum NaN, as in float32 arithmetic; jnp.nansum "
+                    "would hide it."),
     PlacedOnNamedSharding(id="structure.placed", title="Places x itself with jax.device_put on a NamedSharding",
                           target=TARGET,
                           hint="Place the matrix x first, then sum the placed matrix."),

@@ -62,6 +62,25 @@ class Returns(Check):
     advice: str | None = None
     category: ClassVar[Category] = "type"
 
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        """A probe giving two axes of a returned array one size cannot tell a transposed or
+        reshaped result from the right one: shapes are judged on the probe alone."""
+        try:
+            dims = signature.dims_of(probe)
+        except ValueError:
+            return []  # the exercise's own lint says the probe does not fit the signature
+        found = []
+        for path, spec in flatten_spec(signature.returns, "result"):
+            if not isinstance(spec, Array):
+                continue
+            sizes = dict(zip(spec.shape, resolve_shape(spec, dims)))
+            alike = [(a, b) for i, a in enumerate(sizes) for b in list(sizes)[i + 1:] if sizes[a] == sizes[b]]
+            if alike:
+                a, b = alike[0]
+                found.append(f"{self.id}: PROBE gives {path}'s axes {a!r} and {b!r} the same size ({sizes[a]}), so "
+                             f"a transposed {path} has the declared shape: give them different sizes")
+        return found
+
     def judge(self, context: Context) -> Outcome:
         returned = probe_call(context)
         wanted = wanted_leaves(context.signature, context.probe)

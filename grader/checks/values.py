@@ -32,6 +32,7 @@ from grader.checks.base import Check, Context
 from grader.errors import ExerciseError
 from grader.observe.returned import Leaf, Returned, describe_structure
 from grader.outcome import Category, Outcome
+from grader.sandbox.protocol import holds_reals
 from grader.strategies import Arguments, exact_sum, float32_sum_tolerance
 
 # An oracle takes the arguments by name (``expected(x=..., w=...)``) and gives the exact
@@ -94,7 +95,7 @@ def _compare_leaf(got: Leaf, want: Any, tolerance: Any, path: str) -> str | None
     at = "" if path == "result" else f"at {path} "
     of = "" if path == "result" else f" of {path}"
     if isinstance(want, np.ndarray) and want.ndim > 0:
-        if got.array is None or got.array.dtype.kind not in "biuf":
+        if got.array is None or not holds_reals(got.array.dtype):
             return f"{at}your function returned {got.describe()}, which is not an array of real numbers"
         if got.array.shape != want.shape:
             return f"{at}your function returned an array of shape {got.array.shape}; the answer has shape {want.shape}"
@@ -276,7 +277,7 @@ class ValueProperty(Check):
                     f"On {arguments_text(arguments)}, {problem}. (Hypothesis seed {context.seed}.)",
                     expected=format_value(expected), observed=observed(returned),
                     counterexample=arguments_text(arguments, limit=64),
-                    reproduce=reproduce_call(context, arguments), hint_applies=not returned.incident)
+                    reproduce=reproduce_call(context, arguments), hint_applies=not (returned.incident or returned.jax_failed))
         return Outcome.passed(f"Correct on all {len(inputs)} generated inputs (Hypothesis seed {context.seed}).")
 
     def shrink(self, context: Context, first: dict[str, Any], first_problem: str, first_returned: Returned,
@@ -400,4 +401,4 @@ class FixedCases(Check):
         return Outcome.failed(f"On {case.label} ({written}), {problem}.{others}",
                               expected=format_value(answer), observed=observed(returned),
                               counterexample=written, reproduce=reproduce_call(context, arguments, case.code),
-                              hint_applies=not returned.incident)
+                              hint_applies=not (returned.incident or returned.jax_failed))

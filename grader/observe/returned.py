@@ -15,9 +15,11 @@ import numpy as np
 
 from grader.errors import Malformed
 from grader.observe.program import Program
-from grader.sandbox.protocol import decode_array
+from grader.sandbox.protocol import decode_array, holds_reals
 
 MAX_TEXT = 2000  # characters of any one message from the child (an exception, a repr)
+# What JAX raises when its compiler or runtime fails (not a Python error in the student's code).
+JAX_FAILURES = ("JaxRuntimeError", "XlaRuntimeError")
 
 
 def safe_text(value: Any, limit: int = MAX_TEXT) -> str:
@@ -75,7 +77,7 @@ class Leaf:
 
     def number(self) -> float | None:
         """The leaf as one real number, when it holds exactly one."""
-        if self.array is None or self.array.size != 1 or self.array.dtype.kind not in "biuf":
+        if self.array is None or self.array.size != 1 or not holds_reals(self.array.dtype):
             return None
         return float(self.array.reshape(()))
 
@@ -156,6 +158,11 @@ class Returned:
     host: tuple[HostWork, ...] = ()  # host callbacks, custom rules, values pulled to NumPy and given back
     swapped: int | None = None  # in a substituted call: how many placements took the other values
 
+    @property
+    def jax_failed(self) -> bool:
+        """The call failed inside JAX's compiler or runtime (e.g. lowering a zero-size operand)."""
+        return not self.ok and self.incident is None and self.exception in JAX_FAILURES
+
     def leaf(self, path: str = "result") -> Leaf | None:
         return next((leaf for leaf in self.leaves if leaf.path == path), None)
 
@@ -173,6 +180,9 @@ class Returned:
             return f"was not run ({self.incident.message})"
         if self.incident:
             return f"did not return: {self.incident.message}"
+        if self.jax_failed:
+            return (f"made JAX itself fail (a limitation of JAX on this input, not a wrong answer; the task allows "
+                    f"this input, so write the function in a way JAX can run on it): {self.error}")
         if not self.ok:
             return f"raised {self.error}"
         return f"returned {describe_structure(self.leaves)}"

@@ -1,0 +1,23 @@
+# expect: structure
+"""Places the arguments as asked, then computes x times the mesh's size on the host with NumPy
+through jax.experimental.io_callback, inside jax.jit with the asked out_shardings: the layout is
+right, but no device computed it."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental import io_callback
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+def on_host(vx):
+    return np.asarray(vx) * np.float32(4)
+
+
+def replicate_on_mesh(x):
+    mesh = Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("data", "model"))
+    placed = jax.device_put(x, NamedSharding(mesh, PartitionSpec()))
+
+    def compute(placed):
+        return io_callback(on_host, jax.ShapeDtypeStruct(x.shape, jnp.float32), placed)
+
+    return jax.jit(compute, out_shardings=NamedSharding(mesh, PartitionSpec()))(placed)

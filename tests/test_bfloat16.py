@@ -1,0 +1,36 @@
+"""bfloat16 results (NumPy dtype kind 'V', through ml_dtypes) cross the channel and are judged as
+the numbers they are, not as "not an array of real numbers"."""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from grader.checks.values import compare
+from grader.observe.returned import Returned, parse_leaves
+from grader.sandbox.protocol import carries, decode_array, encode_array
+
+
+def returned(value: np.ndarray) -> Returned:
+    """What the parent makes of the child's description of a JAX array holding ``value``."""
+    described = {"path": "result", "kind": "jax_array", "type": "jaxlib._jax.ArrayImpl", "dtype": str(value.dtype),
+                 "shape": list(value.shape), "array": encode_array(value)}
+    return Returned(True, leaves=parse_leaves({"leaves": [described]}))
+
+
+def test_a_bfloat16_array_round_trips_as_bfloat16():
+    array = np.array([1.5, -0.0, np.inf, 3.0e38], ml_dtypes.bfloat16)
+    back = decode_array(encode_array(array))
+    assert carries(array.dtype) and back.dtype == array.dtype and back.tobytes() == array.tobytes()
+
+
+def test_a_bfloat16_vector_is_compared_element_by_element():
+    got = returned(np.array([1.5, 2.0, 3.0], ml_dtypes.bfloat16))
+    assert compare(got, np.array([1.5, 2.0, 3.0]), 0.0) is None
+    problem = compare(got, np.array([1.5, 2.0, 3.01]), 1e-3)
+    assert problem.startswith("1 of 3 elements are wrong; at index 2 your function returned 3.0"), problem
+
+
+def test_a_bfloat16_scalar_is_one_number():
+    got = returned(np.array(0.5, ml_dtypes.bfloat16))
+    assert got.number() == 0.5 and compare(got, 0.5, 0.0) is None
+    assert compare(got, 0.25, 0.0) == "your function returned 0.5; the exact answer is 0.25"
