@@ -2,9 +2,12 @@
 the numbers they are, not as "not an array of real numbers"."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import ml_dtypes
 import numpy as np
 
+from grader import find_exercise, grade
 from grader.checks.values import compare
 from grader.observe.returned import Returned, parse_leaves
 from grader.sandbox.protocol import carries, decode_array, encode_array
@@ -34,3 +37,27 @@ def test_a_bfloat16_scalar_is_one_number():
     got = returned(np.array(0.5, ml_dtypes.bfloat16))
     assert got.number() == 0.5 and compare(got, 0.5, 0.0) is None
     assert compare(got, 0.25, 0.0) == "your function returned 0.5; the exact answer is 0.25"
+
+
+BFLOAT16_PRODUCT = '''import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+def matmul_2d(x, w):
+    mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ("data", "model"))
+    rows = jax.device_put(x, NamedSharding(mesh, PartitionSpec("data", None)))
+    columns = jax.device_put(w, NamedSharding(mesh, PartitionSpec(None, "model")))
+    return rows.astype(jnp.bfloat16) @ columns.astype(jnp.bfloat16)
+'''
+
+
+def test_a_bfloat16_result_is_compared_as_its_numbers(tmp_path: Path):
+    submission = tmp_path / "bfloat16_product.py"
+    submission.write_text(BFLOAT16_PRODUCT)
+    report = grade(find_exercise("matmul_2d"), submission)
+    value = next(c for c in report.checks if c.id == "value.random_matrices")
+    assert value.status == "failed" and "not an array of real numbers" not in value.message
+    # bfloat16 keeps 8 bits of mantissa: the shrunk product is off by the rounding of a number above 256
+    assert "elements are wrong" in value.message and "your function returned" in value.message, value.message

@@ -2,7 +2,7 @@
 import numpy as np
 
 from grader.arguments import Array, Signature
-from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultSharding,
+from grader.checks import (ResultFromPlacement, LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultSharding,
                            Returns, SpecMatches, ValueProperty, WithinLimits)
 from grader.strategies import arguments, exact_axis_sum, float32_array, float32_axis_sum_tolerance, shapes
 
@@ -39,6 +39,10 @@ CHECKS = [
     SpecMatches(id="structure.in_spec", title="in_shardings splits the rows: PartitionSpec('data', None)",
                 target=INPUT,
                 hint="The first entry of the spec is the rows. PartitionSpec() would replicate x."),
+    ResultFromPlacement(id="structure.sums_of_split_x", title="The sums are computed from x as jax.jit splits it",
+                        target=INPUT,
+                        hint="Sum the argument the jitted function receives: not x captured from outside, not on "
+                             "the host (jax.pure_callback), not 0 times the sharded input."),
     PlacedOnNamedSharding(id="structure.out_shardings", title="The result leaves the jax.jit through out_shardings",
                           target=OUTPUT,
                           hint="Pass out_shardings=NamedSharding(mesh, PartitionSpec()) to the same jax.jit."),

@@ -2,7 +2,7 @@
 import numpy as np
 
 from grader.arguments import Array, Signature
-from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultSharding,
+from grader.checks import (ResultFromPlacement, LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultSharding,
                            Returns, SpecMatches, ValueProperty, WithinLimits)
 from grader.strategies import LENGTHS, arguments, dims, elementwise_tolerance, float32_array
 
@@ -40,6 +40,9 @@ CHECKS = [
                      "devices, two along each axis, with exactly these names in this order."),
     SpecMatches(id="structure.spec", title="The spec is PartitionSpec() (replicated)", target=TARGET,
                 hint="PartitionSpec() splits nothing: every device of the mesh holds all of x."),
+    ResultFromPlacement(id="structure.scaled_the_placed", title="The result is computed from the placed x",
+                        target=TARGET,
+                        hint="Scale the array jax.device_put returned, in JAX: not the original x, not on the host."),
     ResultSharding(id="structure.result_on_mesh", title="The returned array lives on the 2 x 2 mesh, replicated",
                    target=TARGET,
                    hint="Compute on the placed array: the result then stays on the mesh."),

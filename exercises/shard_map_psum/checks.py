@@ -1,7 +1,7 @@
 """Checks for shard_map_psum, built from the grader's check library."""
 import numpy as np
 
-from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultSharding,
+from grader.checks import (ResultFromPlacement, LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultSharding,
                            Returns, SpecMatches, UsesPrimitive, ValueProperty, WithinLimits)
 from grader.arguments import Array, Signature
 from grader.strategies import arguments, dims, float32_array
@@ -36,6 +36,10 @@ CHECKS = [
     SpecMatches(id="structure.in_spec", title="in_specs gives each device a block: PartitionSpec('data')",
                 target=TARGET, hint="in_specs=PartitionSpec('data') splits x; PartitionSpec() copies all of it "
                                     "to every device."),
+    ResultFromPlacement(id="structure.total_of_blocks", title="The total is computed from the blocks shard_map hands out",
+                        target=TARGET,
+                        hint="Sum each device's block inside shard_map and psum those sums: not x captured from "
+                             "outside, not on the host, not 0 times the psum."),
     UsesPrimitive(id="structure.psum", title="A psum over 'data' inside shard_map combines the partial sums",
                   operation="psum", axes=("data",), inside="shard_map",
                   hint="Inside the per-device function: jax.lax.psum(jnp.sum(block), 'data'). Adding the partial "

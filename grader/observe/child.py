@@ -21,7 +21,7 @@ import warnings
 from typing import Any, Callable, NamedTuple
 
 from grader.errors import ChannelClosed
-from grader.sandbox.protocol import decode_array, encode_array, read_message, write_message
+from grader.sandbox.protocol import carries, decode_array, encode_array, read_message, write_message
 
 MAX_RETURNED_ELEMENTS = 1 << 20
 MAX_RETURNED_LEAVES = 256
@@ -316,7 +316,7 @@ class Child:
                 described["repr"] = f"<unprintable: {type(error).__name__}>"
             return described
         described["dtype"], described["shape"] = str(array.dtype), list(array.shape)
-        if array.dtype.kind in "biufc" and array.size <= MAX_RETURNED_ELEMENTS:
+        if carries(array.dtype) and array.size <= MAX_RETURNED_ELEMENTS:
             described["array"] = encode_array(array)
         return described
 

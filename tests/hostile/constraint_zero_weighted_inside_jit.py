@@ -1,4 +1,3 @@
-# expect: structure
 """Constrains the squares inside jax.jit as asked, but sums squares computed again from x,
 plus 0 times a sum of the constrained ones: a dataflow link exists, but the row sums do not
 depend on the constrained value."""
