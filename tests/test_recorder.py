@@ -157,14 +157,14 @@ def test_a_substituted_call_hands_the_placement_other_values(session) -> None:
         def f(x):
             return jnp.sum(jax.device_put(x, ONE))
     """)
-    returned = honest.call(PROBE, substitute=("x", other))
+    returned = honest.call(PROBE, substitute=("x", other, None))
     assert returned.swapped == 1 and returned.number() == 24.0
     assert honest.calls == []  # a substituted answer is not the function's answer on the probe
     dead_link = session("""
         def f(x):
             return jnp.sum(x) + 0 * jnp.sum(jax.device_put(x, ONE))
     """)
-    returned = dead_link.call(PROBE, substitute=("x", other))
+    returned = dead_link.call(PROBE, substitute=("x", other, None))
     assert returned.swapped == 1 and returned.number() == float(PROBE["x"].sum())
 
 
@@ -173,10 +173,24 @@ def test_a_jitted_function_that_places_its_operand_takes_the_other_values(sessio
         @jax.jit
         def f(x):
             return jnp.sum(jax.lax.with_sharding_constraint(x * 1.0, ONE))
-    """).call(PROBE, substitute=("x", np.ones(8, np.float32)))
+    """).call(PROBE, substitute=("x", np.ones(8, np.float32), None))
     assert returned.swapped == 1 and returned.number() == 8.0
     unplaced = session("""
         def f(x):
             return jnp.sum(x)
-    """).call(PROBE, substitute=("x", np.ones(8, np.float32)))
+    """).call(PROBE, substitute=("x", np.ones(8, np.float32), None))
     assert unplaced.swapped == 0 and unplaced.number() == float(PROBE["x"].sum())
+
+
+def test_a_substitution_onto_one_sharding_leaves_a_device_put_onto_another(session) -> None:
+    loaded = session("""
+        ALL = NamedSharding(Mesh(np.array(jax.devices()), ("data",)), P())
+
+        def f(x):
+            jax.device_put(x, ONE)  # placed as asked, then the original moved elsewhere and used
+            return jnp.sum(jax.device_put(x, ALL))
+    """)
+    one = {"type": "NamedSharding", "mesh_devices": [0], "mesh_shape": [1], "axis_names": ["data"], "spec": [],
+           "memory_kind": "device"}
+    returned = loaded.call(PROBE, substitute=("x", np.ones(8, np.float32), one))
+    assert returned.swapped == 1 and returned.number() == float(PROBE["x"].sum())

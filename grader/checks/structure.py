@@ -21,8 +21,7 @@ from grader.arguments import Signature, argument_leaves, flatten, is_within, sho
 from grader.checks.base import Check, Context
 from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence, host_text, host_work
 from grader.checks.shardings import Spec, capital, sharding_text, spec_key, spec_text
-from grader.checks.returns import probe_call
-from grader.checks.values import answer_on, arguments_text, format_number, observed
+from grader.checks.values import answer_on, arguments_text, compare, format_number, observed
 from grader.observe.returned import HostWork, Returned
 from grader.outcome import Category, Outcome
 
@@ -388,19 +387,18 @@ class ResultFromPlacement(StructureCheck):
     def _follows(self, context: Context, arguments: dict[str, Any], where: str, leaf: str,
                  chosen: Placement | None, what: str) -> Outcome | None:
         """None when the result follows other values given to the placement of ``leaf``: with
-        them, the function returns what it returns when called on them directly. (Its own
-        answer, not the task's: a value mistake is the value checks' to judge, once.)"""
+        them, the function returns the task's answer on them, or at least its own answer when
+        called on them directly (a value mistake is the value checks' to judge, once)."""
         original = dict(argument_leaves(arguments)).get(leaf)
         label = _named(leaf, self.target)
         via = VIA_NAME[chosen.via] if chosen is not None else VIA_NAME[self.target.via]
-        before = probe_call(context) if arguments is context.probe else _call(context, arguments)
         for other in _other_values(original):
             changed = with_leaf(arguments, leaf, other)
-            tolerance = answer_on(context.values, changed)[1]
-            direct = context.session.call(changed)
-            if not (direct.ok and before.ok) or _difference(direct, before, tolerance) is None:
-                continue  # these values change nothing the function returns: they cannot tell
-            returned = context.session.call(arguments, substitute=(leaf, other))
+            expected, tolerance = answer_on(context.values, changed)
+            if _indistinguishable(answer_on(context.values, arguments)[0], expected, tolerance):
+                continue  # the task's answer does not change with these values: they cannot tell
+            onto = chosen.sharding if chosen is not None and chosen.via == "device_put" else None
+            returned = context.session.call(arguments, substitute=(leaf, other, onto))
             if returned.ok and returned.host and not self.allow_host:
                 return self._host_failure(returned.host[0], what)
             if returned.ok and returned.swapped == 0:
@@ -411,15 +409,20 @@ class ResultFromPlacement(StructureCheck):
                 return Outcome.failed(f"{where}{seen}, unlike on the probe input. The task asks for {what} "
                                       f"computed from the placed {label} on every input.",
                                       expected=f"{what} computed from the placed {label}", observed=seen)
+            if returned.ok and compare(returned, expected, tolerance) is None:
+                return None  # it follows, to the task's answer
+            # Not the task's answer: a value mistake, if it is the function's own answer on those values.
+            direct = context.session.call(changed)
             difference = _difference(returned, direct, tolerance) if returned.ok else f"it {returned.describe()}"
-            if difference is None:
+            if difference is None or not direct.ok:
                 return None
             opening = f"{what} does not follow the placed {label}"
             return Outcome.failed(
                 f"{where}{opening if where else _opening(opening, self.result)}: when {via} handed your function "
                 f"other values for {label} ({label} = {short(other)}), {difference}, the latter being what it "
-                f"returns when called on those values directly. So {what} is not computed from the placed {label}: it is "
-                f"recomputed from the original {label} (on the host or in a separate JAX computation), or reaches "
+                f"returns when called on those values directly. So {what} is not computed from the placed "
+                f"{label}: it is recomputed from the original {label} (on the host or in a separate JAX "
+                f"computation), or reaches "
                 f"the placed {label} only through a link that carries nothing (such as 0 * the placed array). "
                 f"Compute {what} from what {via} returns.",
                 expected=f"{what} computed from the placed {label}: on those values, {observed(direct)}",
@@ -459,10 +462,23 @@ def _other_values(value: Any) -> list[np.ndarray]:
     return []
 
 
-def _call(context: Context, arguments: dict[str, Any]) -> Returned:
-    """The function's answer on ``arguments``: the value checks' call if they made it."""
-    made = next((r for a, r in context.session.calls if a is arguments), None)
-    return made if made is not None else context.session.call(arguments)
+def _indistinguishable(first: Any, second: Any, tolerance: Any) -> bool:
+    """Whether two answers of the task lie within the tolerance of each other, leaf by leaf."""
+    limits = dict(flatten(tolerance, "result")) if isinstance(tolerance, (Mapping, tuple, list)) else None
+    for (path, a), (_, b) in zip(flatten(first, "result"), flatten(second, "result")):
+        a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
+        limit = np.asarray(limits.get(path, 0.0) if limits is not None else tolerance, np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            if not np.all((a64 == b64) | (np.isnan(a64) & np.isnan(b64)) | (np.abs(a64 - b64) <= limit)):
+                return False
+    return True
+
+
+def _fits(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
 
 
 def _difference(got: Returned, want: Returned, tolerance: Any) -> str | None:
@@ -482,6 +498,8 @@ def _difference(got: Returned, want: Returned, tolerance: Any) -> str | None:
             continue
         a, b = leaf.array.astype(np.float64), other.array.astype(np.float64)
         limit = np.asarray(limits.get(leaf.path, 0.0) if limits is not None else tolerance, np.float64)
+        if not _fits(limit.shape, a.shape):  # not the answer's shape (a type mistake): its largest bound
+            limit = np.asarray(np.max(limit, initial=0.0))
         with np.errstate(invalid="ignore", over="ignore"):
             same = (a == b) | (np.isnan(a) & np.isnan(b)) | (np.abs(a - b) <= limit)
         if not np.all(same):

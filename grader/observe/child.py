@@ -408,14 +408,17 @@ class Child:
 
     def call(self, named: list[list[Any]], mode: str = "placements",
              substitute: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Run the function once. ``substitute`` ({"path", "value"}) hands the first operation
-        that places that argument leaf (or an unchanged copy of it) ``value`` instead."""
+        """Run the function once. ``substitute`` ({"path", "value", "sharding"}) hands the
+        operations that place that argument leaf (or an unchanged copy of it; a device_put only
+        onto ``sharding`` when given) ``value`` instead."""
         values, leaves = self.arguments(named)
         recorder, function = self.recorder, self.function
         if substitute is not None:
             leaf = dict(leaves)[substitute["path"]]
             others = {id(v) for p, v in leaves if p != substitute["path"]}
-            recorder.swap[0] = [leaf, self.np.asarray(leaf), self.build(substitute["value"]), 0, others]
+            wanted = substitute.get("sharding")
+            onto = (lambda target: wanted is None or self.describe_sharding(target) == wanted)
+            recorder.swap[0] = [leaf, self.np.asarray(leaf), self.build(substitute["value"]), 0, others, onto]
         raised: BaseException | None = None
         recorder.start(mode)
         try:
@@ -424,7 +427,7 @@ class Child:
             raised = error
         events = recorder.stop()
         intact = recorder.intact()  # before restoring: were the observers there when the call ended?
-        swapped, recorder.swap[0] = (recorder.swap[0] or [0, 0, 0, None])[3], None
+        swapped, recorder.swap[0] = (recorder.swap[0] or [None] * 6)[3], None
         self.pins.restore()
         if raised is not None:
             return {"ok": False, "exception": type(raised).__name__, "error": _error_text(raised, self.filename),

@@ -23,10 +23,11 @@ eager paths, in place before the submission is imported:
   ``custom_vjp.__call__`` and ``custom_jvp.__call__``: a custom derivative rule applied;
   ``compiler.compile_or_get_cached``: a program compiled.
 
-A *substituted* call (``Recorder.swap``) hands the first operation that places an argument
-leaf or an unchanged copy of it (an eager device_put, constraint or shard_map, or a jitted
-function that places it) a buffer with other values instead, and no later one: the parent
-then asks whether the result followed that placement.
+A *substituted* call (``Recorder.swap``) hands every operation that places an argument leaf
+or an unchanged copy of it (an eager device_put onto the sharding judged, a constraint or
+shard_map of it, or a jitted function that places it) a buffer with other values instead:
+the parent then asks whether the result followed that placement. A device_put of the
+original onto another sharding keeps the original: moving x again is not moving the placed x.
 
 Every call records its placements (``placements`` mode: eager device_put, the in/out
 shardings of each jitted function that reached Python, eager shard_map specs), so the calls
@@ -64,7 +65,8 @@ class Recorder:
         self.events: list[tuple[Any, ...]] = []
         self.state = [None, 0]  # [mode, depth]
         # [leaf, its values on the host, the replacement, substitutions made, ids of the other
-        # argument leaves (never replaced, even when equal)] during a substituted call
+        # argument leaves (never replaced, even when equal), which device_put targets take the
+        # replacement] during a substituted call
         self.swap: list[Any] = [None]
         self._make_jaxpr = make_jaxpr
         self._caches = (pjit._cpp_pjit_cache_fun_only, pjit._cpp_pjit_cache_explicit_attributes)
@@ -92,14 +94,11 @@ class Recorder:
             job = swap[0]
             if job is None:
                 return values
-            if job[3]:  # only the first operation that places the leaf: a later one placing the
-                return values  # original again (or x + 0 * placed) is not computing from the first
             out = list(values)
             for i, value in enumerate(out):
                 if (positions is None or i in positions) and id(value) not in job[4] and (
                         value is job[0] or _same(value, job[0], job[1], array_class)):
-                    out[i] = job[2]
-            job[3] = sum(a is not b for a, b in zip(out, values))
+                    out[i], job[3] = job[2], job[3] + 1
             return tuple(out) if isinstance(values, tuple) else out
 
         def from_host(values: Any, via: str) -> None:
@@ -113,7 +112,8 @@ class Recorder:
             state[1] += 1
             try:
                 from_host(xs, "jax.device_put")
-                xs = substituted(xs)
+                if swap[0] is not None:  # only onto the sharding of the placement judged (job[5] says)
+                    xs = substituted(xs, [i for i, d in enumerate(devices) if swap[0][5](d)])
                 placed = eager_put(*xs, devices=devices, **kwargs)
                 if swap[0] is not None:  # another leaf's placed copy is that leaf, whatever its values
                     swap[0][4].update(id(out) for x, out in zip(xs, placed) if id(x) in swap[0][4])

@@ -195,11 +195,12 @@ class Session:
         return [[name, encode(arguments[name])] for name in self.parameters]
 
     def call(self, arguments: Mapping[str, Any], record: str = "placements",
-             substitute: tuple[str, Any] | None = None) -> Returned:
+             substitute: tuple[str, Any, dict[str, Any] | None] | None = None) -> Returned:
         """Run the function once on ``arguments`` (a dict by parameter name); a crash or
         time-out becomes an incident. ``record="full"`` also records the program the call ran.
-        ``substitute`` (leaf path, array) hands the first operation that places that leaf the
-        array instead (``Returned.swapped`` says how many placements took it). Substituted
+        ``substitute`` (leaf path, array, sharding or None) hands the operations that place that
+        leaf the array instead, a device_put only onto that sharding when one is given
+        (``Returned.swapped`` says how many placements took it). Substituted
         calls are not kept in ``calls``: their answers are not the function's on ``arguments``."""
         if len(self.incidents) >= MAX_INCIDENTS:
             return Returned(False, incident=Incident("gave_up", f"grading stopped calling it after {MAX_INCIDENTS} "
@@ -212,7 +213,7 @@ class Session:
         during = f"while calling {self.function}({', '.join(self.parameters)})"
         request = {"op": "call", "arguments": self._named(arguments), "mode": record}
         if substitute is not None:
-            request["substitute"] = {"path": substitute[0], "value": encode(substitute[1])}
+            request["substitute"] = {"path": substitute[0], "value": encode(substitute[1]), "sharding": substitute[2]}
         try:
             reply = self._request(request, during)
         except ChildFailure as failure:
