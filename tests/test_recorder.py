@@ -6,8 +6,8 @@ devices, real submissions written to temporary files, read through the session's
 - work done on the host in the middle of the JAX work (callbacks, custom derivative rules of
   the student's own, values pulled to NumPy and given back) is recorded, and JAX's own rules
   and a debug print are not;
-- a substituted call hands the placement of an argument other values, and says how many
-  placements took them.
+- a capturing call keeps what the placing operations received, and a feeding call hands them
+  those values instead, saying how many it met.
 """
 from __future__ import annotations
 
@@ -151,38 +151,43 @@ def test_library_rules_a_debug_print_and_a_printed_sharding_are_not_host_work(se
     assert returned.host == ()
 
 
-def test_a_substituted_call_hands_the_placement_other_values(session) -> None:
-    other = np.full(8, 3.0, np.float32)
+def test_a_fed_call_hands_the_placements_what_a_capturing_call_placed(session) -> None:
+    other = {"x": np.full(8, 3.0, np.float32)}
     honest = session("""
         def f(x):
             return jnp.sum(jax.device_put(x, ONE))
     """)
-    returned = honest.call(PROBE, substitute=("x", other, None))
-    assert returned.swapped == 1 and returned.number() == 24.0
-    assert honest.calls == []  # a substituted answer is not the function's answer on the probe
+    captured = honest.call(other, counterfactual=("capture", None))
+    fed = honest.call(PROBE, counterfactual=("feed", None))
+    assert captured.swapped == 1 and fed.swapped == 1 and fed.number() == captured.number() == 24.0
+    assert [a for a, _ in honest.calls] == [other]  # a fed answer is not the function's answer on the probe
     dead_link = session("""
         def f(x):
             return jnp.sum(x) + 0 * jnp.sum(jax.device_put(x, ONE))
     """)
-    returned = dead_link.call(PROBE, substitute=("x", other, None))
-    assert returned.swapped == 1 and returned.number() == float(PROBE["x"].sum())
+    dead_link.call(other, counterfactual=("capture", None))
+    fed = dead_link.call(PROBE, counterfactual=("feed", None))
+    assert fed.swapped == 1 and fed.number() == float(PROBE["x"].sum())
 
 
-def test_a_jitted_function_that_places_its_operand_takes_the_other_values(session) -> None:
-    returned = session("""
+def test_a_jitted_function_that_places_its_operand_is_fed_too(session) -> None:
+    other = {"x": np.ones(8, np.float32)}
+    placing = session("""
         @jax.jit
         def f(x):
             return jnp.sum(jax.lax.with_sharding_constraint(x * 1.0, ONE))
-    """).call(PROBE, substitute=("x", np.ones(8, np.float32), None))
-    assert returned.swapped == 1 and returned.number() == 8.0
+    """)
+    placing.call(other, counterfactual=("capture", None))
+    fed = placing.call(PROBE, counterfactual=("feed", None))
+    assert fed.swapped == 1 and fed.number() == 8.0
     unplaced = session("""
         def f(x):
             return jnp.sum(x)
-    """).call(PROBE, substitute=("x", np.ones(8, np.float32), None))
-    assert unplaced.swapped == 0 and unplaced.number() == float(PROBE["x"].sum())
+    """)
+    assert unplaced.call(other, counterfactual=("capture", None)).swapped == 0
 
 
-def test_a_substitution_onto_one_sharding_leaves_a_device_put_onto_another(session) -> None:
+def test_a_device_put_onto_another_sharding_is_not_fed(session) -> None:
     loaded = session("""
         ALL = NamedSharding(Mesh(np.array(jax.devices()), ("data",)), P())
 
@@ -192,5 +197,6 @@ def test_a_substitution_onto_one_sharding_leaves_a_device_put_onto_another(sessi
     """)
     one = {"type": "NamedSharding", "mesh_devices": [0], "mesh_shape": [1], "axis_names": ["data"], "spec": [],
            "memory_kind": "device"}
-    returned = loaded.call(PROBE, substitute=("x", np.ones(8, np.float32), one))
-    assert returned.swapped == 1 and returned.number() == float(PROBE["x"].sum())
+    loaded.call({"x": np.ones(8, np.float32)}, counterfactual=("capture", one))
+    fed = loaded.call(PROBE, counterfactual=("feed", one))
+    assert fed.swapped == 1 and fed.number() == float(PROBE["x"].sum())

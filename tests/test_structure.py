@@ -48,7 +48,7 @@ def assert_only_failure(report: Report, check_id: str, *says: str) -> None:
 def test_a_dead_link_to_the_placed_array_fails_with_the_values_it_ignored(graded) -> None:
     report = graded("dead_link_zero_times.py")
     assert_only_failure(report, "structure.sum_of_placed", "does not follow the placed x",
-                        "other values for x", "0 * the placed")
+                        "what your function places for x", "0 * the placed")
     assert {c.id for c in report.checks if c.status != "passed"} == {"structure.sum_of_placed"}
 
 

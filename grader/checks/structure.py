@@ -21,7 +21,8 @@ from grader.arguments import Signature, argument_leaves, flatten, is_within, sho
 from grader.checks.base import Check, Context
 from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence, host_text, host_work
 from grader.checks.shardings import Spec, capital, sharding_text, spec_key, spec_text
-from grader.checks.values import answer_on, arguments_text, compare, format_number, observed
+from grader.checks.returns import probe_call
+from grader.checks.values import answer_on, arguments_text, format_number, observed
 from grader.observe.returned import HostWork, Returned
 from grader.outcome import Category, Outcome
 
@@ -335,10 +336,11 @@ class ResultFromPlacement(StructureCheck):
     from the original argument, and not placed afterwards.
 
     A dataflow link alone proves little (``0 * placed`` is one), so the result must also
-    *follow* the placed value: the function is called again with other values handed to the
-    operation that places the operand (``Session.call(substitute=...)``), on the probe and on a
-    drawn input of another shape, and must return what it returns when called on those values
-    directly (its own answer, so a value mistake is not also a structure one). Work on
+    *follow* the placed value: the function is called on other values of the operand (its
+    placing operations' inputs captured), then on the original arguments with those captured
+    values handed to the same operations (``Session.call(counterfactual=...)``), on the probe
+    and on a drawn input of another shape, and must return the same as the first time (its
+    own answer, so a value or dtype mistake is not also a structure one). Work on
     the host (callbacks, custom derivative rules of the student's own, values pulled to NumPy
     and given back) is refused unless ``allow_host``."""
     result: str = "result"
@@ -386,47 +388,43 @@ class ResultFromPlacement(StructureCheck):
 
     def _follows(self, context: Context, arguments: dict[str, Any], where: str, leaf: str,
                  chosen: Placement | None, what: str) -> Outcome | None:
-        """None when the result follows other values given to the placement of ``leaf``: with
-        them, the function returns the task's answer on them, or at least its own answer when
-        called on them directly (a value mistake is the value checks' to judge, once)."""
-        original = dict(argument_leaves(arguments)).get(leaf)
+        """None when the result follows the placed ``leaf``: called on ``arguments`` with its
+        placements handed what they received when ``leaf`` held other values, the function
+        returns what it returned then. (Its own answer, not the task's: a value mistake, or a
+        dtype one, is the value and type checks' to judge, once.)"""
         label = _named(leaf, self.target)
         via = VIA_NAME[chosen.via] if chosen is not None else VIA_NAME[self.target.via]
-        for other in _other_values(original):
+        onto = chosen.sharding if chosen is not None and chosen.via == "device_put" else None
+        before = probe_call(context) if arguments is context.probe else _call(context, arguments)
+        for other in _other_values(dict(argument_leaves(arguments)).get(leaf)):
             changed = with_leaf(arguments, leaf, other)
-            expected, tolerance = answer_on(context.values, changed)
-            if _indistinguishable(answer_on(context.values, arguments)[0], expected, tolerance):
-                continue  # the task's answer does not change with these values: they cannot tell
-            onto = chosen.sharding if chosen is not None and chosen.via == "device_put" else None
-            returned = context.session.call(arguments, substitute=(leaf, other, onto))
-            if returned.ok and returned.host and not self.allow_host:
-                return self._host_failure(returned.host[0], what)
-            if returned.ok and returned.swapped == 0:
-                relation = chosen.relation.get(leaf) if chosen is not None else None
-                if self.target.match == "derived" or relation == "exact" or not where:
-                    return None  # placed inside a transformation, or a computed value: the link stands
-                seen = f"your function placed no {label} (nor an unchanged copy of it)"
-                return Outcome.failed(f"{where}{seen}, unlike on the probe input. The task asks for {what} "
-                                      f"computed from the placed {label} on every input.",
-                                      expected=f"{what} computed from the placed {label}", observed=seen)
-            if returned.ok and compare(returned, expected, tolerance) is None:
-                return None  # it follows, to the task's answer
-            # Not the task's answer: a value mistake, if it is the function's own answer on those values.
-            direct = context.session.call(changed)
-            difference = _difference(returned, direct, tolerance) if returned.ok else f"it {returned.describe()}"
-            if difference is None or not direct.ok:
+            tolerance = answer_on(context.values, changed)[1]
+            direct = context.session.call(changed, counterfactual=("capture", onto))
+            if not (direct.ok and before.ok) or _difference(direct, before, tolerance) is None:
+                continue  # these values change nothing the function returns: they cannot tell
+            if direct.swapped == 0:  # nothing placed the judged way with these values
+                if not where:
+                    return None  # placed inside a transformation: the link stands
+                seen = f"your function placed nothing the way it placed {label} on the probe input"
+                return Outcome.failed(f"{where}{seen}. The task asks for {what} computed from the placed {label} "
+                                      "on every input.", expected=f"{what} computed from the placed {label}",
+                                      observed=seen)
+            fed = context.session.call(arguments, counterfactual=("feed", onto))
+            if fed.ok and fed.host and not self.allow_host:
+                return self._host_failure(fed.host[0], what)
+            difference = _difference(fed, direct, tolerance) if fed.ok else f"it {fed.describe()}"
+            if difference is None:
                 return None
             opening = f"{what} does not follow the placed {label}"
             return Outcome.failed(
-                f"{where}{opening if where else _opening(opening, self.result)}: when {via} handed your function "
-                f"other values for {label} ({label} = {short(other)}), {difference}, the latter being what it "
-                f"returns when called on those values directly. So {what} is not computed from the placed "
-                f"{label}: it is recomputed from the original {label} (on the host or in a separate JAX "
-                f"computation), or reaches "
-                f"the placed {label} only through a link that carries nothing (such as 0 * the placed array). "
-                f"Compute {what} from what {via} returns.",
-                expected=f"{what} computed from the placed {label}: on those values, {observed(direct)}",
-                observed=observed(returned), counterexample=f"{label} = {short(other, 64)}")
+                f"{where}{opening if where else _opening(opening, self.result)}: when {via} was handed what your "
+                f"function places for {label} = {short(other)} ({label} itself unchanged), {difference}, the "
+                f"latter being what it returns on {label} = {short(other)}. So {what} is "
+                f"not computed from the placed {label}: it is recomputed from the original {label} (on the host "
+                f"or in a separate JAX computation), or reaches the placed {label} only through a link that "
+                f"carries nothing (such as 0 * the placed array). Compute {what} from what {via} returns.",
+                expected=f"{what} computed from the placed {label}: {observed(direct)}",
+                observed=observed(fed), counterexample=f"{label} = {short(other, 64)}")
         return None
 
     def judge_placement(self, chosen: Placement, found: Evidence, leaf: str) -> Outcome:
@@ -462,16 +460,10 @@ def _other_values(value: Any) -> list[np.ndarray]:
     return []
 
 
-def _indistinguishable(first: Any, second: Any, tolerance: Any) -> bool:
-    """Whether two answers of the task lie within the tolerance of each other, leaf by leaf."""
-    limits = dict(flatten(tolerance, "result")) if isinstance(tolerance, (Mapping, tuple, list)) else None
-    for (path, a), (_, b) in zip(flatten(first, "result"), flatten(second, "result")):
-        a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
-        limit = np.asarray(limits.get(path, 0.0) if limits is not None else tolerance, np.float64)
-        with np.errstate(invalid="ignore", over="ignore"):
-            if not np.all((a64 == b64) | (np.isnan(a64) & np.isnan(b64)) | (np.abs(a64 - b64) <= limit)):
-                return False
-    return True
+def _call(context: Context, arguments: dict[str, Any]) -> Returned:
+    """The function's answer on ``arguments``: the value checks' call if they made it."""
+    made = next((r for a, r in context.session.calls if a is arguments), None)
+    return made if made is not None else context.session.call(arguments)
 
 
 def _fits(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:

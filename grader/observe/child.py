@@ -230,6 +230,7 @@ class Child:
         self.protections: dict[str, Any] = {}
         self.ArrayImpl, self.NamedSharding, self.SingleDeviceSharding = ArrayImpl, NamedSharding, SingleDeviceSharding
         self.function: Callable[..., Any] | None = None
+        self.captured: list[Any] = []  # what the placing operations of the last capturing call received
         self.filename = "<submission>"
         # Everything here is fixed before the submission exists. Methods become instance
         # attributes (they win over the class's, so patching grader.observe.child.Child changes
@@ -407,18 +408,18 @@ class Child:
         return {"ok": True, "signature": f"{function}{signature}" if signature else function, "accepts": accepts}
 
     def call(self, named: list[list[Any]], mode: str = "placements",
-             substitute: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Run the function once. ``substitute`` ({"path", "value", "sharding"}) hands the
-        operations that place that argument leaf (or an unchanged copy of it; a device_put only
-        onto ``sharding`` when given) ``value`` instead."""
+             counterfactual: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Run the function once. ``counterfactual`` ({"capture": bool, "sharding"}): capture
+        what the placing operations receive (a device_put only onto ``sharding`` when given),
+        kept for the next call; or feed the last captured values to them instead."""
         values, leaves = self.arguments(named)
         recorder, function = self.recorder, self.function
-        if substitute is not None:
-            leaf = dict(leaves)[substitute["path"]]
-            others = {id(v) for p, v in leaves if p != substitute["path"]}
-            wanted = substitute.get("sharding")
+        if counterfactual is not None:
+            wanted, capturing = counterfactual.get("sharding"), counterfactual.get("capture") is True
             onto = (lambda target: wanted is None or self.describe_sharding(target) == wanted)
-            recorder.swap[0] = [leaf, self.np.asarray(leaf), self.build(substitute["value"]), 0, others, onto]
+            recorder.swap[0] = recorder.Swap(capturing, onto, None if capturing else self.captured)
+            if capturing:
+                self.captured = recorder.swap[0].values
         raised: BaseException | None = None
         recorder.start(mode)
         try:
@@ -427,7 +428,8 @@ class Child:
             raised = error
         events = recorder.stop()
         intact = recorder.intact()  # before restoring: were the observers there when the call ended?
-        swapped, recorder.swap[0] = (recorder.swap[0] or [None] * 6)[3], None
+        swapped = recorder.swap[0].count if recorder.swap[0] is not None else None
+        recorder.swap[0] = None
         self.pins.restore()
         if raised is not None:
             return {"ok": False, "exception": type(raised).__name__, "error": _error_text(raised, self.filename),
@@ -481,7 +483,7 @@ class Child:
                                       int(request.get("arity", 1)))
                 elif op == "call":
                     reply = self.call(request["arguments"], request.get("mode", "placements"),
-                                      request.get("substitute"))
+                                      request.get("counterfactual"))
                 elif op == "trace":
                     reply = self.trace(request["arguments"])
                 else:

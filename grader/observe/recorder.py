@@ -23,11 +23,14 @@ eager paths, in place before the submission is imported:
   ``custom_vjp.__call__`` and ``custom_jvp.__call__``: a custom derivative rule applied;
   ``compiler.compile_or_get_cached``: a program compiled.
 
-A *substituted* call (``Recorder.swap``) hands every operation that places an argument leaf
-or an unchanged copy of it (an eager device_put onto the sharding judged, a constraint or
-shard_map of it, or a jitted function that places it) a buffer with other values instead:
-the parent then asks whether the result followed that placement. A device_put of the
-original onto another sharding keeps the original: moving x again is not moving the placed x.
+Counterfactual calls (``Recorder.swap``, a :class:`Swap`): a *capturing* call (the function
+on other values of one argument) keeps what each placing operation received (an eager
+device_put onto the sharding judged, a sharding constraint or shard_map, a jitted function at
+the operands it places); a *feeding* call (the function on the original arguments) hands the
+same operations, in the same order, those captured values instead. A result computed from the
+placed values then equals the capturing call's; one computed from the originals (``0 *`` the
+placed array, NumPy on the original) does not. Moving the original x onto another sharding
+is not fed: it is not moving the placed x.
 
 Every call records its placements (``placements`` mode: eager device_put, the in/out
 shardings of each jitted function that reached Python, eager shard_map specs), so the calls
@@ -64,10 +67,8 @@ class Recorder:
                  array_class: Any, custom_rules: tuple[Any, ...], numpy: Any) -> None:
         self.events: list[tuple[Any, ...]] = []
         self.state = [None, 0]  # [mode, depth]
-        # [leaf, its values on the host, the replacement, substitutions made, ids of the other
-        # argument leaves (never replaced, even when equal), which device_put targets take the
-        # replacement] during a substituted call
-        self.swap: list[Any] = [None]
+        self.swap: list[Swap | None] = [None]  # during a capturing or feeding call
+        self.Swap = Swap  # for the child, which imports nothing from the grader after the fork
         self._make_jaxpr = make_jaxpr
         self._caches = (pjit._cpp_pjit_cache_fun_only, pjit._cpp_pjit_cache_explicit_attributes)
         self._placing: dict[int, tuple[Any, frozenset[int]]] = {}  # id(program) -> (program, inputs it places)
@@ -89,16 +90,14 @@ class Recorder:
         compiled, last_library = [0], [False]
         host_types = _host_types()
 
-        def substituted(values: Any, positions: Any = None) -> Any:
-            """``values`` with the swapped leaf (or its unchanged copy) replaced, where it may be placed."""
+        def intercepted(values: Any, positions: Any = None) -> Any:
+            """``values`` as a placing operation receives them: kept (capturing) or replaced by
+            the captured ones (feeding), at ``positions`` (all when None); arrays only."""
             job = swap[0]
-            if job is None:
-                return values
             out = list(values)
             for i, value in enumerate(out):
-                if (positions is None or i in positions) and id(value) not in job[4] and (
-                        value is job[0] or _same(value, job[0], job[1], array_class)):
-                    out[i], job[3] = job[2], job[3] + 1
+                if (positions is None or i in positions) and type(value) in (array_class, host_types[0]):
+                    out[i] = job.meet(value)
             return tuple(out) if isinstance(values, tuple) else out
 
         def from_host(values: Any, via: str) -> None:
@@ -112,11 +111,9 @@ class Recorder:
             state[1] += 1
             try:
                 from_host(xs, "jax.device_put")
-                if swap[0] is not None:  # only onto the sharding of the placement judged (job[5] says)
-                    xs = substituted(xs, [i for i, d in enumerate(devices) if swap[0][5](d)])
+                if swap[0] is not None:  # only onto the sharding of the placement judged
+                    xs = intercepted(xs, [i for i, d in enumerate(devices) if swap[0].onto(d)])
                 placed = eager_put(*xs, devices=devices, **kwargs)
-                if swap[0] is not None:  # another leaf's placed copy is that leaf, whatever its values
-                    swap[0][4].update(id(out) for x, out in zip(xs, placed) if id(x) in swap[0][4])
             finally:
                 state[1] -= 1
             push(("device_put", xs, devices, placed))
@@ -137,7 +134,7 @@ class Recorder:
                 before = compiled[0]
                 from_host(args_flat, f"jax.jit function {p.params.get('name')}")
                 if swap[0] is not None:
-                    args_flat = substituted(args_flat, placing(p.params, len(args_flat)))
+                    args_flat = intercepted(args_flat, placing(p.params, len(args_flat)))
                 result = run_pjit(p, args_flat, fun, args, kwargs)
             finally:
                 state[1] -= 1
@@ -153,7 +150,7 @@ class Recorder:
             try:
                 from_host(args, f"jax.lax.{primitive.name}")
                 if swap[0] is not None and primitive.name == "sharding_constraint":
-                    args = substituted(args)
+                    args = intercepted(args)
                 out = process_primitive(trace, primitive, args, params)
             finally:
                 state[1] -= 1
@@ -167,7 +164,8 @@ class Recorder:
             state[1] += 1
             try:
                 from_host(args, "jax.shard_map")
-                args = substituted(args)
+                if swap[0] is not None:
+                    args = intercepted(args)
                 staged = stage(prim, fun, args, params) if state[0] == FULL else None
                 out = process_shard_map(trace, prim, fun, args, **params)
             finally:
@@ -329,24 +327,33 @@ class Recorder:
                                       for f in self.student_files)
 
 
+class Swap:
+    """One counterfactual call: ``capturing`` keeps every value a placing operation receives
+    (in ``values``); otherwise each is replaced, in order, by the captured one of the same
+    shape and dtype. ``onto`` says which device_put targets count; ``count`` how many values
+    were met (captured, or fed)."""
+
+    def __init__(self, capturing: bool, onto: Callable[[Any], bool], values: list[Any] | None = None) -> None:
+        self.capturing, self.onto = capturing, onto
+        self.values = [] if values is None else values
+        self.count = 0
+
+    def meet(self, value: Any) -> Any:
+        if self.capturing:
+            self.values.append(value)
+            self.count += 1
+            return value
+        if self.count < len(self.values):
+            other = self.values[self.count]
+            self.count += 1
+            if other.shape == value.shape and other.dtype == value.dtype:
+                return other
+        return value
+
+
 def _host_types() -> tuple[type, ...]:
     import numpy as np
     return (np.ndarray, np.generic)  # JAX wraps NumPy operands of eager primitives in an ndarray subclass
-
-
-def _same(value: Any, leaf: Any, host: Any, array_class: Any) -> bool:
-    """Whether ``value`` is the leaf itself or an unchanged copy of it (same dtype, shape, values)."""
-    if value is leaf:
-        return True
-    import numpy as np
-    if type(value) is not array_class and type(value) is not np.ndarray:
-        return False
-    if value.shape != host.shape or value.dtype != host.dtype:
-        return False
-    try:
-        return bool(np.array_equal(np.asarray(value), host, equal_nan=host.dtype.kind in "fc"))
-    except Exception:  # an array whose value cannot be read here
-        return False
 
 
 def _name(rule: Any) -> str:

@@ -156,7 +156,7 @@ class Returned:
     extras: dict[str, Any] = field(default_factory=dict)
     jit_calls: tuple[JitCall, ...] = ()  # every jitted function the call ran, in order
     host: tuple[HostWork, ...] = ()  # host callbacks, custom rules, values pulled to NumPy and given back
-    swapped: int | None = None  # in a substituted call: how many placements took the other values
+    swapped: int | None = None  # in a counterfactual call: how many placed values it captured, or fed
 
     @property
     def jax_failed(self) -> bool:

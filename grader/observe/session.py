@@ -195,13 +195,14 @@ class Session:
         return [[name, encode(arguments[name])] for name in self.parameters]
 
     def call(self, arguments: Mapping[str, Any], record: str = "placements",
-             substitute: tuple[str, Any, dict[str, Any] | None] | None = None) -> Returned:
+             counterfactual: tuple[str, dict[str, Any] | None] | None = None) -> Returned:
         """Run the function once on ``arguments`` (a dict by parameter name); a crash or
         time-out becomes an incident. ``record="full"`` also records the program the call ran.
-        ``substitute`` (leaf path, array, sharding or None) hands the operations that place that
-        leaf the array instead, a device_put only onto that sharding when one is given
-        (``Returned.swapped`` says how many placements took it). Substituted
-        calls are not kept in ``calls``: their answers are not the function's on ``arguments``."""
+        ``counterfactual`` ("capture" or "feed", a sharding or None): a capturing call keeps
+        what the function's placing operations receive (a device_put only onto that sharding
+        when one is given); the next feeding call hands them those values instead
+        (``Returned.swapped`` counts them). Fed calls are not kept in ``calls``: their answers
+        are not the function's on ``arguments``."""
         if len(self.incidents) >= MAX_INCIDENTS:
             return Returned(False, incident=Incident("gave_up", f"grading stopped calling it after {MAX_INCIDENTS} "
                                                                 "failures"))
@@ -212,8 +213,8 @@ class Session:
         # whose hidden input caused the incident is not (the failing check names its input).
         during = f"while calling {self.function}({', '.join(self.parameters)})"
         request = {"op": "call", "arguments": self._named(arguments), "mode": record}
-        if substitute is not None:
-            request["substitute"] = {"path": substitute[0], "value": encode(substitute[1]), "sharding": substitute[2]}
+        if counterfactual is not None:
+            request["counterfactual"] = {"capture": counterfactual[0] == "capture", "sharding": counterfactual[1]}
         try:
             reply = self._request(request, during)
         except ChildFailure as failure:
@@ -222,7 +223,7 @@ class Session:
             returned = self._returned(reply, during)
         except (Malformed, ValueError, TypeError, KeyError) as error:
             return Returned(False, incident=self._protocol(error, during))
-        if substitute is None:
+        if counterfactual is None or counterfactual[0] == "capture":
             self.calls.append((arguments, returned))
         return returned
 
