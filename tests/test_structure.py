@@ -80,8 +80,8 @@ def test_a_mean_taken_in_numpy_behind_a_zeroed_pmean_fails(graded) -> None:
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "a zero-weighted link inside one jitted program: the substituted call replaces what enters the jitted "
-    "function, not a value inside its compiled program (docs/threat-model.md, 'What \"computed from the placed "
+    "a zero-weighted link inside one jitted program: what is fed is what enters the jitted function, not a "
+    "value inside its compiled program (docs/threat-model.md, 'What \"computed from the placed "
     "array\" can and cannot see')"))
 def test_a_constraint_used_only_through_zero_inside_jit_gets_no_full_marks(graded) -> None:
     report = graded("constraint_zero_weighted_inside_jit.py", "sharding_constraint")

@@ -27,7 +27,7 @@ class Context:
     devices: int
     notes: tuple[str, ...] = ()  # what preparing the submission changed (a notebook's magics)
     # The exercise's value property check (grader.checks.values.ValueProperty): its oracle
-    # answers the structure checks' substituted calls, its inputs give them a second shape.
+    # gives the structure checks' counterfactual calls their tolerances and a second input.
     values: Any = None
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:

@@ -447,7 +447,7 @@ class ResultFromPlacement(StructureCheck):
 
 def _other_values(value: Any) -> list[np.ndarray]:
     """Values of ``value``'s shape and dtype, each differing from it in every element, for a
-    substituted call: two affine maps (should one leave the task's answer unchanged)."""
+    counterfactual call: two affine maps (should one leave the function's answer unchanged)."""
     if not isinstance(value, np.ndarray) or value.size == 0:
         return []
     if value.dtype.kind == "b":
