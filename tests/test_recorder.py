@@ -18,7 +18,7 @@ from typing import Iterator
 import numpy as np
 import pytest
 
-from grader.observe.session import Session
+from grader.observe.session import Counterfactual, Session
 from grader.sandbox.process import Limits
 
 HEADER = """\
@@ -157,16 +157,16 @@ def test_a_fed_call_hands_the_placements_what_a_capturing_call_placed(session) -
         def f(x):
             return jnp.sum(jax.device_put(x, ONE))
     """)
-    captured = honest.call(other, counterfactual=("capture", None))
-    fed = honest.call(PROBE, counterfactual=("feed", None))
+    captured = honest.call(other, counterfactual=Counterfactual(True))
+    fed = honest.call(PROBE, counterfactual=Counterfactual(False))
     assert captured.swapped == 1 and fed.swapped == 1 and fed.number() == captured.number() == 24.0
     assert [a for a, _ in honest.calls] == [other]  # a fed answer is not the function's answer on the probe
     dead_link = session("""
         def f(x):
             return jnp.sum(x) + 0 * jnp.sum(jax.device_put(x, ONE))
     """)
-    dead_link.call(other, counterfactual=("capture", None))
-    fed = dead_link.call(PROBE, counterfactual=("feed", None))
+    dead_link.call(other, counterfactual=Counterfactual(True))
+    fed = dead_link.call(PROBE, counterfactual=Counterfactual(False))
     assert fed.swapped == 1 and fed.number() == float(PROBE["x"].sum())
 
 
@@ -177,14 +177,14 @@ def test_a_jitted_function_that_places_its_operand_is_fed_too(session) -> None:
         def f(x):
             return jnp.sum(jax.lax.with_sharding_constraint(x * 1.0, ONE))
     """)
-    placing.call(other, counterfactual=("capture", None))
-    fed = placing.call(PROBE, counterfactual=("feed", None))
+    placing.call(other, counterfactual=Counterfactual(True))
+    fed = placing.call(PROBE, counterfactual=Counterfactual(False))
     assert fed.swapped == 1 and fed.number() == 8.0
     unplaced = session("""
         def f(x):
             return jnp.sum(x)
     """)
-    assert unplaced.call(other, counterfactual=("capture", None)).swapped == 0
+    assert unplaced.call(other, counterfactual=Counterfactual(True)).swapped == 0
 
 
 def test_a_device_put_onto_another_sharding_is_not_fed(session) -> None:
@@ -197,6 +197,6 @@ def test_a_device_put_onto_another_sharding_is_not_fed(session) -> None:
     """)
     one = {"type": "NamedSharding", "mesh_devices": [0], "mesh_shape": [1], "axis_names": ["data"], "spec": [],
            "memory_kind": "device"}
-    loaded.call({"x": np.ones(8, np.float32)}, counterfactual=("capture", one))
-    fed = loaded.call(PROBE, counterfactual=("feed", one))
+    loaded.call({"x": np.ones(8, np.float32)}, counterfactual=Counterfactual(True, one))
+    fed = loaded.call(PROBE, counterfactual=Counterfactual(False, one))
     assert fed.swapped == 1 and fed.number() == float(PROBE["x"].sum())

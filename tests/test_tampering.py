@@ -11,9 +11,10 @@ verdict (no full marks, a structure check failed, no check reporting a grader er
 that the message says what really happened.
 
 Cases the grader does not handle yet are strict xfails whose reason says what goes wrong: when
-the grader is fixed they XPASS, and the marker must go. One case cannot be caught from inside
-the submission's process at all (rewriting the recorder's events found through gc): it is a
-strict xfail too, with the residual risk docs/threat-model.md states as its reason.
+the grader is fixed they XPASS, and the marker must go. Rewriting the recorder's events found
+through gc cannot be caught from inside the submission's process in general; the forgery here
+is caught anyway, by the counterfactual calls (its result does not follow the placement its
+forged record shows).
 """
 from __future__ import annotations
 
@@ -193,14 +194,13 @@ def test_code_that_depends_on_the_shape_but_places_alike_keeps_full_marks(graded
 
 
 # -- beyond d1-d6: deliberate in-process forgery ------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason=(
-    "cannot be caught from inside one process: the recorder and its list of events live in the submission's "
-    "process, so code that finds them (gc.get_objects()) can rewrite what was recorded, keeping every array it "
-    "reports genuine; docs/threat-model.md, 'What it does not promise'. Only an observer outside the process "
-    "(or a second, independent run) can tell"))
 def test_forging_the_recorded_events_through_gc_gets_no_full_marks(graded):
+    """The forged record shows the decoy placement feeding the sum; the counterfactual calls hand
+    the decoy other values and the sum does not follow them. (A forger who also computes from the
+    decoy, through a placement it hides, would pass: docs/threat-model.md, 'What it does not
+    promise'.)"""
     report = graded("forge_recorded_events.py")
-    assert report.score < report.max_score, summary(report)
+    assert_fails_structure(report, "structure.sum_of_placed", "does not follow the placed x")
 
 
 def test_walking_the_garbage_collector_without_touching_anything_keeps_full_marks(graded):

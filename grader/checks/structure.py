@@ -24,6 +24,7 @@ from grader.checks.shardings import Spec, capital, sharding_text, spec_key, spec
 from grader.checks.returns import probe_call
 from grader.checks.values import answer_on, arguments_text, format_number, observed
 from grader.observe.returned import HostWork, Returned
+from grader.observe.session import Counterfactual
 from grader.outcome import Category, Outcome
 
 # How each way of giving a value a sharding (grader.observe.program.VIAS) reads in a message.
@@ -394,12 +395,12 @@ class ResultFromPlacement(StructureCheck):
         dtype one, is the value and type checks' to judge, once.)"""
         label = _named(leaf, self.target)
         via = VIA_NAME[chosen.via] if chosen is not None else VIA_NAME[self.target.via]
-        onto = chosen.sharding if chosen is not None and chosen.via == "device_put" else None
+        capture, feed = _counterfactuals(evidence(context), leaf, chosen, arguments)
         before = probe_call(context) if arguments is context.probe else _call(context, arguments)
         for other in _other_values(dict(argument_leaves(arguments)).get(leaf)):
             changed = with_leaf(arguments, leaf, other)
             tolerance = answer_on(context.values, changed)[1]
-            direct = context.session.call(changed, counterfactual=("capture", onto))
+            direct = context.session.call(changed, counterfactual=capture)
             if not (direct.ok and before.ok) or _difference(direct, before, tolerance) is None:
                 continue  # these values change nothing the function returns: they cannot tell
             if direct.swapped == 0:  # nothing placed the judged way with these values
@@ -409,7 +410,7 @@ class ResultFromPlacement(StructureCheck):
                 return Outcome.failed(f"{where}{seen}. The task asks for {what} computed from the placed {label} "
                                       "on every input.", expected=f"{what} computed from the placed {label}",
                                       observed=seen)
-            fed = context.session.call(arguments, counterfactual=("feed", onto))
+            fed = context.session.call(arguments, counterfactual=feed)
             if fed.ok and fed.host and not self.allow_host:
                 return self._host_failure(fed.host[0], what)
             difference = _difference(fed, direct, tolerance) if fed.ok else f"it {fed.describe()}"
@@ -458,6 +459,22 @@ def _other_values(value: Any) -> list[np.ndarray]:
         wide = value.astype(np.float64)
         return [(1.25 - 0.5 * wide).astype(value.dtype), (2.0 * wide + 3.0).astype(value.dtype)]
     return []
+
+
+def _counterfactuals(found: Evidence, leaf: str, chosen: Placement | None,
+                     arguments: dict[str, Any]) -> tuple[Counterfactual, Counterfactual]:
+    """The capturing and feeding calls for ``leaf`` on ``arguments``. When the placement judged
+    is an eager device_put, only it counts: onto its sharding, shaped like the operand when it
+    is, and its turn among such device_puts in the probe call (a timing loop places x three
+    times and uses the last; a probe-only honest function places its result the same way)."""
+    if chosen is None or chosen.via != "device_put" or chosen.within:
+        return Counterfactual(True), Counterfactual(False)
+    shaped = chosen.shape == found.probe_shapes.get(leaf)
+    alike = [p for p in found.placements if p.via == "device_put" and not p.within and p.sharding == chosen.sharding
+             and (not shaped or p.shape == chosen.shape)]
+    shape = tuple(np.shape(dict(argument_leaves(arguments)).get(leaf))) if shaped else None
+    turn = next((i for i, p in enumerate(alike) if p is chosen), None)
+    return (Counterfactual(True, chosen.sharding, shape, turn), Counterfactual(False, chosen.sharding, shape, turn))
 
 
 def _call(context: Context, arguments: dict[str, Any]) -> Returned:

@@ -409,15 +409,19 @@ class Child:
 
     def call(self, named: list[list[Any]], mode: str = "placements",
              counterfactual: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Run the function once. ``counterfactual`` ({"capture": bool, "sharding"}): capture
-        what the placing operations receive (a device_put only onto ``sharding`` when given),
-        kept for the next call; or feed the last captured values to them instead."""
+        """Run the function once. ``counterfactual`` ({"capture": bool, "sharding", "shape",
+        "turn"}): capture what the placing operations receive (of eager device_puts of ``shape``
+        onto ``sharding``, only the ``turn``-th; each when given), kept for the next call; or
+        feed the last captured values to them instead."""
         values, leaves = self.arguments(named)
         recorder, function = self.recorder, self.function
         if counterfactual is not None:
             wanted, capturing = counterfactual.get("sharding"), counterfactual.get("capture") is True
+            shape = counterfactual.get("shape")
             onto = (lambda target: wanted is None or self.describe_sharding(target) == wanted)
-            recorder.swap[0] = recorder.Swap(capturing, onto, None if capturing else self.captured)
+            turn = counterfactual.get("turn")
+            recorder.swap[0] = recorder.Swap(capturing, onto, None if shape is None else tuple(int(n) for n in shape),
+                                             None if turn is None else int(turn), None if capturing else self.captured)
             if capturing:
                 self.captured = recorder.swap[0].values
         raised: BaseException | None = None

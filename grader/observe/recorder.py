@@ -111,8 +111,8 @@ class Recorder:
             state[1] += 1
             try:
                 from_host(xs, "jax.device_put")
-                if swap[0] is not None:  # only onto the sharding of the placement judged
-                    xs = intercepted(xs, [i for i, d in enumerate(devices) if swap[0].onto(d)])
+                if swap[0] is not None:  # only the placement judged: its sharding, shape and turn
+                    xs = intercepted(xs, [i for i, (x, d) in enumerate(zip(xs, devices)) if swap[0].judged(x, d)])
                 placed = eager_put(*xs, devices=devices, **kwargs)
             finally:
                 state[1] -= 1
@@ -330,13 +330,22 @@ class Recorder:
 class Swap:
     """One counterfactual call: ``capturing`` keeps every value a placing operation receives
     (in ``values``); otherwise each is replaced, in order, by the captured one of the same
-    shape and dtype. ``onto`` says which device_put targets count; ``count`` how many values
-    were met (captured, or fed)."""
+    shape and dtype. ``onto``, ``shape`` and ``turn`` say which eager device_put counts
+    (:meth:`judged`); ``count`` how many values were met (captured, or fed)."""
 
-    def __init__(self, capturing: bool, onto: Callable[[Any], bool], values: list[Any] | None = None) -> None:
-        self.capturing, self.onto = capturing, onto
+    def __init__(self, capturing: bool, onto: Callable[[Any], bool], shape: tuple[int, ...] | None,
+                 turn: int | None, values: list[Any] | None = None) -> None:
+        self.capturing, self.onto, self.shape, self.turn = capturing, onto, shape, turn
         self.values = [] if values is None else values
-        self.count = 0
+        self.count, self.puts = 0, 0
+
+    def judged(self, value: Any, target: Any) -> bool:
+        """Whether this eager device_put is the one judged: onto its sharding, of its shape (not,
+        say, the result placed afterwards), and the ``turn``-th such one (all when None)."""
+        if not self.onto(target) or (self.shape is not None and tuple(getattr(value, "shape", ())) != self.shape):
+            return False
+        self.puts += 1
+        return self.turn is None or self.puts - 1 == self.turn
 
     def meet(self, value: Any) -> Any:
         if self.capturing:

@@ -45,6 +45,20 @@ class Loaded:
 
 
 @dataclass(frozen=True)
+class Counterfactual:
+    """A capturing call (``capture``) or the feeding call after it. Of eager device_puts only
+    one counts: onto ``sharding``, of ``shape``, the ``turn``-th such one (each when given)."""
+    capture: bool
+    sharding: dict[str, Any] | None = None
+    shape: tuple[int, ...] | None = None
+    turn: int | None = None
+
+    def request(self) -> dict[str, Any]:
+        return {"capture": self.capture, "sharding": self.sharding, "turn": self.turn,
+                "shape": None if self.shape is None else list(self.shape)}
+
+
+@dataclass(frozen=True)
 class Traced:
     """What ``jax.make_jaxpr`` made of the function, or why it could not."""
     program: Program | None
@@ -195,12 +209,12 @@ class Session:
         return [[name, encode(arguments[name])] for name in self.parameters]
 
     def call(self, arguments: Mapping[str, Any], record: str = "placements",
-             counterfactual: tuple[str, dict[str, Any] | None] | None = None) -> Returned:
+             counterfactual: Counterfactual | None = None) -> Returned:
         """Run the function once on ``arguments`` (a dict by parameter name); a crash or
         time-out becomes an incident. ``record="full"`` also records the program the call ran.
-        ``counterfactual`` ("capture" or "feed", a sharding or None): a capturing call keeps
-        what the function's placing operations receive (a device_put only onto that sharding
-        when one is given); the next feeding call hands them those values instead
+        ``counterfactual``: a capturing call keeps what the function's placing operations
+        receive (of eager device_puts, only the one it names); the next feeding call hands them
+        those values instead
         (``Returned.swapped`` counts them). Fed calls are not kept in ``calls``: their answers
         are not the function's on ``arguments``."""
         if len(self.incidents) >= MAX_INCIDENTS:
@@ -214,7 +228,7 @@ class Session:
         during = f"while calling {self.function}({', '.join(self.parameters)})"
         request = {"op": "call", "arguments": self._named(arguments), "mode": record}
         if counterfactual is not None:
-            request["counterfactual"] = {"capture": counterfactual[0] == "capture", "sharding": counterfactual[1]}
+            request["counterfactual"] = counterfactual.request()
         try:
             reply = self._request(request, during)
         except ChildFailure as failure:
@@ -223,7 +237,7 @@ class Session:
             returned = self._returned(reply, during)
         except (Malformed, ValueError, TypeError, KeyError) as error:
             return Returned(False, incident=self._protocol(error, during))
-        if counterfactual is None or counterfactual[0] == "capture":
+        if counterfactual is None or counterfactual.capture:
             self.calls.append((arguments, returned))
         return returned
 
