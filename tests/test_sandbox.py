@@ -63,6 +63,19 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def named_processes(names: set[str]) -> list[int]:
+    """Live processes (seen from the grader, whatever their PID namespace) whose comm is one of ``names``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            comm = Path(f"/proc/{pid}/comm").read_text().strip()
+        except OSError:
+            continue
+        if comm in names and _still_running(int(pid)):
+            found.append(int(pid))
+    return found
+
+
 def _still_running(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/status") as handle:
@@ -101,8 +114,8 @@ def graded(seed_exercise, tmp_path):
     left = marked_processes(f"{os.getpid()}-")
     assert not left, f"processes of this grader's children still run: {left}"
     for result in runs:
-        for pid in map(int, re.findall(r"LEFT-BEHIND (\d+)", result.output)):
-            assert not _still_running(pid), f"process {pid} the submission started still runs"
+        left = named_processes(set(re.findall(r"LEFT-BEHIND (\w+)", result.output)))
+        assert not left, f"processes the submission started still run: {left}"
 
 
 def statuses(result: Graded) -> dict[str, str]:
@@ -231,9 +244,47 @@ def test_the_network_is_unreachable(graded):
 # -- processes ----------------------------------------------------------------------------------
 def test_background_and_double_forked_processes_are_killed(graded):
     result = graded("background_processes.py")
-    assert len(re.findall(r"LEFT-BEHIND (\d+)", result.output)) == 2, result.output
+    assert len(re.findall(r"LEFT-BEHIND (\w+)", result.output)) == 2, result.output
     assert statuses(result)["load.function"] == "passed"
     # the fixture asserts that both are gone
+
+
+# -- what one student leaves behind never reaches the next (issue #24) -------------------------
+IPC_KEY = 0x4A470024  # tests/hostile/leaves_ipc.py
+
+
+def _system_v_keys() -> set[int]:
+    """Keys of the System V objects the grader's own IPC namespace holds."""
+    keys = set()
+    for kind in ("shm", "sem", "msg"):
+        rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        keys |= {int(row.split()[0]) for row in rows}
+    return keys
+
+
+def test_shared_objects_and_processes_a_submission_leaves_never_reach_the_next(graded):
+    canary = "CANARY-" + os.urandom(6).hex()
+    first = graded("leaves_ipc.py", CANARY=canary)
+    assert re.search(r"MADE shm=\d+ sem=\d+ msg=\d+/0 mq=\d+/0 memfd=\d+", first.output), first.output
+    assert statuses(first)["load.function"] == "passed"
+    if not first.protections["ipc"]["active"]:
+        pytest.skip(f"no IPC namespace here: {first.protections['ipc']['detail']}")
+    assert IPC_KEY not in _system_v_keys()  # made in the child's own namespace, and gone with it
+    second = graded("looks_for_ipc.py")
+    assert "LOOKED" in second.output and "FOUND" not in second.output and canary not in second.output, second.output
+    # the fixture asserts that the process holding the memfd is gone
+
+
+def test_memory_that_no_process_limit_counts_stops_the_student_at_the_group_bound(graded, seed_exercise):
+    limits = dataclasses.replace(LIMITS, scratch_mib=64, call_s=15, total_s=40)
+    result = graded("memfd_hog.py", limits=limits, MIB="2880")
+    if not result.protections["cgroup"]["active"]:
+        pytest.skip(f"no control group here: {result.protections['cgroup']['detail']}")
+    check = result.check("limits.resources")
+    assert check.status == "failed", check.message
+    assert f"used more than its {limits.memory_mib + limits.scratch_mib} MiB of memory" in check.message, check.message
+    assert "HELD" not in result.output
+    assert grade(seed_exercise, seed_exercise.reference, limits=LIMITS).status == "passed"
 
 
 def test_a_thread_that_never_ends_does_not_keep_the_child_alive(graded):
@@ -515,27 +566,26 @@ def test_without_root_the_report_says_what_is_not_protected(tmp_path):
     tmp_path.chmod(0o755)
     submission = tmp_path / "daemon.py"
     submission.write_text((HOSTILE / "background_processes.py").read_text().replace(
-        'sleeper = subprocess.Popen(["sleep", "300"], start_new_session=True, env={},',
-        'sleeper = subprocess.Popen(["sleep", "300"],'))  # keeps its marker: findable without root
+        'start_new_session=True, env={},', 'start_new_session=True,'))  # keeps its marker: findable without root
     submission.chmod(0o644)
     run = grader_results(grader_process([(submission, GRADER_LIMITS)], prefix=AS_NOBODY))
     result = {**run["results"][0], "euid": run["euid"], "left": run["left"]}
-    pids = [int(p) for p in re.findall(r"LEFT-BEHIND (\d+)", result["output"])]
+    names = set(re.findall(r"LEFT-BEHIND (\w+)", result["output"]))
     try:
         assert result["euid"] == 65534 and result["status"] == "failed"
         protections = result["protections"]
         assert protections["user"]["active"] is False and "can write whatever" in protections["user"]["detail"]
         assert "marker" in protections["cleanup"]["detail"]
-        assert protections["processes"]["active"] is False  # hidepid hides nothing from one's own user
+        # hidepid hides nothing from one's own user: only a PID namespace (in a user namespace) hides
+        assert protections["processes"]["active"] is ("own PID namespace and /proc:" in protections["processes"]["detail"])
         assert protections["scratch"]["active"]
         if protections["network"]["active"]:  # user namespaces here: a private tmpfs, as for root
             assert "tmpfs" in protections["scratch"]["detail"]
-        assert len(pids) == 2 and not result["left"]
-        assert not [p for p in pids if _still_running(p)]
+        assert len(names) == 2 and not result["left"]
+        assert not named_processes(names)
     finally:
-        for pid in pids:
-            if _still_running(pid):
-                os.kill(pid, 9)
+        for pid in named_processes(names):
+            os.kill(pid, 9)
 
 
 # -- disk: the scratch space, the grader's own disk, cleanup ----------------------------------

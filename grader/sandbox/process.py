@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from grader.errors import ChildFailure, SandboxError
-from grader.sandbox.confine import Policy
+from grader.sandbox.cgroup import ChildGroup
+from grader.sandbox.confine import Policy, process_limit
 from grader.sandbox.protocol import HEADER, MAX_MESSAGE_BYTES
 from grader.sandbox.scratch import ScratchWatch, remove_tree
 
@@ -485,6 +486,9 @@ class Child:
             if self.lease is not None:
                 self.lease.release()
             raise
+        made = ChildGroup.make(f"jaxgrade-{self.marker}", limits.memory_mib + limits.scratch_mib, process_limit()) \
+            if limits.confine else "plain child"
+        self.group = made if isinstance(made, ChildGroup) else None
         self._watch: ScratchWatch | None = None
         self._scratch_fd = -1  # the child's private tmpfs, opened through its mount namespace
         self._stopped: str | None = None  # why the grader stopped the child, if it did
@@ -502,9 +506,13 @@ class Child:
                             scratch_mib=limits.scratch_mib, scratch_files=limits.scratch_files,
                             hide=hidden_paths(hide, keep=(compile_cache,) if compile_cache else ()),
                             reach=(PACKAGE_PARENT, *([compile_cache] if compile_cache else [])),
-                            read_only=(compile_cache,) if compile_cache else ())
+                            read_only=(compile_cache,) if compile_cache else (),
+                            cgroups=self.group.paths if self.group else ())
             arguments.append(policy.to_json())
         self.protections = parent_protections(limits, self.lease)
+        self.protections["cgroup"] = {"active": True, "detail": self.group.detail()} if self.group else {
+            "active": False, "detail": "memory is bounded per process only (shared memory and memfd pages are not "
+                                       "counted), processes per uid, CPU not at all: " + str(made)}
         try:
             if launcher is not None:  # grader.sandbox.pool: forked, ready-imported, from a warm process
                 self.process = launcher(arguments, env, self.scratch, (to_child_r, from_child_w, output_w))
@@ -517,6 +525,7 @@ class Child:
                 os.close(fd)
             if self.lease is not None:
                 self.lease.release()
+            self._remove_group()
             self._remove_workdir()
             raise
         finally:
@@ -658,6 +667,10 @@ class Child:
             name = _signal_name(-code)
             if -code == signal.SIGXCPU:
                 return ChildFailure("time", f"the process used up its {self.limits.cpu_s} s of CPU time {during}")
+            if -code == signal.SIGKILL and self.group is not None and self.group.out_of_memory():
+                return ChildFailure("memory", f"the process used more than its {self.group.memory_mib} MiB of memory "
+                                              "(shared memory, memfd and its scratch files included) and was stopped "
+                                              f"{during}")
             if -code == signal.SIGKILL:
                 return ChildFailure("memory", f"the process was killed ({name}, most likely out of memory) {during}")
             return ChildFailure("crash", f"the process crashed ({name}) {during}")
@@ -693,8 +706,15 @@ class Child:
             except OSError:
                 pass
         self._closed = self.output.finish()
+        self._remove_group()
         self._remove_workdir()
         return self._closed
+
+    def _remove_group(self) -> None:
+        leaks = self.group.remove() if self.group is not None else []
+        if leaks:
+            log.error("could not remove the sandbox's control group: %s", "; ".join(leaks))
+            self.protections["cgroup"] = {"active": False, "detail": f"not removed: {'; '.join(leaks)}"}
 
     def _remove_workdir(self) -> None:
         """Remove the child's folder; what cannot be removed is said loudly, in the grader's log
