@@ -4,16 +4,17 @@ and prints that name, so a test can look for it from outside."""
 import ctypes
 import os
 import secrets
+import shutil
 import subprocess
-import sys
 import time
 
 PR_SET_NAME = 15
-NAME_ITSELF = "import ctypes, sys, time; ctypes.CDLL(None).prctl(15, sys.argv[1].encode()); time.sleep(300)"
 
-# A program that outlives us in a new session, with an empty environment (no marker).
+# A program that outlives us in a new session, with an empty environment (no marker). Its name is
+# that of the file it runs: a copy of sleep.
 sleeper_name = "jgleft" + secrets.token_hex(4)
-sleeper = subprocess.Popen([sys.executable, "-c", NAME_ITSELF, sleeper_name], start_new_session=True, env={},
+shutil.copy(shutil.which("sleep"), sleeper_name)
+sleeper = subprocess.Popen([os.path.abspath(sleeper_name), "300"], start_new_session=True, env={},
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 print(f"LEFT-BEHIND {sleeper_name}", flush=True)
 
