@@ -340,7 +340,11 @@ def child_environment(devices: int, workdir: str, marker: str, compile_cache: st
         env.update(JAX_COMPILATION_CACHE_DIR=compile_cache, JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
                    JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="-1",
                    # without this the key holds the directory's path and a moved cache never hits
-                   JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES="none")
+                   JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES="none",
+                   # Source file names (and so paths) removed from every program's metadata: the
+                   # cache a confined child reads is filled by the reference and the variants, whose
+                   # file names would be in it. Locations are no part of the cache's keys.
+                   JAX_HLO_SOURCE_FILE_CANONICALIZATION_REGEX=".*")
     return env
 
 
