@@ -335,6 +335,28 @@ def test_garbage_on_the_channel_cannot_crash_the_grader(graded):
     assert result.report.status == "failed"
 
 
+@pytest.mark.parametrize("name, says", [
+    ("forges_internal_error.py", "RuntimeError: the grader crashed"),
+    ("forges_ill_typed_reply.py", "malformed data"),
+    ("exhausts_descriptors.py", "Too many open files"),
+])
+def test_what_the_submissions_process_sends_or_breaks_fails_the_student_never_the_grader(graded, name, says):
+    """A reply flagged as the grader's own error, an ill-typed one, or the grader's code in the
+    process failing for want of descriptors: the submission's doing, so its failure (exit 1),
+    never "not your fault" (exit 3, no score, ungradable)."""
+    result = graded(name)
+    assert result.report.status == "failed"
+    assert not [c.id for c in result.report.checks if c.status == "error"]
+    limits = result.check("limits.resources")
+    assert limits.status == "failed" and "broke the grading channel" in limits.message, limits.message
+    assert says in limits.message, limits.message
+    assert "not your fault" not in json.dumps(result.report.to_dict())
+    shown = subprocess.run([sys.executable, "-m", "grader", "check", str(result.folder / name), "-e",
+                            "named_sharding_replicated", "--format", "json"], capture_output=True, text=True,
+                           cwd=REPO, timeout=300)
+    assert shown.returncode == 1, shown.stderr[-2000:]
+
+
 def test_an_array_subclass_in_disguise_gets_no_credit(graded):
     result = graded("fake_array_subclass.py")
     kind = result.check("type.float32_scalar")
