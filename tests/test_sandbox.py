@@ -255,11 +255,7 @@ IPC_KEY = 0x4A470024  # tests/hostile/leaves_ipc.py
 
 def _system_v_keys() -> set[int]:
     """Keys of the System V objects the grader's own IPC namespace holds."""
-    keys = set()
-    for kind in ("shm", "sem", "msg"):
-        rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
-        keys |= {int(row.split()[0]) for row in rows}
-    return keys
+    return _keys_of("shm") | _keys_of("sem") | _keys_of("msg")
 
 
 def test_shared_objects_and_processes_a_submission_leaves_never_reach_the_next(graded):
@@ -462,6 +458,34 @@ def test_uid_leases_are_exclusive_and_kill_everything_of_their_uid():
 
 
 @pytest.mark.skipif(not ROOT, reason="dedicated uids need root")
+@pytest.mark.skipif(not ROOT, reason="needs root to act as a sandbox uid")
+def test_a_uid_given_back_leaves_no_ipc_object_in_the_graders_namespace():
+    """What a child without an IPC namespace (Docker's default capabilities) leaves in the
+    machine's: the uid's System V segment, semaphore set and message queue are removed."""
+    import ctypes
+    lease = UidLease()
+    key = 0x4A470000 + lease.uid
+    made = os.fork()
+    if made == 0:  # as the sandbox uid, in this (the grader's) IPC namespace
+        ok = False
+        try:
+            os.setresgid(lease.uid, lease.uid, lease.uid)
+            os.setresuid(lease.uid, lease.uid, lease.uid)
+            libc = ctypes.CDLL(None)
+            ok = libc.shmget(key, 4096, 0o1666) >= 0 and libc.semget(key, 1, 0o1666) >= 0 \
+                and libc.msgget(key, 0o1666) >= 0
+        finally:
+            os._exit(0 if ok else 1)
+    assert os.waitpid(made, 0)[1] == 0
+    assert [kind for kind in ("shm", "sem", "msg") if key in _keys_of(kind)] == ["shm", "sem", "msg"]
+    assert lease.release()
+    assert not [kind for kind in ("shm", "sem", "msg") if key in _keys_of(kind)]
+
+
+def _keys_of(kind: str) -> set[int]:
+    return {int(row.split()[0]) for row in Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]}
+
+
 def test_processes_of_a_uid_are_found_by_any_of_their_uids_and_not_once_they_are_zombies():
     lease = UidLease()
     other = UidLease()

@@ -14,6 +14,7 @@ environment marker are killed. Then its folder is removed, whatever it holds
 """
 from __future__ import annotations
 
+import ctypes
 import errno
 import fcntl
 import functools
@@ -221,6 +222,50 @@ def kill_marked(marker: str, patience_s: float = 5.0) -> bool:
     return True
 
 
+# /proc/sysvipc tables: (file, column of the owner's uid, column of the creator's uid).
+SYSV_TABLES = (("shm", 7, 9), ("sem", 4, 6), ("msg", 7, 9))
+IPC_RMID = 0
+
+
+def remove_ipc_objects(uid: int) -> list[str]:
+    """Remove every System V shared memory segment, semaphore set and message queue that ``uid``
+    owns or created, and its POSIX message queues where /dev/mqueue is mounted, in the grader's
+    IPC namespace: what a child without an IPC namespace of its own leaves there (a child with
+    one takes its objects with it). Returns what could not be removed."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    remove = {"shm": lambda i: libc.shmctl(i, IPC_RMID, None), "sem": lambda i: libc.semctl(i, 0, IPC_RMID),
+              "msg": lambda i: libc.msgctl(i, IPC_RMID, None)}
+    failed = []
+    for kind, owner, creator in SYSV_TABLES:
+        try:
+            with open(f"/proc/sysvipc/{kind}") as table:
+                rows = [row.split() for row in table.read().splitlines()[1:]]
+        except OSError:
+            continue
+        for row in rows:
+            if len(row) > creator and uid in (int(row[owner]), int(row[creator])) and remove[kind](int(row[1])) != 0:
+                failed.append(f"System V {kind} {row[1]}: {os.strerror(ctypes.get_errno())}")
+    if os.path.ismount("/dev/mqueue"):
+        with os.scandir("/dev/mqueue") as queues:
+            for queue in queues:
+                try:
+                    if queue.stat(follow_symlinks=False).st_uid == uid:
+                        os.unlink(queue.path)
+                except OSError as error:
+                    failed.append(f"POSIX message queue {queue.name}: {error.strerror}")
+    return failed
+
+
+def sweep_uid(uid: int) -> bool:
+    """Kill every process of ``uid``, then remove its IPC objects; True if nothing is left."""
+    if not kill_uid(uid):
+        return False
+    leaks = remove_ipc_objects(uid)
+    if leaks:
+        log.error("could not remove what sandbox uid %d left: %s", uid, "; ".join(leaks))
+    return not leaks
+
+
 CLEAN, IN_USE = b"0", b"1"
 
 
@@ -304,7 +349,7 @@ class UidLease:
             others = [_try_lock(old, uid) for old in legacy]
             # "0": the last lessee saw the uid empty when it gave it back. Anything else (a new
             # file, a grader that crashed while holding it) may have leftovers: kill them first.
-            if None not in others and (os.pread(fd, 1, 0) == CLEAN or kill_uid(uid)):
+            if None not in others and (os.pread(fd, 1, 0) == CLEAN or sweep_uid(uid)):
                 os.pwrite(fd, IN_USE, 0)
                 self.uid, self._fd, self._legacy = uid, fd, [o for o in others if o is not None]
                 return
@@ -314,11 +359,11 @@ class UidLease:
                            "too many children at once, or leftovers that cannot be killed")
 
     def release(self) -> bool:
-        """Kill what still runs under the uid, then give the uid back; False if something
-        could not be killed (the uid then stays locked until this grader exits)."""
+        """Kill what still runs under the uid and remove its IPC objects, then give the uid back;
+        False if something could not be (the uid then stays locked until this grader exits)."""
         if self._fd < 0:
             return True
-        if not kill_uid(self.uid):
+        if not sweep_uid(self.uid):
             return False
         for fd in (self._fd, *self._legacy):
             os.pwrite(fd, CLEAN, 0)
