@@ -408,10 +408,25 @@ def test_the_child_is_confined_before_the_submission_runs(tmp_path):
         if ROOT:
             assert status["Uid"].split()[:3] == [str(child.lease.uid)] * 3 and status["Groups"].strip() == ""
             assert os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
+        submission = _last_descendant(pid)  # in a PID namespace: the relay, its init, then the submission's
+        if child.protections["ipc"]["active"]:
+            assert submission != pid
+            for kind in ("ipc", "pid"):
+                assert os.readlink(f"/proc/{submission}/ns/{kind}") != os.readlink(f"/proc/self/ns/{kind}"), kind
+        groups = child.group.paths if child.group else ()
+        for folder in groups:
+            assert str(submission) in Path(folder, "cgroup.procs").read_text().split(), folder
         workdir = child.workdir
     assert not os.path.exists(workdir)
+    assert not [folder for folder in groups if os.path.exists(folder)]
     if ROOT:
         assert not processes_of_uid(child.lease.uid)
+
+
+def _last_descendant(pid: int) -> int:
+    while children := Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        pid = int(children[0])
+    return pid
 
 
 def test_a_child_that_cannot_start_leaves_nothing_behind(private_tmp):
