@@ -439,7 +439,7 @@ def _end_as(wait_status: int) -> NoReturn:
     os._exit(os.waitstatus_to_exitcode(wait_status))
 
 
-def _split_pid_namespace(policy: Policy, dropping: bool) -> None:
+def _split_pid_namespace(policy: Policy, give_up: Any) -> None:
     """Fork into the new PID namespace (see step 7 of the module's docstring); returns only in
     the process that goes on to run the submission. The relay and init hold no descriptor of
     the channel, so the grader sees the channel close when the submission's process ends."""
@@ -450,23 +450,23 @@ def _split_pid_namespace(policy: Policy, dropping: bool) -> None:
     init = os.fork()
     if init:
         os.close(status_w)
-        _stand_by(policy, dropping, lambda: _relay(init, status_r), init)
+        _stand_by(policy, give_up, lambda: _relay(init, status_r), init)
     os.close(status_r)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # no KeyboardInterrupt for init: it runs no Python of note
     _call(_libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
     submission = os.fork()
     if submission:
-        _stand_by(policy, dropping, lambda: _init(submission, status_w), submission)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # no KeyboardInterrupt in init: it runs no Python of note
+        _stand_by(policy, give_up, lambda: _init(submission, status_w), submission)
     os.close(status_w)
 
 
-def _stand_by(policy: Policy, dropping: bool, wait: Any, other: int) -> NoReturn:
-    """The relay and init: give up the channel and the uid, then wait; never return."""
+def _stand_by(policy: Policy, give_up: Any, wait: Any, other: int) -> NoReturn:
+    """The relay and init: give up the channel and every privilege (``give_up``), then wait;
+    never return."""
     try:
         for fd in policy.keep_fds:
             os.close(fd)
-        if dropping:
-            _drop_uid(policy)
+        give_up()
         os.umask(0o077)
         os.chdir(policy.scratch or policy.workdir)
         wait()
@@ -563,8 +563,9 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
              ", and what it leaves there outlives it") + f" ({why or 'no IPC namespace'})")
 
     note("limits", True, _set_limits(policy, dropping))
-    if spaces.separate:
-        _split_pid_namespace(policy, dropping)
+    if spaces.separate:  # the relay and init drop the uid, or a user namespace's capabilities, too
+        _split_pid_namespace(policy, lambda: _drop_uid(policy) if dropping else
+                             _drop_capabilities(libc) if mounts and not root else None)
     _join_cgroups(policy)
     proc_why = _private_proc(libc) if mounts else why or "no mount namespace"
     if spaces.separate:
