@@ -8,8 +8,8 @@ at the bound instead of picking another process of the machine. cgroup v2 is use
 grader's own group can give its children the memory and pids controllers; otherwise the v1
 memory, pids and cpu hierarchies where their folders are writable (the grader is root);
 otherwise nothing, and the report's protections say why. The grader makes the group before
-the child starts; the child's submission process joins it itself (``Policy.cgroups``), before
-it drops its uid.
+the child starts and moves the child into it; the submission's process joins it itself if that
+came too late (``Policy.cgroups``), before it drops its uid.
 """
 from __future__ import annotations
 
@@ -154,6 +154,17 @@ class ChildGroup:
     def _file(self, name: str) -> str | None:
         folder = self.folders.get(name.split(".")[0])
         return os.path.join(folder, name) if folder else None
+
+    def add(self, pid: int) -> None:
+        """Move ``pid`` (the child the grader just started) into the group, best effort. The
+        first move into a cgroup waits for an RCU grace period (~10 ms here): done by the
+        grader while the child starts, it costs the child nothing; whatever the child forks
+        afterwards is in the group too, and the child joins itself if this came too late."""
+        for folder in self.paths:
+            try:
+                _write(os.path.join(folder, "cgroup.procs"), str(pid))
+            except OSError:
+                return  # gone already, or not ours to move: the child joins itself
 
     def out_of_memory(self) -> bool:
         """Whether the kernel killed a process of the group for going past its memory bound."""

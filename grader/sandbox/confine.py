@@ -417,10 +417,15 @@ def _drop_uid(policy: Policy) -> None:
 
 
 def _join_cgroups(policy: Policy) -> None:
-    """Move this process into the control groups the grader made for it (what it starts follows)."""
+    """Be in the control groups the grader made for this child (what it starts follows): the
+    grader moves the child in as it starts (``ChildGroup.add``); a fork before that joins here."""
     for folder in policy.cgroups:
+        procs = os.path.join(folder, "cgroup.procs")
         try:
-            _write(os.path.join(folder, "cgroup.procs"), "0")
+            with open(procs) as members:  # pids as this PID namespace numbers them
+                if str(os.getpid()) in members.read().split():
+                    continue
+            _write(procs, "0")
         except OSError as error:
             raise ConfinementError(f"could not join the control group {folder}: {error}") from None
 
@@ -466,6 +471,10 @@ def _stand_by(policy: Policy, give_up: Any, wait: Any, other: int) -> NoReturn:
     try:
         for fd in policy.keep_fds:
             os.close(fd)
+        try:  # in the child's control group, the kernel's OOM kill must pick what the submission runs
+            _write("/proc/self/oom_score_adj", "-1000")
+        except OSError:
+            pass  # lowering it needs privilege (a user namespace has none over it)
         give_up()
         os.umask(0o077)
         os.chdir(policy.scratch or policy.workdir)

@@ -580,6 +580,8 @@ class Child:
         finally:
             for fd in (to_child_r, from_child_w, output_w):
                 os.close(fd)
+        if self.group is not None:
+            self.group.add(self.process.pid)
         if not limits.confine:
             self._limit_resources()
             self.protections["confinement"] = {"active": False, "detail": "plain child: no uid drop, namespaces "
