@@ -10,8 +10,8 @@ starting its backend. In order:
 3. namespaces, best effort: a network namespace (only a downed loopback: no network), an IPC
    namespace (System V shared memory, semaphores, message queues and POSIX queues of its own,
    gone with its last process), a PID namespace (it sees only its own processes, and when it
-   ends the kernel kills every one it left) and a mount namespace in which one bounded tmpfs holds all the child can write (its scratch
-   folder, its own /tmp, /var/tmp and /dev/shm), the folder holding the submission's copy is
+   ends the kernel kills every one it left) and a mount namespace in which one bounded tmpfs
+   holds all the child can write (its scratch folder, its own /tmp, /var/tmp and /dev/shm), the folder holding the submission's copy is
    read-only, the exercise files, other listed paths and the grader's checkout are made
    empty and unreadable, and /proc shows only the child's own processes. As root these are
    plain ``unshare``; otherwise a user namespace is tried first (where the system allows
@@ -479,8 +479,11 @@ def _stand_by(policy: Policy, give_up: Any, wait: Any, other: int) -> NoReturn:
         os.umask(0o077)
         os.chdir(policy.scratch or policy.workdir)
         wait()
-    except BaseException:  # never go on to run the submission here
-        os.kill(other, signal.SIGKILL)
+    except BaseException:  # never run the submission here, and print nothing (the output is the student's)
+        try:
+            os.kill(other, signal.SIGKILL)
+        except OSError:
+            pass
     os._exit(70)
 
 
@@ -503,7 +506,10 @@ def _init(submission: int, status_w: int) -> NoReturn:
         except ChildProcessError:
             os._exit(0)
         if pid == submission:
-            os.write(status_w, struct.pack("i", status))
+            try:
+                os.write(status_w, struct.pack("i", status))
+            except OSError:
+                pass  # the relay is gone (the submission may kill it: it runs as the same uid)
             os._exit(0)
 
 
