@@ -14,7 +14,7 @@ from pathlib import Path
 from grader import __version__
 from grader.cache import compile_cache_dir, warmed_marker
 from grader.checks.base import Check, Context
-from grader.errors import SandboxError
+from grader.errors import Malformed, SandboxError
 from grader.exercise import Exercise, exercises_root
 from grader.observe.session import Session
 from grader.outcome import Outcome
@@ -43,6 +43,11 @@ def _result(check: Check, points: float, outcome: Outcome, visibility: str = "vi
 def _judge(check: Check, context: Context) -> Outcome:
     try:
         return check.judge(context)
+    except Malformed as error:  # what the submission's process sent, read while judging: its doing
+        return Outcome.failed(f"Your submission's process broke the grading channel: it sent malformed data "
+                              f"({error}). Leave the process's inherited file descriptors alone.")
+    except SandboxError:
+        raise  # the grader's environment failed: the whole submission is ungraded (grade() below)
     except Exception as error:  # a bug in the grader or the exercise, never the student's fault
         return Outcome("error", f"The grader failed on this check ({type(error).__name__}: {error}). "
                                 "This is not your fault: report it to your instructor.")
@@ -179,9 +184,8 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
         checks = checks or exercise.checks
         broken = Outcome("error", f"The sandbox could not be set up, so nothing was graded ({error}). This is not "
                                   "your fault: tell whoever runs the grader.")
-        for check in checks:
-            results.setdefault(check.id, _result(check, exercise.points[check.id], broken,
-                                                 exercise.visibility_of(check.id)))
+        for check in checks:  # every check, those already judged too: the submission as a whole is ungraded
+            results[check.id] = _result(check, exercise.points[check.id], broken, exercise.visibility_of(check.id))
     finally:
         output = session.close()
     ordered = tuple(results[c.id] for c in checks)

@@ -94,14 +94,14 @@ fi
 "$VENV/bin/python" -m pip install "$SOURCE/jaxgrade"
 # Grade the reference once now: it fills the compilation cache, so students' grading is faster.
 # The cache is root's, readable and not writable by every other user (the submission's uid).
-PYTHONPATH="$SOURCE/jaxgrade" "$VENV/bin/python" -m grader.export warm-cache -e @SLUG@ || true
+PYTHONPATH="$SOURCE/jaxgrade" "$VENV/bin/python" -P -s -m grader.export warm-cache -e @SLUG@ || true
 # Gradescope's advice for student code: another user, and `chmod o=` on what it must not read.
 # The sandbox gives each submission's process a uid of its own (61000-61999, deliberately no
 # account: it never reuses a named uid). Here every copy of the reference and the checks (the
 # bundled source, pip's build folder, the virtualenv) is closed to other users, and a probe
 # running as an unprivileged uid must fail to read them, or the image build fails now.
 # run_autograder does the same before every submission.
-PYTHONPATH="$SOURCE/jaxgrade" "$VENV/bin/python" -m grader.export lock --root "$ROOT" -e @SLUG@
+PYTHONPATH="$SOURCE/jaxgrade" "$VENV/bin/python" -P -s -m grader.export lock --root "$ROOT" -e @SLUG@
 """
 
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash
@@ -119,7 +119,9 @@ PYTHON="${JAXGRADE_PYTHON:-$ROOT/jaxgrade-venv/bin/python}"
 export PYTHONPATH="$ROOT/source/jaxgrade${PYTHONPATH:+:$PYTHONPATH}"
 export JAXGRADE_CACHE="${JAXGRADE_CACHE:-$ROOT/jaxgrade-cache}"  # the one setup.sh filled
 rm -f "$ROOT/results/results.json"
-"$PYTHON" -m grader.export autograde --root "$ROOT" -e @SLUG@
+# -P -s: nothing of the working directory (where Gradescope may put the student's files) or of a
+# user site is imported by this root process; only the bundled source ($PYTHONPATH) and the venv.
+"$PYTHON" -P -s -m grader.export autograde --root "$ROOT" -e @SLUG@
 status=$?
 if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then  # 3: the grader already said why
   rm -f "$ROOT/results/results.json"
@@ -569,7 +571,9 @@ export JAXGRADE_EXERCISES="$GRADE/tests/exercises"
 # from the reference, which costs more than it saves.
 export JAXGRADE_CACHE="${JAXGRADE_CACHE:-off}"
 mkdir -p "$GRADE/results"
-exec "$PYTHON" -m grader.export prairielearn-grade --root "$GRADE" -e @SLUG@
+# -I: the working directory may be the student's folder; a grader.py there must never be imported
+# by this root process (nor a user site, nor PYTHON* variables): the image's installed jaxgrade only.
+exec "$PYTHON" -I -m grader.export prairielearn-grade --root "$GRADE" -e @SLUG@
 """
 
 PL_QUESTION = """\

@@ -132,6 +132,24 @@ def test_run_autograder_grades_a_submission(autograder_zip, tmp_path):
     assert all(t["status"] in ("passed", "failed") and t["visibility"] == "visible" for t in results["tests"])
 
 
+HOSTILE_GRADER_PY = REPO / "tests" / "hostile" / "grader.py"
+
+
+@ROOT_ONLY
+def test_run_autograder_never_imports_a_grader_py_from_the_working_directory(autograder_zip, tmp_path):
+    """Gradescope may start run_autograder in the student's folder: a grader.py there is not
+    what the root process imports as the grader."""
+    root = _fake_autograder(autograder_zip, tmp_path / "autograder")
+    shutil.copy(EXERCISE_DIR / "wrong" / "structure_all_devices.py", root / "submission" / f"{SLUG}.py")
+    shutil.copy(HOSTILE_GRADER_PY, root / "submission" / "grader.py")
+    env = {**os.environ, "JAXGRADE_AUTOGRADER_ROOT": str(root), "JAXGRADE_PYTHON": sys.executable}
+    done = subprocess.run([str(root / "run_autograder")], cwd=root / "submission", env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not (root / "submission" / "GRADER-PY-IMPORTED").exists()
+    assert json.loads((root / "results" / "results.json").read_text())["score"] == 9  # graded, not forged
+
+
 @ROOT_ONLY
 def test_run_autograder_explains_a_missing_submission(autograder_zip, tmp_path):
     root = _fake_autograder(autograder_zip, tmp_path / "autograder")
@@ -555,6 +573,22 @@ def test_prairielearn_run_script_grades_a_submission(prairielearn_question, tmp_
     assert read["results"]["jaxgrade"]["protections"]["secrets"]["active"]
     assert not (root / "tests" / "exercises" / SLUG).stat().st_mode & 0o007  # closed to the submission's uid
     assert "protections for this submission" in done.stdout
+
+
+@ROOT_ONLY
+def test_prairielearn_run_script_never_imports_a_grader_py_from_the_working_directory(prairielearn_question,
+                                                                                     tmp_path):
+    root = _fake_grade(prairielearn_question, tmp_path / "grade", EXERCISE_DIR / "wrong" / "value_skips_first.py")
+    shutil.copy(HOSTILE_GRADER_PY, root / "student" / "grader.py")
+    from test_render import prairielearn_reads
+    env = {**os.environ, "JAXGRADE_GRADE_ROOT": str(root), "JAXGRADE_PYTHON": sys.executable}
+    env.pop("JAXGRADE_EXERCISES", None)
+    done = subprocess.run(["bash", str(root / "tests" / "run.sh")], env=env, cwd=root / "student",
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert not (root / "student" / "GRADER-PY-IMPORTED").exists()
+    read = prairielearn_reads((root / "results" / "results.json").read_text())
+    assert read["gradable"] and read["score"] < 1.0
 
 
 def test_prairielearn_run_script_without_a_file_counts_no_attempt(prairielearn_question, tmp_path):

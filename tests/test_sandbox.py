@@ -63,6 +63,19 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def named_processes(names: set[str]) -> list[int]:
+    """Live processes (seen from the grader, whatever their PID namespace) whose comm is one of ``names``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            comm = Path(f"/proc/{pid}/comm").read_text().strip()
+        except OSError:
+            continue
+        if comm in names and _still_running(int(pid)):
+            found.append(int(pid))
+    return found
+
+
 def _still_running(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/status") as handle:
@@ -101,8 +114,8 @@ def graded(seed_exercise, tmp_path):
     left = marked_processes(f"{os.getpid()}-")
     assert not left, f"processes of this grader's children still run: {left}"
     for result in runs:
-        for pid in map(int, re.findall(r"LEFT-BEHIND (\d+)", result.output)):
-            assert not _still_running(pid), f"process {pid} the submission started still runs"
+        left = named_processes(set(re.findall(r"LEFT-BEHIND (\w+)", result.output)))
+        assert not left, f"processes the submission started still run: {left}"
 
 
 def statuses(result: Graded) -> dict[str, str]:
@@ -231,9 +244,43 @@ def test_the_network_is_unreachable(graded):
 # -- processes ----------------------------------------------------------------------------------
 def test_background_and_double_forked_processes_are_killed(graded):
     result = graded("background_processes.py")
-    assert len(re.findall(r"LEFT-BEHIND (\d+)", result.output)) == 2, result.output
+    assert len(re.findall(r"LEFT-BEHIND (\w+)", result.output)) == 2, result.output
     assert statuses(result)["load.function"] == "passed"
     # the fixture asserts that both are gone
+
+
+# -- what one student leaves behind never reaches the next (issue #24) -------------------------
+IPC_KEY = 0x4A470024  # tests/hostile/leaves_ipc.py
+
+
+def _system_v_keys() -> set[int]:
+    """Keys of the System V objects the grader's own IPC namespace holds."""
+    return _keys_of("shm") | _keys_of("sem") | _keys_of("msg")
+
+
+def test_shared_objects_and_processes_a_submission_leaves_never_reach_the_next(graded):
+    canary = "CANARY-" + os.urandom(6).hex()
+    first = graded("leaves_ipc.py", CANARY=canary)
+    assert re.search(r"MADE shm=\d+ sem=\d+ msg=\d+/0 mq=\d+/0 memfd=\d+", first.output), first.output
+    assert statuses(first)["load.function"] == "passed"
+    if not first.protections["ipc"]["active"]:
+        pytest.skip(f"no IPC namespace here: {first.protections['ipc']['detail']}")
+    assert IPC_KEY not in _system_v_keys()  # made in the child's own namespace, and gone with it
+    second = graded("looks_for_ipc.py")
+    assert "LOOKED" in second.output and "FOUND" not in second.output and canary not in second.output, second.output
+    # the fixture asserts that the process holding the memfd is gone
+
+
+def test_memory_that_no_process_limit_counts_stops_the_student_at_the_group_bound(graded, seed_exercise):
+    limits = dataclasses.replace(LIMITS, scratch_mib=64, call_s=15, total_s=40)
+    result = graded("memfd_hog.py", limits=limits, MIB="2880")
+    if not result.protections["cgroup"]["active"]:
+        pytest.skip(f"no control group here: {result.protections['cgroup']['detail']}")
+    check = result.check("limits.resources")
+    assert check.status == "failed", check.message
+    assert f"used more than its {limits.memory_mib + limits.scratch_mib} MiB of memory" in check.message, check.message
+    assert "HELD" not in result.output
+    assert grade(seed_exercise, seed_exercise.reference, limits=LIMITS).status == "passed"
 
 
 def test_a_thread_that_never_ends_does_not_keep_the_child_alive(graded):
@@ -282,6 +329,28 @@ def test_garbage_on_the_channel_cannot_crash_the_grader(graded):
     limits = result.check("limits.resources")
     assert limits.status == "failed" and "broke the grading channel" in limits.message, limits.message
     assert result.report.status == "failed"
+
+
+@pytest.mark.parametrize("name, says", [
+    ("forges_internal_error.py", "RuntimeError: the grader crashed"),
+    ("forges_ill_typed_reply.py", "malformed data"),
+    ("exhausts_descriptors.py", "Too many open files"),
+])
+def test_what_the_submissions_process_sends_or_breaks_fails_the_student_never_the_grader(graded, name, says):
+    """A reply flagged as the grader's own error, an ill-typed one, or the grader's code in the
+    process failing for want of descriptors: the submission's doing, so its failure (exit 1),
+    never "not your fault" (exit 3, no score, ungradable)."""
+    result = graded(name)
+    assert result.report.status == "failed"
+    assert not [c.id for c in result.report.checks if c.status == "error"]
+    limits = result.check("limits.resources")
+    assert limits.status == "failed" and "broke the grading channel" in limits.message, limits.message
+    assert says in limits.message, limits.message
+    assert "not your fault" not in json.dumps(result.report.to_dict())
+    shown = subprocess.run([sys.executable, "-m", "grader", "check", str(result.folder / name), "-e",
+                            "named_sharding_replicated", "--format", "json"], capture_output=True, text=True,
+                           cwd=REPO, timeout=300)
+    assert shown.returncode == 1, shown.stderr[-2000:]
 
 
 def test_an_array_subclass_in_disguise_gets_no_credit(graded):
@@ -339,10 +408,25 @@ def test_the_child_is_confined_before_the_submission_runs(tmp_path):
         if ROOT:
             assert status["Uid"].split()[:3] == [str(child.lease.uid)] * 3 and status["Groups"].strip() == ""
             assert os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
+        submission = _last_descendant(pid)  # in a PID namespace: the relay, its init, then the submission's
+        if child.protections["ipc"]["active"]:
+            assert submission != pid
+            for kind in ("ipc", "pid"):
+                assert os.readlink(f"/proc/{submission}/ns/{kind}") != os.readlink(f"/proc/self/ns/{kind}"), kind
+        groups = child.group.paths if child.group else ()
+        for folder in groups:
+            assert str(submission) in Path(folder, "cgroup.procs").read_text().split(), folder
         workdir = child.workdir
     assert not os.path.exists(workdir)
+    assert not [folder for folder in groups if os.path.exists(folder)]
     if ROOT:
         assert not processes_of_uid(child.lease.uid)
+
+
+def _last_descendant(pid: int) -> int:
+    while children := Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        pid = int(children[0])
+    return pid
 
 
 def test_a_child_that_cannot_start_leaves_nothing_behind(private_tmp):
@@ -389,6 +473,34 @@ def test_uid_leases_are_exclusive_and_kill_everything_of_their_uid():
 
 
 @pytest.mark.skipif(not ROOT, reason="dedicated uids need root")
+@pytest.mark.skipif(not ROOT, reason="needs root to act as a sandbox uid")
+def test_a_uid_given_back_leaves_no_ipc_object_in_the_graders_namespace():
+    """What a child without an IPC namespace (Docker's default capabilities) leaves in the
+    machine's: the uid's System V segment, semaphore set and message queue are removed."""
+    import ctypes
+    lease = UidLease()
+    key = 0x4A470000 + lease.uid
+    made = os.fork()
+    if made == 0:  # as the sandbox uid, in this (the grader's) IPC namespace
+        ok = False
+        try:
+            os.setresgid(lease.uid, lease.uid, lease.uid)
+            os.setresuid(lease.uid, lease.uid, lease.uid)
+            libc = ctypes.CDLL(None)
+            ok = libc.shmget(key, 4096, 0o1666) >= 0 and libc.semget(key, 1, 0o1666) >= 0 \
+                and libc.msgget(key, 0o1666) >= 0
+        finally:
+            os._exit(0 if ok else 1)
+    assert os.waitpid(made, 0)[1] == 0
+    assert [kind for kind in ("shm", "sem", "msg") if key in _keys_of(kind)] == ["shm", "sem", "msg"]
+    assert lease.release()
+    assert not [kind for kind in ("shm", "sem", "msg") if key in _keys_of(kind)]
+
+
+def _keys_of(kind: str) -> set[int]:
+    return {int(row.split()[0]) for row in Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]}
+
+
 def test_processes_of_a_uid_are_found_by_any_of_their_uids_and_not_once_they_are_zombies():
     lease = UidLease()
     other = UidLease()
@@ -515,27 +627,26 @@ def test_without_root_the_report_says_what_is_not_protected(tmp_path):
     tmp_path.chmod(0o755)
     submission = tmp_path / "daemon.py"
     submission.write_text((HOSTILE / "background_processes.py").read_text().replace(
-        'sleeper = subprocess.Popen(["sleep", "300"], start_new_session=True, env={},',
-        'sleeper = subprocess.Popen(["sleep", "300"],'))  # keeps its marker: findable without root
+        'start_new_session=True, env={},', 'start_new_session=True,'))  # keeps its marker: findable without root
     submission.chmod(0o644)
     run = grader_results(grader_process([(submission, GRADER_LIMITS)], prefix=AS_NOBODY))
     result = {**run["results"][0], "euid": run["euid"], "left": run["left"]}
-    pids = [int(p) for p in re.findall(r"LEFT-BEHIND (\d+)", result["output"])]
+    names = set(re.findall(r"LEFT-BEHIND (\w+)", result["output"]))
     try:
         assert result["euid"] == 65534 and result["status"] == "failed"
         protections = result["protections"]
         assert protections["user"]["active"] is False and "can write whatever" in protections["user"]["detail"]
         assert "marker" in protections["cleanup"]["detail"]
-        assert protections["processes"]["active"] is False  # hidepid hides nothing from one's own user
+        # hidepid hides nothing from one's own user: only a PID namespace (in a user namespace) hides
+        assert protections["processes"]["active"] is ("own PID namespace and /proc:" in protections["processes"]["detail"])
         assert protections["scratch"]["active"]
         if protections["network"]["active"]:  # user namespaces here: a private tmpfs, as for root
             assert "tmpfs" in protections["scratch"]["detail"]
-        assert len(pids) == 2 and not result["left"]
-        assert not [p for p in pids if _still_running(p)]
+        assert len(names) == 2 and not result["left"]
+        assert not named_processes(names)
     finally:
-        for pid in pids:
-            if _still_running(pid):
-                os.kill(pid, 9)
+        for pid in named_processes(names):
+            os.kill(pid, 9)
 
 
 # -- disk: the scratch space, the grader's own disk, cleanup ----------------------------------

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from grader.arguments import encode
-from grader.errors import ChildFailure, GraderError, Malformed, SandboxError
+from grader.errors import ChildFailure, Malformed, SandboxError
 from grader.observe.program import Program
 from grader.observe.returned import (Incident, Returned, parse_host, parse_jit_calls, parse_leaves, safe_reply,
                                      safe_text)
@@ -242,8 +242,14 @@ class Session:
         return returned
 
     def _returned(self, reply: dict[str, Any], during: str) -> Returned:
-        if reply.get("internal") is True:  # the child's own code failed, not the submission's
-            raise GraderError(f"the grading process failed {during}: {safe_text(reply.get('error'), 300)}")
+        if reply.get("internal") is True:
+            # The child's own code failed, or says so: it runs inside the submission's process, where
+            # the submission can cause that (its open files, patched modules) or forge the reply.
+            self._retire()
+            return Returned(False, incident=self._incident(ChildFailure(
+                "protocol", f"the grader's code inside your process failed {during} "
+                            f"({safe_text(reply.get('error'), 300)}); what your code did in its process (open "
+                            "files or descriptors, patched modules, writes to the grader's channel) caused it")))
         placements = reply.get("placements") or []
         if not isinstance(placements, list) or not all(isinstance(p, dict) and isinstance(p.get("sharding"), dict)
                                                         and isinstance(p.get("operand"), (str, type(None)))

@@ -7,9 +7,11 @@ starting its backend. In order:
 
 1. close every inherited file descriptor but stdio and the channel;
 2. ``PR_SET_NO_NEW_PRIVS`` (no setuid binary can give privileges back);
-3. namespaces, best effort: a network namespace (only a downed loopback: no network) and a
-   mount namespace in which one bounded tmpfs holds all the child can write (its scratch
-   folder, its own /tmp, /var/tmp and /dev/shm), the folder holding the submission's copy is
+3. namespaces, best effort: a network namespace (only a downed loopback: no network), an IPC
+   namespace (System V shared memory, semaphores, message queues and POSIX queues of its own,
+   gone with its last process), a PID namespace (it sees only its own processes, and when it
+   ends the kernel kills every one it left) and a mount namespace in which one bounded tmpfs
+   holds all the child can write (its scratch folder, its own /tmp, /var/tmp and /dev/shm), the folder holding the submission's copy is
    read-only, the exercise files, other listed paths and the grader's checkout are made
    empty and unreadable, and /proc shows only the child's own processes. As root these are
    plain ``unshare``; otherwise a user namespace is tried first (where the system allows
@@ -21,7 +23,14 @@ starting its backend. In order:
    the Python installation that this uid could not enter (pyenv under /root) are made
    passable inside the mount namespace, with nothing else of them visible;
 6. ``PR_SET_PDEATHSIG`` (the child dies with the grader), umask 077, cwd = the scratch
-   folder.
+   folder;
+7. with a PID namespace the process forks twice: it stays outside the namespace as a relay
+   (the process the grader started, confined like the rest), the first fork is the
+   namespace's init (reaps orphans, ignores nothing it should not), and the second runs the
+   submission as an ordinary process; when the submission ends, init reports its wait status
+   and exits (the kernel then kills everything else in the namespace), and the relay ends the
+   same way. Where the grader made a control group for the child (``grader.sandbox.cgroup``),
+   the submission's process joins it before dropping its uid.
 
 A namespace that cannot be made is reported, not fatal; a limit or uid drop that fails is
 fatal (``ConfinementError``): the student's code must not run with less than was asked.
@@ -36,14 +45,17 @@ import os
 import resource
 import signal
 import stat
+import struct
 import sys
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from grader.errors import ConfinementError
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
@@ -68,7 +80,8 @@ class Policy:
     checkout, a class run's output).
     ``reach``: paths the child must still be able to read after dropping privileges.
     ``read_only``: paths the child may read but never write, even as the grader's own user
-    (the shared compilation cache: a submission must not plant programs for the next)."""
+    (the shared compilation cache: a submission must not plant programs for the next).
+    ``cgroups``: control-group folders (one per hierarchy) the submission's process joins."""
     workdir: str
     scratch: str = ""
     keep_fds: tuple[int, ...] = ()
@@ -85,6 +98,7 @@ class Policy:
     hide: tuple[str, ...] = ()
     reach: tuple[str, ...] = ()
     read_only: tuple[str, ...] = ()
+    cgroups: tuple[str, ...] = ()
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -92,7 +106,7 @@ class Policy:
     @classmethod
     def from_json(cls, text: str) -> "Policy":
         data = json.loads(text)
-        for key in ("keep_fds", "hide", "reach", "read_only"):
+        for key in ("keep_fds", "hide", "reach", "read_only", "cgroups"):
             data[key] = tuple(data.get(key, ()))
         return cls(**data)
 
@@ -149,36 +163,43 @@ def _write(path: str, text: str) -> None:
         handle.write(text)
 
 
-def _enter_namespaces(libc: ctypes.CDLL, policy: Policy, root: bool) -> tuple[bool, bool, str]:
-    """(network isolated, mount namespace made, why not) — best effort, never raises."""
+@dataclass
+class Namespaces:
+    """Which namespaces ``_enter_namespaces`` made, and why not the others."""
+    network: bool = False
+    mounts: bool = False
+    separate: bool = False  # its own IPC and PID namespaces (the PID one holds its future children)
+    why: str = ""
+
+
+def _enter_namespaces(libc: ctypes.CDLL, policy: Policy, root: bool) -> Namespaces:
+    """Best effort, never raises: the IPC and PID namespaces with the others where the kernel
+    allows them all, else the mount and network ones alone, else the network one alone."""
     wanted = CLONE_NEWNS | (CLONE_NEWNET if policy.isolate_network else 0)
     if _threads() > 1:
-        return False, False, f"the process already runs {_threads()} threads (namespaces are per-thread)"
+        return Namespaces(why=f"the process already runs {_threads()} threads (namespaces are per-thread)")
     why = ""
-    if root:
+    for flags, separate in ((wanted | CLONE_NEWIPC | CLONE_NEWPID, True), (wanted, False)):
         try:
-            _unshare(libc, wanted)
-            return policy.isolate_network, True, ""
+            if root:
+                _unshare(libc, flags)
+            else:
+                uid, gid = os.getuid(), os.getgid()
+                _unshare(libc, CLONE_NEWUSER | flags)
+                _write("/proc/self/setgroups", "deny")
+                _write("/proc/self/uid_map", f"{uid} {uid} 1")
+                _write("/proc/self/gid_map", f"{gid} {gid} 1")
+            return Namespaces(policy.isolate_network, True, separate, why)
         except OSError as error:
-            why = str(error)
-    else:
-        uid, gid = os.getuid(), os.getgid()
-        try:
-            _unshare(libc, CLONE_NEWUSER | wanted)
-            _write("/proc/self/setgroups", "deny")
-            _write("/proc/self/uid_map", f"{uid} {uid} 1")
-            _write("/proc/self/gid_map", f"{gid} {gid} 1")
-            return policy.isolate_network, True, ""
-        except OSError as error:
-            why = f"no user namespaces for unprivileged users here ({error})"
+            why = why or (str(error) if root else f"no user namespaces for unprivileged users here ({error})")
     # Fall back to the network namespace alone (some containers forbid mount namespaces).
     if policy.isolate_network and root:
         try:
             _unshare(libc, CLONE_NEWNET)
-            return True, False, why
+            return Namespaces(network=True, why=why)
         except OSError as error:
             why = f"{why}; {error}"
-    return False, False, why
+    return Namespaces(why=why)
 
 
 def _other_can_enter(path: str) -> bool:
@@ -344,8 +365,14 @@ def _bind_read_only(libc: ctypes.CDLL, paths: tuple[str, ...]) -> list[str]:
     return done
 
 
+def process_limit(asked: int = 0) -> int:
+    """Processes and threads a child may run: ``asked``, or by default 128 + 4 per CPU (XLA
+    starts thread pools sized by the CPU count). The uid's RLIMIT_NPROC and the cgroup's pids."""
+    return asked or 128 + 4 * (os.cpu_count() or 1)
+
+
 def _processes(policy: Policy) -> int:
-    return policy.processes or 128 + 4 * (os.cpu_count() or 1)
+    return process_limit(policy.processes)
 
 
 def _set_limits(policy: Policy, dedicated_uid: bool) -> str:
@@ -377,9 +404,119 @@ def _drop_capabilities(libc: ctypes.CDLL) -> None:
     _call(libc.capset(header, data), "capset")
 
 
+def _drop_uid(policy: Policy) -> None:
+    gid = policy.gid if policy.gid is not None else policy.uid
+    try:
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(policy.uid, policy.uid, policy.uid)
+    except OSError as error:
+        raise ConfinementError(f"could not drop to uid {policy.uid}: {error}") from None
+    if os.geteuid() == 0 or os.getegid() == 0 or os.getgroups():
+        raise ConfinementError("still privileged after dropping the uid")
+
+
+def _join_cgroups(policy: Policy) -> None:
+    """Be in the control groups the grader made for this child (what it starts follows): the
+    grader moves the child in as it starts (``ChildGroup.add``); a fork before that joins here."""
+    for folder in policy.cgroups:
+        procs = os.path.join(folder, "cgroup.procs")
+        try:
+            with open(procs) as members:  # pids as this PID namespace numbers them
+                if str(os.getpid()) in members.read().split():
+                    continue
+            _write(procs, "0")
+        except OSError as error:
+            raise ConfinementError(f"could not join the control group {folder}: {error}") from None
+
+
+def _end_as(wait_status: int) -> NoReturn:
+    """End this process the way another one ended (its exit code, or its signal)."""
+    if os.WIFSIGNALED(wait_status):
+        number = os.WTERMSIG(wait_status)
+        try:
+            signal.signal(number, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass  # SIGKILL and SIGSTOP cannot be caught anyway
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [number])
+        os.kill(os.getpid(), number)
+        os._exit(128 + number)
+    os._exit(os.waitstatus_to_exitcode(wait_status))
+
+
+def _split_pid_namespace(policy: Policy, give_up: Any) -> None:
+    """Fork into the new PID namespace (see step 7 of the module's docstring); returns only in
+    the process that goes on to run the submission. The relay and init hold no descriptor of
+    the channel, so the grader sees the channel close when the submission's process ends."""
+    _call(_libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
+    if os.getppid() == 1:  # the grader died before the line above took effect
+        os._exit(70)
+    status_r, status_w = os.pipe()
+    init = os.fork()
+    if init:
+        os.close(status_w)
+        _stand_by(policy, give_up, lambda: _relay(init, status_r), init)
+    os.close(status_r)
+    _call(_libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
+    submission = os.fork()
+    if submission:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # no KeyboardInterrupt in init: it runs no Python of note
+        _stand_by(policy, give_up, lambda: _init(submission, status_w), submission)
+    os.close(status_w)
+
+
+def _stand_by(policy: Policy, give_up: Any, wait: Any, other: int) -> NoReturn:
+    """The relay and init: give up the channel and every privilege (``give_up``), then wait;
+    never return."""
+    try:
+        for fd in policy.keep_fds:
+            os.close(fd)
+        try:  # in the child's control group, the kernel's OOM kill must pick what the submission runs
+            _write("/proc/self/oom_score_adj", "-1000")
+        except OSError:
+            pass  # lowering it needs privilege (a user namespace has none over it)
+        give_up()
+        os.umask(0o077)
+        os.chdir(policy.scratch or policy.workdir)
+        wait()
+    except BaseException:  # never run the submission here, and print nothing (the output is the student's)
+        try:
+            os.kill(other, signal.SIGKILL)
+        except OSError:
+            pass
+    os._exit(70)
+
+
+def _relay(init: int, status_r: int) -> NoReturn:
+    """Outside the namespace: wait for init, then end as the submission's process ended (init
+    reports its wait status; if init itself was killed, as init ended)."""
+    data = b""
+    while len(data) < 4 and (chunk := os.read(status_r, 4 - len(data))):
+        data += chunk
+    _, init_status = os.waitpid(init, 0)
+    _end_as(struct.unpack("i", data)[0] if len(data) == 4 else init_status)
+
+
+def _init(submission: int, status_w: int) -> NoReturn:
+    """The namespace's init: reap whatever is orphaned to it until the submission's process
+    ends, report that one's wait status and exit (the kernel then kills the rest)."""
+    while True:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            os._exit(0)
+        if pid == submission:
+            try:
+                os.write(status_w, struct.pack("i", status))
+            except OSError:
+                pass  # the relay is gone (the submission may kill it: it runs as the same uid)
+            os._exit(0)
+
+
 def confine(policy: Policy) -> dict[str, dict[str, Any]]:
     """Confine this process as ``policy`` says; return which protections are active, as
-    {name: {"active": bool, "detail": str}} for the report's environment."""
+    {name: {"active": bool, "detail": str}} for the report's environment. With a PID namespace
+    this returns in the submission's process only (step 7 of the module's docstring)."""
     root = os.geteuid() == 0
     protections: dict[str, dict[str, Any]] = {}
 
@@ -401,13 +538,13 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
 
     here = (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__), *sys.path)
     reach = tuple(p for p in (*policy.reach, *policy.read_only, *here) if p and os.path.exists(p))
-    network, mounts, why = _enter_namespaces(libc, policy, root)
+    spaces = _enter_namespaces(libc, policy, root)
+    mounts, why = spaces.mounts, spaces.why
     if policy.isolate_network:
-        note("network", network, "own network namespace: no interface but a downed loopback" if network
-             else f"the network is reachable: {why}")
+        note("network", spaces.network, "own network namespace: no interface but a downed loopback"
+             if spaces.network else f"the network is reachable: {why}")
     hidden: list[str] = []
     scratch = policy.scratch or policy.workdir
-    proc_why = why or "no mount namespace"
     if mounts:
         _call(libc.mount(None, b"/", None, ctypes.c_ulong(MS_REC | MS_PRIVATE), None), "mount --make-rprivate /")
         replaced = _scratch_space(libc, policy, (policy.workdir, *reach))
@@ -419,7 +556,6 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
         frozen = _bind_read_only(libc, policy.read_only)
         if policy.read_only:
             note("read_only", bool(frozen), "mounted read-only: " + ", ".join(frozen))
-        proc_why = _private_proc(libc)
     elif policy.read_only:
         note("read_only", root and policy.uid is not None,
              "owned by the grader, not writable by the sandbox uid" if root and policy.uid is not None
@@ -435,24 +571,32 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
     note("hidden_paths", bool(hidden), ("made empty and unreadable: " + ", ".join(hidden)) if hidden
          else f"readable by the submission where file permissions allow: {', '.join(policy.hide) or 'none'}"
               + (f" ({why})" if why and not mounts else ""))
-    note("processes", dropping and not proc_why,
-         "its own /proc shows only its own processes: not the grader's, its command line or any other"
-         if dropping and not proc_why else
-         "other processes are visible in /proc, the grader's command line included"
-         + (f" ({proc_why})" if proc_why else " (the child runs as the grader's own user)"))
+    note("ipc", spaces.separate, "its own IPC namespace: System V shared memory, semaphores and message queues "
+                                 "and POSIX message queues of its own, gone with its last process" if spaces.separate
+         else "System V IPC objects and POSIX message queues are the machine's" + (
+             ": the grader removes those of the child's uid when it ends" if dropping else
+             ", and what it leaves there outlives it") + f" ({why or 'no IPC namespace'})")
 
     note("limits", True, _set_limits(policy, dropping))
+    if spaces.separate:  # the relay and init drop the uid, or a user namespace's capabilities, too
+        _split_pid_namespace(policy, lambda: _drop_uid(policy) if dropping else
+                             _drop_capabilities(libc) if mounts and not root else None)
+    _join_cgroups(policy)
+    proc_why = _private_proc(libc) if mounts else why or "no mount namespace"
+    if spaces.separate:
+        note("processes", not proc_why, "its own PID namespace and /proc: it sees only its own processes (not the "
+                                        "grader's, its command line or any other child's), and whatever it leaves "
+                                        "running is killed when it ends" if not proc_why else
+             f"its own PID namespace, but /proc shows the machine's processes ({proc_why})")
+    else:
+        note("processes", dropping and not proc_why,
+             "its own /proc shows only its own processes: not the grader's, its command line or any other"
+             if dropping and not proc_why else
+             "other processes are visible in /proc, the grader's command line included"
+             + (f" ({proc_why})" if proc_why else " (the child runs as the grader's own user)"))
 
     if dropping:
-        gid = policy.gid if policy.gid is not None else policy.uid
-        try:
-            os.setgroups([])
-            os.setresgid(gid, gid, gid)
-            os.setresuid(policy.uid, policy.uid, policy.uid)
-        except OSError as error:
-            raise ConfinementError(f"could not drop to uid {policy.uid}: {error}") from None
-        if os.geteuid() == 0 or os.getegid() == 0 or os.getgroups():
-            raise ConfinementError("still privileged after dropping the uid")
+        _drop_uid(policy)
         needed = [p for p in reach if p not in policy.read_only]  # an unreadable cache only costs speed
         unreadable = [p for p in needed if not os.access(p, os.R_OK | os.X_OK if os.path.isdir(p) else os.R_OK)]
         if unreadable:  # later imports (the submission's, JAX's lazy ones) would fail in confusing ways
@@ -469,8 +613,8 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
         note("user", False, "runs as the grader's own user (the grader is not root): it can write whatever "
                             "that user can write" if not root else "stays root (no uid was given)")
     _call(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
-    if os.getppid() == 1:  # the grader died before the line above took effect
-        os._exit(70)
+    if os.getppid() == 1 and not spaces.separate:  # the grader died before the line above took effect
+        os._exit(70)  # (in a PID namespace the parent is init, pid 1, and its death ends the namespace)
     os.umask(0o077)
     os.chdir(scratch)
     return protections

@@ -14,6 +14,7 @@ environment marker are killed. Then its folder is removed, whatever it holds
 """
 from __future__ import annotations
 
+import ctypes
 import errno
 import fcntl
 import functools
@@ -37,7 +38,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from grader.errors import ChildFailure, SandboxError
-from grader.sandbox.confine import Policy
+from grader.sandbox.cgroup import ChildGroup
+from grader.sandbox.confine import Policy, process_limit
 from grader.sandbox.protocol import HEADER, MAX_MESSAGE_BYTES
 from grader.sandbox.scratch import ScratchWatch, remove_tree
 
@@ -220,6 +222,50 @@ def kill_marked(marker: str, patience_s: float = 5.0) -> bool:
     return True
 
 
+# /proc/sysvipc tables: (file, column of the owner's uid, column of the creator's uid).
+SYSV_TABLES = (("shm", 7, 9), ("sem", 4, 6), ("msg", 7, 9))
+IPC_RMID = 0
+
+
+def remove_ipc_objects(uid: int) -> list[str]:
+    """Remove every System V shared memory segment, semaphore set and message queue that ``uid``
+    owns or created, and its POSIX message queues where /dev/mqueue is mounted, in the grader's
+    IPC namespace: what a child without an IPC namespace of its own leaves there (a child with
+    one takes its objects with it). Returns what could not be removed."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    remove = {"shm": lambda i: libc.shmctl(i, IPC_RMID, None), "sem": lambda i: libc.semctl(i, 0, IPC_RMID),
+              "msg": lambda i: libc.msgctl(i, IPC_RMID, None)}
+    failed = []
+    for kind, owner, creator in SYSV_TABLES:
+        try:
+            with open(f"/proc/sysvipc/{kind}") as table:
+                rows = [row.split() for row in table.read().splitlines()[1:]]
+        except OSError:
+            continue
+        for row in rows:
+            if len(row) > creator and uid in (int(row[owner]), int(row[creator])) and remove[kind](int(row[1])) != 0:
+                failed.append(f"System V {kind} {row[1]}: {os.strerror(ctypes.get_errno())}")
+    if os.path.ismount("/dev/mqueue"):
+        with os.scandir("/dev/mqueue") as queues:
+            for queue in queues:
+                try:
+                    if queue.stat(follow_symlinks=False).st_uid == uid:
+                        os.unlink(queue.path)
+                except OSError as error:
+                    failed.append(f"POSIX message queue {queue.name}: {error.strerror}")
+    return failed
+
+
+def sweep_uid(uid: int) -> bool:
+    """Kill every process of ``uid``, then remove its IPC objects; True if nothing is left."""
+    if not kill_uid(uid):
+        return False
+    leaks = remove_ipc_objects(uid)
+    if leaks:
+        log.error("could not remove what sandbox uid %d left: %s", uid, "; ".join(leaks))
+    return not leaks
+
+
 CLEAN, IN_USE = b"0", b"1"
 
 
@@ -303,7 +349,7 @@ class UidLease:
             others = [_try_lock(old, uid) for old in legacy]
             # "0": the last lessee saw the uid empty when it gave it back. Anything else (a new
             # file, a grader that crashed while holding it) may have leftovers: kill them first.
-            if None not in others and (os.pread(fd, 1, 0) == CLEAN or kill_uid(uid)):
+            if None not in others and (os.pread(fd, 1, 0) == CLEAN or sweep_uid(uid)):
                 os.pwrite(fd, IN_USE, 0)
                 self.uid, self._fd, self._legacy = uid, fd, [o for o in others if o is not None]
                 return
@@ -313,11 +359,11 @@ class UidLease:
                            "too many children at once, or leftovers that cannot be killed")
 
     def release(self) -> bool:
-        """Kill what still runs under the uid, then give the uid back; False if something
-        could not be killed (the uid then stays locked until this grader exits)."""
+        """Kill what still runs under the uid and remove its IPC objects, then give the uid back;
+        False if something could not be (the uid then stays locked until this grader exits)."""
         if self._fd < 0:
             return True
-        if not kill_uid(self.uid):
+        if not sweep_uid(self.uid):
             return False
         for fd in (self._fd, *self._legacy):
             os.pwrite(fd, CLEAN, 0)
@@ -339,7 +385,11 @@ def child_environment(devices: int, workdir: str, marker: str, compile_cache: st
         env.update(JAX_COMPILATION_CACHE_DIR=compile_cache, JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
                    JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="-1",
                    # without this the key holds the directory's path and a moved cache never hits
-                   JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES="none")
+                   JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES="none",
+                   # Source file names (and so paths) removed from every program's metadata: the
+                   # cache a confined child reads is filled by the reference and the variants, whose
+                   # file names would be in it. Locations are no part of the cache's keys.
+                   JAX_HLO_SOURCE_FILE_CANONICALIZATION_REGEX=".*")
     return env
 
 
@@ -485,6 +535,9 @@ class Child:
             if self.lease is not None:
                 self.lease.release()
             raise
+        made = ChildGroup.make(f"jaxgrade-{self.marker}", limits.memory_mib + limits.scratch_mib, process_limit()) \
+            if limits.confine else "plain child"
+        self.group = made if isinstance(made, ChildGroup) else None
         self._watch: ScratchWatch | None = None
         self._scratch_fd = -1  # the child's private tmpfs, opened through its mount namespace
         self._stopped: str | None = None  # why the grader stopped the child, if it did
@@ -502,9 +555,13 @@ class Child:
                             scratch_mib=limits.scratch_mib, scratch_files=limits.scratch_files,
                             hide=hidden_paths(hide, keep=(compile_cache,) if compile_cache else ()),
                             reach=(PACKAGE_PARENT, *([compile_cache] if compile_cache else [])),
-                            read_only=(compile_cache,) if compile_cache else ())
+                            read_only=(compile_cache,) if compile_cache else (),
+                            cgroups=self.group.paths if self.group else ())
             arguments.append(policy.to_json())
         self.protections = parent_protections(limits, self.lease)
+        self.protections["cgroup"] = {"active": True, "detail": self.group.detail()} if self.group else {
+            "active": False, "detail": "memory is bounded per process only (shared memory and memfd pages are not "
+                                       "counted), processes per uid, CPU not at all: " + str(made)}
         try:
             if launcher is not None:  # grader.sandbox.pool: forked, ready-imported, from a warm process
                 self.process = launcher(arguments, env, self.scratch, (to_child_r, from_child_w, output_w))
@@ -517,11 +574,14 @@ class Child:
                 os.close(fd)
             if self.lease is not None:
                 self.lease.release()
+            self._remove_group()
             self._remove_workdir()
             raise
         finally:
             for fd in (to_child_r, from_child_w, output_w):
                 os.close(fd)
+        if self.group is not None:
+            self.group.add(self.process.pid)
         if not limits.confine:
             self._limit_resources()
             self.protections["confinement"] = {"active": False, "detail": "plain child: no uid drop, namespaces "
@@ -658,6 +718,10 @@ class Child:
             name = _signal_name(-code)
             if -code == signal.SIGXCPU:
                 return ChildFailure("time", f"the process used up its {self.limits.cpu_s} s of CPU time {during}")
+            if -code == signal.SIGKILL and self.group is not None and self.group.out_of_memory():
+                return ChildFailure("memory", f"the process used more than its {self.group.memory_mib} MiB of memory "
+                                              "(shared memory, memfd and its scratch files included) and was stopped "
+                                              f"{during}")
             if -code == signal.SIGKILL:
                 return ChildFailure("memory", f"the process was killed ({name}, most likely out of memory) {during}")
             return ChildFailure("crash", f"the process crashed ({name}) {during}")
@@ -693,8 +757,15 @@ class Child:
             except OSError:
                 pass
         self._closed = self.output.finish()
+        self._remove_group()
         self._remove_workdir()
         return self._closed
+
+    def _remove_group(self) -> None:
+        leaks = self.group.remove() if self.group is not None else []
+        if leaks:
+            log.error("could not remove the sandbox's control group: %s", "; ".join(leaks))
+            self.protections["cgroup"] = {"active": False, "detail": f"not removed: {'; '.join(leaks)}"}
 
     def _remove_workdir(self) -> None:
         """Remove the child's folder; what cannot be removed is said loudly, in the grader's log
