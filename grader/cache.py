@@ -15,6 +15,11 @@ from pathlib import Path
 
 from grader import __version__
 
+# Entries are made with source file names stripped from their programs (grader.sandbox sets
+# JAX_HLO_SOURCE_FILE_CANONICALIZATION_REGEX): a cache of the older kind, which names
+# reference.py and the variants, is never read again, nor its markers trusted.
+LAYOUT = "anon"
+
 
 def cache_root() -> Path | None:
     """``$JAXGRADE_CACHE`` (``off`` disables it), else ``~/.cache/jaxgrade``."""
@@ -31,7 +36,7 @@ def compile_cache_dir(jax_version: str) -> Path | None:
     root = cache_root()
     if root is None:
         return None
-    directory = root / f"xla-jax{jax_version}"
+    directory = root / f"xla-jax{jax_version}-{LAYOUT}"
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:
@@ -46,4 +51,4 @@ def warmed_marker(slug: str, fingerprint: str, source: str = "reference") -> Pat
     if root is None:
         return None
     suffix = "" if source == "reference" else f"-{source}"
-    return root / "warmed" / f"{slug}-{fingerprint}-{__version__}{suffix}"
+    return root / f"warmed-{LAYOUT}" / f"{slug}-{fingerprint}-{__version__}{suffix}"
