@@ -182,16 +182,18 @@ class StructureCheck(Check):
         ranked = sorted(ours, key=lambda p: (not p.feeds_result, -_closeness(p.sharding, self.target, count)))
         return ranked[0] if ranked else None
 
-    @staticmethod
-    def _once(context: Context, reason: object, full: Outcome) -> Outcome:
+    def _once(self, context: Context, reason: object, full: Outcome) -> Outcome:
         """The first structure check to fail for ``reason`` explains it in full; the others
-        (which would have judged details of the same missing evidence) say so in one line."""
+        (which would have judged details of the same missing evidence) point to it in one line.
+        Reasons are compared by equality (a target holds a dict: not hashable)."""
         explained = context.session.cache.setdefault("structure explained", [])
-        if reason not in explained:
-            explained.append(reason)
+        first = next((title for known, title in explained if known == reason), None)
+        if first is None:
+            explained.append((reason, self.title))
             return full
         why = (full.observed or "").rstrip(".")
-        return dataclasses.replace(full, message=f"There is nothing to judge here: {why[:1].lower()}{why[1:]}.")
+        return dataclasses.replace(full, message=f"Nothing to judge here: {why[:1].lower()}{why[1:]} "
+                                                 f"(see “{first}”).")
 
     @staticmethod
     def _once_note(context: Context, note: str) -> str | None:
