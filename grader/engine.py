@@ -14,6 +14,7 @@ from pathlib import Path
 from grader import __version__
 from grader.cache import compile_cache_dir, warmed_marker
 from grader.checks.base import Check, Context
+from grader.checks.values import ValueProperty
 from grader.errors import Malformed, SandboxError
 from grader.exercise import Exercise, exercises_root
 from grader.observe.session import Session
@@ -166,7 +167,7 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
         signature = exercise.signature
         session.parameters = signature.names
         checks = exercise.checks
-        values = next((c for c in checks if c.category == "value" and hasattr(c, "draw")), None)
+        values = next((c for c in checks if isinstance(c, ValueProperty)), None)
         context = Context(session, signature, exercise.probe, seed, exercise.function, module, exercise.devices,
                           notes, values)
         for check in checks:

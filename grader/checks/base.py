@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol, TypeVar
 
 from grader.outcome import Category, Outcome
 
@@ -12,6 +12,15 @@ if TYPE_CHECKING:
     from grader.observe.session import Session
 
 T = TypeVar("T")
+
+
+class ValueOracle(Protocol):
+    """What other checks read of the exercise's value property check
+    (grader.checks.values.ValueProperty): its inputs, its answer and its tolerance."""
+    expected: Callable[..., Any]
+    tolerance: Any
+
+    def draw(self, run_seed: int) -> list[dict[str, Any]]: ...
 
 
 @dataclass
@@ -26,9 +35,9 @@ class Context:
     module: str
     devices: int
     notes: tuple[str, ...] = ()  # what preparing the submission changed (a notebook's magics)
-    # The exercise's value property check (grader.checks.values.ValueProperty): its oracle
-    # gives the structure checks' counterfactual calls their tolerances and a second input.
-    values: Any = None
+    # The exercise's value property check: its oracle gives the structure checks'
+    # counterfactual calls their tolerances, and its inputs a second one.
+    values: ValueOracle | None = None
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """Compute a shared observation once per submission (several checks read it)."""

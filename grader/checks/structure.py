@@ -420,9 +420,9 @@ class ResultFromPlacement(StructureCheck):
                 return None
             opening = f"{what} does not follow the placed {label}"
             return Outcome.failed(
-                f"{where}{opening if where else _opening(opening, self.result)}: when {via} was handed what your "
-                f"function places for {label} = {short(other)} ({label} itself unchanged), {difference}, the "
-                f"latter being what it returns on {label} = {short(other)}. So {what} is "
+                f"{where}{opening if where else _opening(opening, self.result)}: with {label} unchanged but {via} "
+                f"handed what your function places for {label} = {short(other)}, {difference}, the latter being "
+                f"its answer on that {label}. So {what} is "
                 f"not computed from the placed {label}: it is recomputed from the original {label} (on the host "
                 f"or in a separate JAX computation), or reaches the placed {label} only through a link that "
                 f"carries nothing (such as 0 * the placed array). Compute {what} from what {via} returns.",
