@@ -73,6 +73,7 @@ class Recorder:
         self._caches = (pjit._cpp_pjit_cache_fun_only, pjit._cpp_pjit_cache_explicit_attributes)
         self._placing: dict[int, tuple[Any, frozenset[int]]] = {}  # id(program) -> (program, inputs it places)
         self._host: dict[int, tuple[Any, tuple[tuple[str, str], ...]]] = {}  # id(program) -> host work inside
+        self._traced: dict[str, tuple[Any, dict[str, Any]]] = {}  # function -> (its object, last traced signature)
         self.student_files: tuple[str, ...] = ()
         self._install(core, dispatch, pjit, compiler, array_class, custom_rules, numpy)
 
@@ -83,11 +84,13 @@ class Recorder:
         eager_put, run_pjit = dispatch._batched_device_put_impl, pjit._run_python_pjit
         process_primitive, process_shard_map = core.EvalTrace.process_primitive, core.EvalTrace.process_shard_map
         fastpath_data, compile_or_get_cached = pjit._get_fastpath_data, compiler.compile_or_get_cached
+        infer_params, is_deleted = pjit._infer_params, array_class.is_deleted
         pull = array_class.__dict__["_value"].fget
         stage, placing = self._stage_shard_map, self._placing_inputs
         seen_programs: dict[int, bool] = {}  # id of every jitted program a recorded call ran -> JAX's own?
         kept: list[Any] = []  # those programs, alive (so an id is never reused)
         compiled, last_library = [0], [False]
+        inferred: list[Any] = [None]  # the last jitted call's (params, function, jit info, args, kwargs)
         host_types = _host_types()
 
         def intercepted(values: Any, positions: Any = None) -> Any:
@@ -119,9 +122,18 @@ class Recorder:
             push(("device_put", xs, devices, placed))
             return placed
 
+        def observed_infer(fun: Any, info: Any, args: Any, kwargs: Any) -> Any:
+            # What the call was made with (static arguments included): why a program was traced anew
+            inferred_params = infer_params(fun, info, args, kwargs)
+            if state[0] is not None and not state[1]:
+                inferred[0] = (inferred_params[0], fun, info, args, kwargs)
+            return inferred_params
+
         def observed_pjit(p: Any, args_flat: Any, fun: Any, args: Any, kwargs: Any) -> Any:
             if state[0] is None or state[1]:
                 return run_pjit(p, args_flat, fun, args, kwargs)
+            call = inferred[0] if inferred[0] is not None and inferred[0][0] is p else None
+            inferred[0] = None
             state[1] += 1
             try:
                 program = p.params["jaxpr"]
@@ -139,7 +151,11 @@ class Recorder:
             finally:
                 state[1] -= 1
             status = "traced" if traced else ("compiled" if compiled[0] != before else "cached")
-            push(("jit", p.params, args_flat, result[1], status))
+            donated = p.params.get("donated_invars") or ()
+            # a donated buffer XLA reused is deleted when the call returns
+            reused = tuple(i for i, d in enumerate(donated) if d and i < len(args_flat)
+                           and type(args_flat[i]) is array_class and is_deleted(args_flat[i])) if any(donated) else ()
+            push(("jit", p.params, args_flat, result[1], status, (call, compiled[0] - before, reused)))
             last_library[0] = seen_programs[id(program)]  # read next, by the same call's fast-path question
             return result
 
@@ -213,6 +229,7 @@ class Recorder:
         dispatch._batched_device_put_impl = observed_put
         pjit._run_python_pjit = observed_pjit
         pjit._get_fastpath_data = no_fastpath_while_recording
+        pjit._infer_params = observed_infer
         compiler.compile_or_get_cached = counted_compile
         core.EvalTrace.process_primitive = observed_primitive
         core.EvalTrace.process_shard_map = observed_shard_map
@@ -221,6 +238,7 @@ class Recorder:
         self.hooks = [(array_class, "_value", value_property), (dispatch, "_batched_device_put_impl", observed_put),
                       (pjit, "_run_python_pjit", observed_pjit),
                       (pjit, "_get_fastpath_data", no_fastpath_while_recording),
+                      (pjit, "_infer_params", observed_infer),
                       (compiler, "compile_or_get_cached", counted_compile),
                       (core.EvalTrace, "process_primitive", observed_primitive),
                       (core.EvalTrace, "process_shard_map", observed_shard_map)]
@@ -275,10 +293,35 @@ class Recorder:
 
     # -- what a call did besides placing ----------------------------------------------------------
     def jit_calls(self, events: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
-        """Every jitted function the call ran, in order: its name and whether it was traced
-        (a program the recorder had not seen), compiled, or served from JAX's caches."""
-        return [{"name": str(e[1].get("name")), "status": e[4] if len(e) > 4 else "cached"} for e in events
-                if e[0] == "jit" and not any(is_staged(v) for v in e[2])][:MAX_JIT_CALLS]
+        """Every jitted function the call ran, in order: its name, the function (``step at
+        solution.py:12``), whether it is the submission's own, whether it was traced (a
+        program the recorder had not seen), compiled, or served from JAX's caches, how many
+        programs it compiled, why it was traced or compiled again (``again``: what differs from
+        the last time this function was), the arguments it donates and those whose buffers
+        XLA reused."""
+        calls = []
+        for event in events:
+            if event[0] != "jit" or any(is_staged(v) for v in event[2]):
+                continue
+            # (a forger's events may be shorter: what they lack is unknown, never an error here)
+            params, status = event[1], event[4] if len(event) > 4 else "cached"
+            call, compiles, reused = event[5] if len(event) > 5 and len(event[5]) == 3 else (None, 0, ())
+            function, own, names = str(params.get("name")), False, _arg_names(call, len(event[2]))
+            entry: dict[str, Any] = {"name": function, "status": status, "compiles": int(compiles)}
+            if call is not None:
+                p, fun, info = call[0], call[1], call[2]
+                function, own = _source_name(str(getattr(info, "fun_sourceinfo", function))), self._is_student(fun)
+                if status != "cached":
+                    signature = _signature(p, info, call[3], call[4], event[2])
+                    last = self._traced.get(function)
+                    if last is not None:
+                        entry["again"] = _changed(last, (fun, signature))
+                    self._traced[function] = (fun, signature)
+            donated = params.get("donated_invars") or ()
+            entry.update(function=function, own=own, donated=[names[i] for i, d in enumerate(donated) if d][:16],
+                         reused=[names[i] for i in reused][:16])
+            calls.append(entry)
+        return calls[:MAX_JIT_CALLS]
 
     def host_work(self, events: list[tuple[Any, ...]]) -> list[dict[str, str]]:
         """What the call did on the host in the middle of its JAX work: host callbacks, custom
@@ -367,6 +410,79 @@ def _host_types() -> tuple[type, ...]:
 
 def _name(rule: Any) -> str:
     return str(getattr(getattr(rule, "fun", None), "__name__", "") or getattr(rule, "__name__", "") or "")
+
+
+def _source_name(sourceinfo: str) -> str:
+    """JAX's ``step at /scratch/abc/solution.py:12`` as ``step at solution.py:12``."""
+    name, at, where = sourceinfo.rpartition(" at ")
+    return f"{name} at {os.path.basename(where)}" if at else sourceinfo
+
+
+def _arg_names(call: Any, count: int) -> list[str]:
+    """A name for each flat operand of a jitted call (the program's constants first, unnamed)."""
+    if call is None:
+        return [f"operand {i}" for i in range(count)]
+    p = call[0]
+    names = list(p.arg_names or ())
+    constants = len(p.consts)
+    return [f"a constant" if i < constants else (names[i - constants] if i - constants < len(names) else
+                                                   f"operand {i}") for i in range(count)]
+
+
+def _static_text(value: Any) -> tuple[str, Any]:
+    """A static argument as text, and what to compare it by: the value itself only for
+    Python's own scalars and tuples of them (comparing a submission's object would run its ``__eq__``)."""
+    simple = (bool, int, float, complex, str, type(None))
+    if type(value) in simple or (type(value) is tuple and len(value) <= 8 and all(type(v) in simple for v in value)):
+        text = repr(value)
+        return (text if len(text) <= 60 else text[:57] + "..."), value
+    return f"a {type(value).__name__} object", id(value)
+
+
+def _signature(p: Any, info: Any, args: Any, kwargs: Any, operands: Any) -> dict[str, Any]:
+    """What a jitted function was traced for: each traced argument's type (shape, dtype, weak
+    type) and sharding, and each static argument's value."""
+    names = list(p.arg_names or ())
+    traced = {}
+    for i, aval in enumerate(p.in_avals):
+        name = names[i] if i < len(names) else f"operand {i}"
+        operand = operands[len(p.consts) + i] if len(p.consts) + i < len(operands) else None
+        sharding = getattr(operand, "sharding", None) if type(operand).__name__ == "ArrayImpl" else None
+        traced[name] = (str(aval.str_short()) + (" (weakly typed)" if getattr(aval, "weak_type", False) else ""),
+                        None if sharding is None else repr(sharding)[:200])
+    static = {}
+    parameters = list(info.fun_signature.parameters) if getattr(info, "fun_signature", None) is not None else []
+    for i in getattr(info, "static_argnums", ()):
+        if 0 <= i < len(args):
+            static[parameters[i] if i < len(parameters) else f"argument {i}"] = _static_text(args[i])
+    for name in getattr(info, "static_argnames", ()):
+        if name in kwargs:
+            static[name] = _static_text(kwargs[name])
+    return {"traced": traced, "static": static}
+
+
+def _changed(last: tuple[Any, dict[str, Any]], now: tuple[Any, dict[str, Any]]) -> dict[str, str]:
+    """Why a function was traced or compiled again: the first difference from its last trace
+    (``what``: type, static, sharding, arguments, new_function or other)."""
+    (fun_before, before), (fun_now, after) = last, now
+    for name, (kind, sharding) in after["traced"].items():
+        was = before["traced"].get(name)
+        if was is None:
+            return {"what": "arguments", "argument": name, "before": "absent", "after": kind}
+        if was[0] != kind:
+            return {"what": "type", "argument": name, "before": was[0], "after": kind}
+        if was[1] != sharding:
+            return {"what": "sharding", "argument": name, "before": str(was[1]), "after": str(sharding)}
+    for name, (text, value) in after["static"].items():
+        was = before["static"].get(name)
+        if was is None or type(was[1]) is not type(value) or was[1] != value:
+            return {"what": "static", "argument": name, "before": "absent" if was is None else was[0], "after": text}
+    if set(before["traced"]) != set(after["traced"]) or set(before["static"]) != set(after["static"]):
+        return {"what": "arguments", "argument": "", "before": ", ".join(before["traced"]),
+                "after": ", ".join(after["traced"])}
+    if fun_before is not fun_now:
+        return {"what": "new_function", "argument": "", "before": "", "after": ""}
+    return {"what": "other", "argument": "", "before": "", "after": ""}
 
 
 def _placed_invars(program: Any) -> frozenset[int]:

@@ -109,11 +109,34 @@ def _leaf(data: dict[str, Any]) -> Leaf:
 
 
 @dataclass(frozen=True)
+class Recompiled:
+    """Why a jitted function was traced or compiled again: what differs from its last trace.
+    ``what``: "type" (a traced argument's shape, dtype or weak type), "static" (a static
+    argument's value), "sharding" (a traced argument's), "arguments" (other arguments),
+    "new_function" (a new function object: jitted anew) or "other" (a captured value, a
+    global); ``argument``: which, ``before``/``after``: its two types or values, in words."""
+    what: str
+    argument: str
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
 class JitCall:
     """One call of a jitted function: its name, and ``status``: "traced" (a program not seen
-    before), "compiled" (a known program compiled for new shardings or shapes) or "cached"."""
+    before), "compiled" (a known program compiled for new shardings or shapes) or "cached".
+    ``function``: where it was defined (``step at solution.py:12``); ``own``: the submission's
+    own function (not JAX's); ``compiles``: programs compiled during the call; ``again``:
+    why it was traced or compiled again; ``donated``: the arguments it donates, ``reused``:
+    those whose buffers XLA reused (deleted by the call)."""
     name: str
     status: str
+    function: str = ""
+    own: bool = False
+    compiles: int = 0
+    again: Recompiled | None = None
+    donated: tuple[str, ...] = ()
+    reused: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -126,13 +149,31 @@ class HostWork:
 
 
 JIT_STATUSES, HOST_KINDS = ("traced", "compiled", "cached"), ("callback", "custom_rule", "round_trip")
+RECOMPILE_CAUSES = ("type", "static", "sharding", "arguments", "new_function", "other")
 
 
 def parse_jit_calls(data: Any) -> tuple[JitCall, ...]:
     if not isinstance(data, list) or not all(isinstance(d, dict) and d.get("status") in JIT_STATUSES
                                              and isinstance(d.get("name"), str) for d in data):
         raise Malformed("jitted calls are not as the protocol says")
-    return tuple(JitCall(safe_text(d["name"], 200), d["status"]) for d in data[:256])
+    return tuple(_jit_call(d) for d in data[:256])
+
+
+def _jit_call(data: dict[str, Any]) -> JitCall:
+    again = data.get("again")
+    if again is not None and not (isinstance(again, dict) and again.get("what") in RECOMPILE_CAUSES
+                                  and all(isinstance(again.get(k), str) for k in ("argument", "before", "after"))):
+        raise Malformed("a recompilation's cause is not as the protocol says")
+    names = [data.get(k, []) for k in ("donated", "reused")]
+    if not all(isinstance(n, list) and all(isinstance(v, str) for v in n) for n in names) \
+            or not isinstance(data.get("function", ""), str) or type(data.get("compiles", 0)) is not int \
+            or not isinstance(data.get("own", False), bool):
+        raise Malformed("a jitted call is not as the protocol says")
+    return JitCall(safe_text(data["name"], 200), data["status"], safe_text(data.get("function", ""), 300),
+                   data.get("own", False), max(0, data.get("compiles", 0)),
+                   None if again is None else Recompiled(again["what"], *(safe_text(again[k], 200)
+                                                                          for k in ("argument", "before", "after"))),
+                   *(tuple(safe_text(v, 200) for v in n[:16]) for n in names))
 
 
 def parse_host(data: Any) -> tuple[HostWork, ...]:

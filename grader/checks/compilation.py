@@ -1,0 +1,139 @@
+"""``structure``: how often the submission's own jitted functions are compiled.
+
+A jitted step that is compiled anew on every call (a static argument whose value changes,
+``jax.jit`` applied inside the function, a shape that differs from call to call) returns the
+right numbers, only ten to a thousand times slower, so no value check can see it. The
+recorder (``grader.observe.recorder``) sees every call of a jitted function, served from
+JAX's caches or not, counts the programs compiled during it (a program the persistent
+compilation cache serves counts too: what the grader's cache holds changes no count), and
+says why a function was traced or compiled again (which argument changed, and how).
+
+The check makes its own calls, on the probe's shapes and with new values each time (every
+float scalar too: a learning rate that changes between steps), so a correct step is compiled
+at most once whatever the other checks called before.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from grader.arguments import Signature, argument_leaves, with_leaf
+from grader.checks.base import Check, Context
+from grader.observe.returned import JitCall, Recompiled
+from grader.outcome import Category, Outcome
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompilesAtMost(Check):
+    """Over ``calls`` calls on the probe's shapes with new values each time, each of the
+    submission's own jitted functions is compiled at most ``limit`` times, and at least one
+    of them runs (``require_jit``). ``vary``: the leaves given new values on each call
+    (``lr``, ``params['w']``); None: every array and every float."""
+    limit: int = 1
+    calls: int = 4
+    vary: tuple[str, ...] | None = None
+    require_jit: bool = True
+    category: ClassVar[Category] = "structure"
+
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        found = []
+        if self.limit < 0 or self.calls < 2:
+            found.append(f"{self.id}: needs limit >= 0 and calls >= 2 (got {self.limit}, {self.calls})")
+        leaves = {path for path, _ in argument_leaves(probe)}
+        found += [f"{self.id}: vary names {path!r}, which is no leaf of the probe (leaves: {', '.join(sorted(leaves))})"
+                  for path in self.vary or () if path not in leaves]
+        return found
+
+    def judge(self, context: Context) -> Outcome:
+        compiled: dict[str, list[tuple[int, JitCall]]] = {}  # own function -> (call number, the call compiling it)
+        own = False
+        for number, arguments in enumerate(_new_values(context.probe, self.calls, self.vary), start=1):
+            returned = context.session.call(arguments)
+            if not returned.ok:
+                return Outcome.failed(f"Call {number} of {self.calls} (the probe's shapes, new values) "
+                                      f"{returned.describe()}, so how often it compiles cannot be judged.",
+                                      expected=f"{self.calls} calls that return", observed=returned.describe())
+            for call in returned.jit_calls:
+                own = own or call.own
+                if call.own and call.compiles:
+                    compiled.setdefault(call.function, []).append((number, call))
+        if self.require_jit and not own:
+            return Outcome.failed(
+                f"None of your own jitted functions ran in {self.calls} calls: without jax.jit every call dispatches "
+                "each operation on its own.", expected="a jitted function of yours, compiled once",
+                observed="no jax.jit function of yours ran")
+        worst = max(compiled.items(), key=lambda item: len(item[1]), default=None)
+        if worst is None or len(worst[1]) <= self.limit:
+            times = "once" if worst is not None and len(worst[1]) == 1 else (
+                "not at all (already compiled)" if worst is None else f"{len(worst[1])} times")
+            return Outcome.passed(f"Over {self.calls} calls with new values, each of your jitted functions was "
+                                  f"compiled {times}, at most {_times(self.limit)}.")
+        function, compiles = worst
+        return Outcome.failed(
+            f"{function} was compiled {len(compiles)} times over {self.calls} calls of your function on inputs of "
+            f"the same shapes (at most {_times(self.limit)} expected). {_causes(compiles)}Every compilation costs "
+            "far more than the step itself.",
+            expected=f"each jitted function compiled at most {_times(self.limit)}",
+            observed=f"{function} compiled {len(compiles)} times in {self.calls} calls")
+
+
+def _times(count: int) -> str:
+    return {0: "no time", 1: "once", 2: "twice"}.get(count, f"{count} times")
+
+
+def _causes(compiles: list[tuple[int, JitCall]]) -> str:
+    """Why the function compiled again, in words: each distinct cause once, with the calls it
+    caused (``Call 2 ... (calls 3 and 4: the same.)``)."""
+    grouped: dict[tuple[str, str], list[tuple[int, Recompiled]]] = {}
+    for number, call in compiles:
+        if call.again is not None:
+            grouped.setdefault((call.again.what, call.again.argument), []).append((number, call.again))
+    sentences = []
+    for found in list(grouped.values())[:3]:
+        (number, again), rest = found[0], [n for n, _ in found[1:]]
+        sentences.append(f"Call {number} compiled it again because {_cause(again)}."
+                         + (f" ({_calls(rest)}: the same.)" if rest else ""))
+    return "".join(s + " " for s in sentences)
+
+
+def _calls(numbers: list[int]) -> str:
+    if len(numbers) == 1:
+        return f"Call {numbers[0]}"
+    return f"Calls {', '.join(str(n) for n in numbers[:-1])} and {numbers[-1]}"
+
+
+def _cause(again: Recompiled) -> str:
+    if again.what == "static":
+        return (f"the static argument {again.argument} changed from {again.before} to {again.after}: each new value "
+                f"of a static argument is a new program, so pass {again.argument} as a traced argument")
+    if again.what == "type":
+        return f"{again.argument} changed from {again.before} to {again.after}"
+    if again.what == "sharding":
+        return f"{again.argument}'s sharding changed from {again.before} to {again.after}"
+    if again.what == "new_function":
+        return ("it is a new function each time (jax.jit applied inside your function to a function defined there, "
+                "or to a partial of it): define the function once, outside, and pass what changes as an argument")
+    if again.what == "arguments":
+        return f"its arguments changed ({again.before or 'none'} before, {again.after or 'none'} now)"
+    return "a value it captures (a global or a closure variable) changed"
+
+
+def _new_values(probe: dict[str, Any], count: int, vary: tuple[str, ...] | None) -> list[dict[str, Any]]:
+    """The probe, then ``count - 1`` copies whose varied leaves hold other values of the same
+    type and shape: arrays scaled, float scalars (a learning rate) halved each time."""
+    inputs = [probe]
+    for k in range(1, count):
+        arguments = probe
+        for path, value in argument_leaves(probe):
+            if vary is not None and path not in vary:
+                continue
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+                arguments = with_leaf(arguments, path, (value * (1.0 + 0.125 * k)).astype(value.dtype))
+            elif isinstance(value, np.ndarray) and value.dtype.kind in "iu" and vary is not None:
+                arguments = with_leaf(arguments, path, value + k)
+            elif type(value) is float:
+                arguments = with_leaf(arguments, path, value * 0.5 ** k)
+        inputs.append(arguments)
+    return inputs
