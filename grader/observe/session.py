@@ -184,6 +184,7 @@ class Session:
                   if k in ("ok", "stage", "error", "line", "text", "exception", "type", "signature", "accepts")}
         if isinstance(reply.get("defined"), list):
             detail["defined"] = [safe_text(d, 100) for d in reply["defined"][:50]]
+        detail.update(_cells_of(reply))
         ok = reply.get("ok") is True and reply.get("accepts") is True
         stage = detail.get("stage", "signature" if reply.get("ok") else "unknown")
         self._loaded = Loaded(ok, "" if ok else str(stage), detail)
@@ -333,6 +334,23 @@ def _copy(source: Path, workdir: Path, *parts: str) -> Path:
         with open(target, "wb") as copy:
             shutil.copyfileobj(reading, copy)
     return workdir.joinpath(*parts)
+
+
+def _cells_of(reply: dict[str, Any]) -> dict[str, Any]:
+    """What a load reply says of a notebook's cells, the fields of the wrong type left out: the
+    cell whose failure failed the load (``cell``, ``needed``), the cells skipped because they
+    failed (``skipped``: cell, line, error; at most 20) and how many there were in all."""
+    found: dict[str, Any] = {}
+    if type(reply.get("cell")) is int and type(reply.get("needed")) is bool:
+        found.update(cell=reply["cell"], needed=reply["needed"])
+    skipped = reply.get("skipped")
+    if isinstance(skipped, list):
+        found["skipped"] = [{"cell": s["cell"], "line": s.get("line") if type(s.get("line")) is int else None,
+                             "error": safe_text(s.get("error", ""), 200)} for s in skipped[:20]
+                            if isinstance(s, dict) and type(s.get("cell")) is int and isinstance(s.get("error"), str)]
+        count = reply.get("skipped_count")
+        found["skipped_count"] = max(count if type(count) is int else 0, len(found["skipped"]))
+    return found
 
 
 def _shown(name: str) -> str:
