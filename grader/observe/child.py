@@ -20,7 +20,7 @@ import types
 import warnings
 from typing import Any, Callable, NamedTuple
 
-from grader.errors import ChannelClosed
+from grader.errors import CellFailed, ChannelClosed
 from grader.sandbox.protocol import carries, decode_array, encode_array, read_message, write_message
 
 MAX_RETURNED_ELEMENTS = 1 << 20
@@ -397,7 +397,7 @@ class Child:
                 exec(code, module.__dict__)
             else:
                 self.run_cells(source, cells, module.__dict__, skipped)
-        except _CellFailed as failed:
+        except CellFailed as failed:
             return {"ok": False, "stage": "import", "error": _error_text(failed.error, display_name),
                     "exception": type(failed.error).__name__, "cell": failed.cell, "needed": failed.needed,
                     **_skipped(skipped)}
@@ -433,7 +433,7 @@ class Child:
         sys.exit) is skipped, added to ``skipped`` (number, line in the cell, error), and the
         next one runs: Jupyter shows the error and the student goes on. A needed cell that
         fails, and any cell that raises KeyboardInterrupt or another BaseException, raises
-        ``_CellFailed``; ``os._exit`` ends the child as it would any file. Each cell is
+        ``CellFailed``; ``os._exit`` ends the child as it would any file. Each cell is
         compiled from the file's own syntax tree, so its line numbers are the file's."""
         import ast
         import bisect
@@ -456,14 +456,14 @@ class Child:
                 exec(code, namespace)
             except (Exception, SystemExit) as error:
                 if cell.needed:
-                    raise _CellFailed(cell.number, True, error) from None
+                    raise CellFailed(cell.number, True, error) from None
                 # the cell's own statement that raised, counted from the cell's first line as Jupyter shows it
                 frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == self.filename]
                 line = frames[0].lineno - cell.first_line if frames and frames[0].lineno else None
                 first = (_error_head(error).splitlines() or [type(error).__name__])[0]
                 skipped.append({"cell": cell.number, "line": line, "error": first[:MAX_SKIPPED_TEXT]})
             except BaseException as error:
-                raise _CellFailed(cell.number, cell.needed, error) from None
+                raise CellFailed(cell.number, cell.needed, error) from None
 
     def call(self, named: list[list[Any]], mode: str = "placements",
              counterfactual: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -558,14 +558,6 @@ class Child:
 def _skipped(skipped: list[dict[str, Any]]) -> dict[str, Any]:
     """The load reply's account of skipped cells: the first ``MAX_SKIPPED``, and how many in all."""
     return {"skipped": skipped[:MAX_SKIPPED], "skipped_count": len(skipped)} if skipped else {}
-
-
-class _CellFailed(Exception):
-    """A notebook cell whose failure fails the load: ``error`` as it was raised."""
-
-    def __init__(self, cell: int, needed: bool, error: BaseException) -> None:
-        super().__init__(cell)
-        self.cell, self.needed, self.error = cell, needed, error
 
 
 class _TooBig:
