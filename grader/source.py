@@ -617,6 +617,26 @@ def helpers_beside(main: Path) -> tuple[Path, ...]:
     return tuple(main.parent.joinpath(*p.parts) for p in modules_needed(PurePosixPath(main.name), text, read))
 
 
+def helper_at(main: Path, helper: Path) -> PurePosixPath:
+    """Where a helper module of ``main`` lies relative to ``main``'s folder (its import path, as
+    ``helpers_beside`` and a class's intake lay it out: ``tools/meshes.py``); a helper given
+    elsewhere lies beside ``main``. The child's copy, and a Dask worker's, put it there."""
+    try:
+        return PurePosixPath(helper.relative_to(main.parent).as_posix())
+    except ValueError:
+        return PurePosixPath(helper.name)
+
+
+def helper_path(text: str) -> PurePosixPath:
+    """``text`` (a ``helper_at`` path that travelled) as a path inside the submission's folder;
+    ValueError for one that would leave it (absolute, ``..``, a backslash, an empty part)."""
+    path = PurePosixPath(text)
+    if not text or path.is_absolute() or "\\" in text or "\0" in text \
+            or any(part in ("", ".", "..") for part in text.split("/")):
+        raise ValueError(f"refusing the helper module path {text!r}: a path inside the submission's folder")
+    return path
+
+
 @dataclass(frozen=True)
 class Prepared:
     """A submission ready to grade: ``path`` is Python (a notebook's code cells written out),

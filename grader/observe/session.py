@@ -30,6 +30,7 @@ from grader.observe.program import Program
 from grader.observe.returned import (Incident, Returned, parse_host, parse_jit_calls, parse_leaves, safe_reply,
                                      safe_text)
 from grader.sandbox.process import Child, Launcher, Limits
+from grader.source import helper_at
 
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:
 # the report already says what went wrong, and each time-out costs the full call limit.
@@ -197,11 +198,7 @@ class Session:
         workdir = Path(self.start().workdir)
         main = _shown(self.submission.name)
         for helper in self.helpers:
-            try:
-                parts = helper.relative_to(self.submission.parent).parts
-            except ValueError:
-                parts = (helper.name,)  # beside it, where it was not given under its folder
-            shown = tuple(_shown(part) for part in parts)
+            shown = tuple(_shown(part) for part in helper_at(self.submission, helper).parts)
             if shown != (main,):
                 _copy(helper, workdir, *shown)
         return _copy(self.submission, workdir, main)
