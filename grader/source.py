@@ -118,8 +118,10 @@ def notebook_python(data: bytes, function: str | None = None, beside: frozenset[
             lines[first - 1:last] = [f"{indent}pass  # skipped: {line.strip()}" if i == first else f"# {line}"
                                      for i, line in enumerate(lines[first - 1:last], start=first)]
         parts.append(f"# In[{cell.number}]:\n" + "\n".join(lines))
-        # a cell that does not parse alone is kept as needed: the load check says why it fails
-        table.append(Cell(cell.number, line, needed is None or cell.number in needed or uses.get(cell.number) is None))
+        # needed too: a cell that does not parse alone (the load check says why it fails), and one
+        # whose star import may bind what the function reads
+        judged = uses.get(cell.number)
+        table.append(Cell(cell.number, line, needed is None or cell.number in needed or judged is None or judged.star))
         line += len(lines) + 2  # its "# In[n]:" line, its lines, the empty line between cells
     if needed is not None:
         parts.append(cells_line(table))
@@ -278,6 +280,7 @@ class _Uses:
     reads: set[str] = field(default_factory=set)
     later: dict[str, set[str]] = field(default_factory=dict)
     imports: list[_Import] = field(default_factory=list)
+    star: bool = False  # a ``from m import *``: what it binds is not in the syntax
 
 
 def _names_read(node: ast.AST) -> set[str]:
@@ -330,6 +333,7 @@ def _uses(text: str) -> _Uses | None:
                     continue  # a notebook is no package: the load check says what fails
                 bound = frozenset(alias.asname or alias.name.split(".")[0] for alias in statement.names
                                   if alias.name != "*")
+                uses.star |= any(alias.name == "*" for alias in statement.names)
                 uses.binds |= bound
                 modules = ((statement.module,) if isinstance(statement, ast.ImportFrom) and statement.module
                            else tuple(alias.name for alias in statement.names))

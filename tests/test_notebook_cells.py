@@ -134,3 +134,18 @@ def test_the_table_is_read_back_only_from_a_files_last_line() -> None:
     assert read_cells(text.encode()) == cells
     assert read_cells(f"{cells_line(cells)}\nx = 1\n".encode()) is None
     assert read_cells(b"x = 1\n") is None
+
+
+def test_which_cells_the_function_needs_is_judged_from_their_syntax() -> None:
+    """The table the conversion writes: the definition, what it reads (a constant set after it
+    too), a star import (what it binds is unknown) and the cells those read are needed."""
+    converted = python_of(colab("from math import *", "import numpy as np\nBASE = np.float32(2)",
+                                "def replicated_sharding_value(x):\n    return sqrt(x) * K",
+                                "K = BASE * 2", "print(replicated_sharding_value(4.0))", "print(BASE)", ""),
+                          ".ipynb", FUNCTION)
+    cells = read_cells(converted.text.encode())
+    assert [(c.number, c.needed) for c in cells] == [(2, True), (3, True), (4, True), (5, True), (6, False),
+                                                     (7, False), (8, True)]
+    lines = converted.text.splitlines()
+    assert all(lines[c.first_line - 1] == f"# In[{c.number}]:" for c in cells)
+    assert read_cells(python_of(colab("x = 1"), ".ipynb").text.encode()) is None  # no function: nothing judged
