@@ -2,12 +2,13 @@
 
 It imports JAX for the exercise's device count, puts its observers in place *before* the
 submission is imported (``grader.observe.recorder``), then answers the parent's requests
-over a private channel: ``load`` (import the file, find the function), ``call`` (run it on
+over a private channel: ``load`` (import the file, find the function; a converted notebook
+runs cell by cell, ``Child.run_cells``), ``call`` (run it on
 one set of arguments and describe what came back, which placements happened and, when asked,
 the whole program the call ran with the real buffers of what it placed and returned),
 ``trace`` (the program ``jax.make_jaxpr`` records for it), ``exit``. It describes raw facts
 only; every judgement is made by the parent. It imports nothing from the grader but the
-channel and the program recorders, so it starts fast.
+channel, the program recorders and the notebook cell table, so it starts fast.
 """
 from __future__ import annotations
 
