@@ -56,8 +56,9 @@ MAX_NOTEBOOK_CODE = 1 << 20
 # (16 MiB of one-character lines would cost ~50 bytes each, ~10x the file).
 MAX_NOTEBOOK_QUOTES = 1_000_000
 MAX_NOTES = 20
-# Leaving cells out needs the cells' syntax trees, which cost ~600x the code: only notebooks of
-# up to this much code (a solution's is a few kB) are judged so; larger ones are kept whole.
+# Judging which cells the function needs takes the cells' syntax trees, which cost ~600x the
+# code: only notebooks of up to this much code (a solution's is a few kB) are judged; larger ones
+# are kept whole and run whole.
 MAX_ANALYSED_CODE = 64 << 10
 
 
