@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from grader.checks.base import Check, Context
+from grader.observe.session import Loaded
 from grader.outcome import Category, Outcome
 from grader.source import notebook_note
 
@@ -34,7 +35,7 @@ class LoadsFunction(Check):
                                                            f"function does not need them): {'; '.join(skipped)}.")
         return outcome
 
-    def _failure(self, loaded: Any, name: str, call: str, arguments: str) -> Outcome:
+    def _failure(self, loaded: Loaded, name: str, call: str, arguments: str) -> Outcome:
         detail = loaded.detail
         if loaded.incident:
             return Outcome.failed(f"Your file could not be imported: {loaded.incident.message}.",
