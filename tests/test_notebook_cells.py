@@ -149,3 +149,16 @@ def test_which_cells_the_function_needs_is_judged_from_their_syntax() -> None:
     lines = converted.text.splitlines()
     assert all(lines[c.first_line - 1] == f"# In[{c.number}]:" for c in cells)
     assert read_cells(python_of(colab("x = 1"), ".ipynb").text.encode()) is None  # no function: nothing judged
+
+
+def test_a_missing_function_is_reported_with_the_cells_that_were_skipped(seed_exercise, tmp_path: Path) -> None:
+    """The function may be missing because a skipped cell was to define it: the failure says
+    which cells did not run (the first 20 described, the rest counted)."""
+    demos = [f"raise ValueError('demo {n}')" for n in range(25)]
+    report, _ = graded(seed_exercise, tmp_path, IMPORTS, DEFINITION.replace("def replicated_sharding_value",
+                                                                            "def my_sum"), *demos)
+    load = load_check(report)
+    assert load.message.startswith("Your file does not define a function named replicated_sharding_value.")
+    assert "Skipped because they failed (your function does not need them): cell 4 skipped: its line 1 raised " \
+           "ValueError: demo 0; cell 5 skipped" in load.message
+    assert "cell 23 skipped: its line 1 raised ValueError: demo 19; and 5 more." in load.message
