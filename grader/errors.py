@@ -23,6 +23,15 @@ class ChannelClosed(Exception):
     """The other end of the grading channel went away (the child died or closed its pipe)."""
 
 
+class CellFailed(Exception):
+    """In the child, a notebook cell whose failure fails the load (``grader.observe.child``):
+    its number, whether the graded function needs it, and ``error`` as the cell raised it."""
+
+    def __init__(self, cell: int, needed: bool, error: BaseException) -> None:
+        super().__init__(cell)
+        self.cell, self.needed, self.error = cell, needed, error
+
+
 class ChildFailure(Exception):
     """The child stopped answering: it ran out of time, died, or broke the protocol."""
 

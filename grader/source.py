@@ -11,7 +11,16 @@ class run's intake, the Gradescope and PrairieLearn autograders):
   comments; a cell that imports a module the grader does not provide (``google.colab``,
   ``matplotlib``), or uses what such a cell defined, is left out unless the graded function
   needs it (then the import stays, and the load check names the missing module). The report
-  lists every such change.
+  lists every such change;
+- a notebook runs as Jupyter's Run All runs it, cell by cell, except that a cell the graded
+  function does not need is skipped when it fails as it runs (a demo that reads a file the
+  grader lacks, plots, or calls the function on a bad input). Which cells the function needs
+  is judged from their syntax (``_needed``: the cell that last defines it, and those defining
+  the helpers, constants and imports it uses, transitively); the converted file ends with that
+  table (``grader.notebook_cells``), and the child (``grader.observe.child``) runs the cells and
+  reports those it skipped, which the load check lists. A needed cell that fails fails the
+  load, named by its number. Notebooks of more than ``MAX_ANALYSED_CODE`` of code, and ``.py``
+  files, run whole.
 
 Everything here reads files as data: nothing of a student's is executed or imported.
 """
@@ -32,6 +41,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
 from grader.errors import NotebookError
+from grader.notebook_cells import Cell, cells_line
 
 SUFFIXES = (".py", ".ipynb")
 MAX_HELPERS, MAX_HELPER_BYTES = 32, 1 << 20
@@ -46,8 +56,9 @@ MAX_NOTEBOOK_CODE = 1 << 20
 # (16 MiB of one-character lines would cost ~50 bytes each, ~10x the file).
 MAX_NOTEBOOK_QUOTES = 1_000_000
 MAX_NOTES = 20
-# Leaving cells out needs the cells' syntax trees, which cost ~600x the code: only notebooks of
-# up to this much code (a solution's is a few kB) are judged so; larger ones are kept whole.
+# Judging which cells the function needs takes the cells' syntax trees, which cost ~600x the
+# code: only notebooks of up to this much code (a solution's is a few kB) are judged; larger ones
+# are kept whole and run whole.
 MAX_ANALYSED_CODE = 64 << 10
 
 
@@ -74,25 +85,33 @@ def python_of(data: bytes, suffix: str, function: str | None = None,
 def notebook_python(data: bytes, function: str | None = None, beside: frozenset[str] = frozenset()) -> Converted:
     """A notebook's code cells as one Python file. With ``function`` (the exercise's), a cell
     that imports a module the grader does not provide, or uses what such a cell defined, is
-    left out (and listed) unless ``function`` needs it; ``beside``: the student's own modules."""
+    left out (and listed) unless ``function`` needs it; ``beside``: the student's own modules.
+    The file then ends with the table of its cells (``grader.notebook_cells``): the child runs
+    them one by one and skips a cell ``function`` does not need when it fails."""
     notes = _Notes()
     cells = [_cell_python(number, source, notes) for number, source in read_notebook(data)]
-    left = _Left()
-    if function is not None and any(not grader_provides(module, beside) for cell in cells
-                                    for level, module, _ in _imports_of(cell.text) if not level and module):
-        # cells are parsed only where some import cannot succeed
+    left: _Left = _Left()
+    uses: dict[int, _Uses | None] = {}
+    needed: dict[int, set[str]] | None = None  # None: not judged, every cell counts as needed
+    if function is not None:
+        lacking = any(not grader_provides(module, beside) for cell in cells
+                      for level, module, _ in _imports_of(cell.text) if not level and module)
         if sum(len(cell.text) for cell in cells) <= MAX_ANALYSED_CODE:
-            left = _left_out(cells, function, beside)
-        else:
+            uses = {cell.number: _uses(cell.text) for cell in cells if cell.text.strip()}
+            needed = _needed(uses, function)
+            if lacking:  # only then can an import of a kept cell be left out
+                left = _left_out(uses, needed, beside)
+        elif lacking:
             notes.add(f"cells were not judged for imports the grader lacks: more than {MAX_ANALYSED_CODE >> 10} "
                       "KiB of code")
-    parts = []
+    parts, table, line = [], [], 1
     for cell in cells:
         lines = split_lines(cell.text)
         if cell.number in left.cells:
             notes.add(f"cell {cell.number} skipped: {left.cells[cell.number]}")
             parts.append(f"# In[{cell.number}]: skipped ({left.cells[cell.number]})\n"
                          + "\n".join(f"# {line}" for line in lines))
+            line += len(lines) + 2
             continue
         for first, last, why in left.lines.get(cell.number, ()):
             notes.add(f"cell {cell.number}, line {first} skipped: {why}")
@@ -100,6 +119,13 @@ def notebook_python(data: bytes, function: str | None = None, beside: frozenset[
             lines[first - 1:last] = [f"{indent}pass  # skipped: {line.strip()}" if i == first else f"# {line}"
                                      for i, line in enumerate(lines[first - 1:last], start=first)]
         parts.append(f"# In[{cell.number}]:\n" + "\n".join(lines))
+        # needed too: a cell that does not parse alone (the load check says why it fails), and one
+        # whose star import may bind what the function reads
+        judged = uses.get(cell.number)
+        table.append(Cell(cell.number, line, needed is None or cell.number in needed or judged is None or judged.star))
+        line += len(lines) + 2  # its "# In[n]:" line, its lines, the empty line between cells
+    if needed is not None:
+        parts.append(cells_line(table))
     return Converted("\n\n".join(parts) + "\n", notes.done())
 
 
@@ -255,6 +281,7 @@ class _Uses:
     reads: set[str] = field(default_factory=set)
     later: dict[str, set[str]] = field(default_factory=dict)
     imports: list[_Import] = field(default_factory=list)
+    star: bool = False  # a ``from m import *``: what it binds is not in the syntax
 
 
 def _names_read(node: ast.AST) -> set[str]:
@@ -307,6 +334,7 @@ def _uses(text: str) -> _Uses | None:
                     continue  # a notebook is no package: the load check says what fails
                 bound = frozenset(alias.asname or alias.name.split(".")[0] for alias in statement.names
                                   if alias.name != "*")
+                uses.star |= any(alias.name == "*" for alias in statement.names)
                 uses.binds |= bound
                 modules = ((statement.module,) if isinstance(statement, ast.ImportFrom) and statement.module
                            else tuple(alias.name for alias in statement.names))
@@ -343,16 +371,14 @@ class _Left:
     lines: dict[int, list[tuple[int, int, str]]] = field(default_factory=dict)  # cell → (first, last, why)
 
 
-def _left_out(cells: list[_Cell], function: str, beside: frozenset[str]) -> _Left:
-    """What to leave out so that a notebook runs as the student ran it: each import of a module
-    the grader does not provide, and each cell that reads what such an import bound, unless
-    ``function`` needs it, directly or through the helpers, constants and imports it uses (then
-    it stays, and importing the file fails naming the module)."""
-    uses = {cell.number: _uses(cell.text) for cell in cells if cell.text.strip()}
-    order = list(uses)
+def _needed(uses: dict[int, _Uses | None], function: str) -> dict[int, set[str]]:
+    """The cells ``function`` needs, each with the names it is needed for: the last to define
+    it, and the cells binding the helpers, constants and imports it reads (when called, or what
+    those cells read as they run), transitively. Any other cell only demonstrates: leaving it
+    out changes nothing the function computes."""
     binders: dict[str, list[int]] = {}  # name → the cells binding it, in order
-    for number in order:
-        for name in (cell.binds if (cell := uses[number]) is not None else ()):
+    for number, cell in uses.items():
+        for name in (cell.binds if cell is not None else ()):
             binders.setdefault(name, []).append(number)
 
     def binder(name: str, before: int | None) -> int | None:
@@ -379,11 +405,17 @@ def _left_out(cells: list[_Cell], function: str, beside: frozenset[str]) -> _Lef
         for read in cell.later.get(name, ()):
             if (source := binder(read, None)) is not None:
                 pending.append((source, read))
+    return needed
 
+
+def _left_out(uses: dict[int, _Uses | None], needed: dict[int, set[str]], beside: frozenset[str]) -> _Left:
+    """What to leave out so that a notebook runs as the student ran it: each import of a module
+    the grader does not provide, and each cell that reads what such an import bound, unless
+    the function needs the cell (``needed``: then it stays, and importing the file fails naming
+    the module)."""
     left = _Left()
     unavailable: dict[str, str] = {}  # a name whose binding was left out → the module it needed
-    for number in order:
-        cell = uses[number]
+    for number, cell in uses.items():
         if cell is None:
             continue
         wanted = needed.get(number, set()) | cell.reads
@@ -459,14 +491,24 @@ def grader_provides(module: str, beside: frozenset[str] = frozenset()) -> bool:
     return True
 
 
-def notebook_note(notes: tuple[str, ...]) -> str | None:
-    """What the report says about a notebook's conversion, or None when nothing changed."""
-    if not notes:
+def notebook_note(notes: tuple[str, ...], skipped: tuple[str, ...] = ()) -> str | None:
+    """What the report says about a notebook's conversion (``notes``) and the cells skipped
+    when they failed as they ran (``skipped``), or None when nothing changed."""
+    if not notes and not skipped:
         return None
-    shown = "; ".join(notes[:5]) + (f"; and {len(notes) - 5} more" if len(notes) > 5 else "")
-    return (f"Your notebook was graded as the Python of its code cells, in order. IPython lines, cells that "
-            f"are not Python, and code your function does not need that imports what the grader does not "
-            f"provide were turned into comments ({shown}): the grader runs Python, not IPython.")
+    said = ["Your notebook was graded as the Python of its code cells, in order."]
+    if notes:
+        said.append(f"IPython lines, cells that are not Python, and code your function does not need that imports "
+                    f"what the grader does not provide were turned into comments ({_listed(notes)}): the grader "
+                    f"runs Python, not IPython.")
+    if skipped:
+        said.append(f"Cells your function does not need that failed when they ran were skipped, and the cells "
+                    f"after them ran ({_listed(skipped)}).")
+    return " ".join(said)
+
+
+def _listed(notes: tuple[str, ...]) -> str:
+    return "; ".join(notes[:5]) + (f"; and {len(notes) - 5} more" if len(notes) > 5 else "")
 
 
 def choose(texts: dict[Path, str], function: str) -> tuple[Path | None, str]:
@@ -578,6 +620,26 @@ def helpers_beside(main: Path) -> tuple[Path, ...]:
     except (OSError, NotebookError):
         return ()
     return tuple(main.parent.joinpath(*p.parts) for p in modules_needed(PurePosixPath(main.name), text, read))
+
+
+def helper_at(main: Path, helper: Path) -> PurePosixPath:
+    """Where a helper module of ``main`` lies relative to ``main``'s folder (its import path, as
+    ``helpers_beside`` and a class's intake lay it out: ``tools/meshes.py``); a helper given
+    elsewhere lies beside ``main``. The child's copy, and a Dask worker's, put it there."""
+    try:
+        return PurePosixPath(helper.relative_to(main.parent).as_posix())
+    except ValueError:
+        return PurePosixPath(helper.name)
+
+
+def helper_path(text: str) -> PurePosixPath:
+    """``text`` (a ``helper_at`` path that travelled) as a path inside the submission's folder;
+    ValueError for one that would leave it (absolute, ``..``, a backslash, an empty part)."""
+    path = PurePosixPath(text)
+    if not text or path.is_absolute() or "\\" in text or "\0" in text \
+            or any(part in ("", ".", "..") for part in text.split("/")):
+        raise ValueError(f"refusing the helper module path {text!r}: a path inside the submission's folder")
+    return path
 
 
 @dataclass(frozen=True)

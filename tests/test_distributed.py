@@ -225,6 +225,45 @@ def test_a_class_graded_on_the_cluster_gets_the_reports_of_local_grading(cluster
     assert again.returncode == 0 and f"0 graded, {len(CLASS)} unchanged" in again.stdout
 
 
+# A solution that imports its own package: on a worker too it lies in its folders, and the
+# tests/ package beside it, which nothing imports, stays behind.
+PACKAGED = {
+    "solution.py": "import jax\nimport jax.numpy as jnp\nfrom jax.sharding import NamedSharding, PartitionSpec\n\n"
+                   "from tools import mesh_of_first\n\n\ndef replicated_sharding_value(x):\n"
+                   "    return jnp.sum(jax.device_put(x, NamedSharding(mesh_of_first(1), PartitionSpec())))\n",
+    "tools/__init__.py": "from .meshes import mesh_of_first\n",
+    "tools/meshes.py": "import jax\nimport numpy as np\nfrom jax.sharding import Mesh\n\n\ndef mesh_of_first(count):\n"
+                       "    return Mesh(np.array(jax.devices()[:count]), ('data',))\n",
+    "tests/__init__.py": "",
+    "tests/test_solution.py": "raise SystemExit('never imported')\n",
+}
+
+
+def test_a_package_beside_a_solution_keeps_its_folders_on_the_workers(cluster, seed_exercise, tmp_path):
+    for student in ("erin", "fay"):
+        for relative, text in PACKAGED.items():
+            (tmp_path / "class" / student / relative).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / "class" / student / relative).write_text(text)
+    (tmp_path / "class" / "fay" / "tools" / "meshes.py").write_text(PACKAGED["tools/meshes.py"].replace("[:count]", ""))
+    run = subprocess.run([str(BIN / "jaxgrade"), "grade", str(tmp_path / "class"), "-e", SEED_EXERCISE.name, "-o",
+                          str(tmp_path / "out"), "--scheduler", cluster.address], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr + cluster.log_tail()
+    book = gradebook(tmp_path / "out")
+    assert book["erin"]["score"] == "10", _report(tmp_path / "out", "erin")["checks"]
+    # the helper module the worker got is the student's own: fay's mesh over every device is judged wrong
+    assert book["fay"]["status"] == "failed" and book["fay"]["structure.mesh"] == "0", book["fay"]
+    # a path that would leave the submission's folder is refused before anything is written
+    worker = WorkerGrader(tmp_path / "worker")
+    try:
+        with pytest.raises(ValueError, match="a path inside the submission's folder"):
+            worker.grade(pack_exercise(seed_exercise), 0, "solution.py", b"", "erin/solution.py",
+                         (("tools/../../escape.py", b"x = 1\n"),))
+    finally:
+        worker.close()
+    assert not (tmp_path / "escape.py").exists()
+
+
 def _results(out: Path) -> set[str]:
     return {path.parent.name for path in (out / "students").glob("*/result.json")}
 

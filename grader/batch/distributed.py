@@ -13,7 +13,9 @@ What travels, by content (workers need no shared file system and no copy of the 
   folder, checks that they give the same fingerprint, and keeps the loaded exercise (and its
   drawn Hypothesis inputs) for the following submissions;
 - each submission: its file name (the module name and the name in messages come from it),
-  its bytes and where it came from, as the instructor knows it;
+  its bytes and where it came from, as the instructor knows it, and its helper modules, each
+  with its path relative to the graded file's folder (``grader.source.helper_at``), so that a
+  package arrives in its folders, as in local grading;
 - back: the whole :class:`grader.report.result.Report` as JSON text (plain data, every field the
   renderers need). The machine that asked writes every file.
 
@@ -57,6 +59,7 @@ from grader import __version__
 from grader.errors import ClusterError, WorkerMismatch
 from grader.exercise import Exercise, load_exercise
 from grader.report.result import CheckResult, Report
+from grader.source import helper_at, helper_path
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -192,18 +195,20 @@ class WorkerGrader:
         name and the messages come from it) in a folder of its own with its helper modules,
         hidden from its child."""
         from grader.batch.intake import Submission
-        for given in (name, *(helper for helper, _ in helpers)):
-            if given in ("", ".", "..") or PurePosixPath(given).name != given or "\\" in given:
-                raise ValueError(f"refusing the submission file name {given!r}: a name, not a path")
+        if name in ("", ".", "..") or PurePosixPath(name).name != name or "\\" in name:
+            raise ValueError(f"refusing the submission file name {name!r}: a name, not a path")
+        placed = [(helper_path(helper), content) for helper, content in helpers]  # refused before anything is written
         work = self._worker(package, seed)
         folder = Path(tempfile.mkdtemp(dir=self.root / "submissions"))
         try:
-            path = folder / name
-            path.write_bytes(data)
             modules = []
-            for helper, content in helpers:
-                (folder / helper).write_bytes(content)
-                modules.append(folder / helper)
+            for at, content in placed:  # at its import path, as in local grading (a package keeps its folders)
+                module = folder.joinpath(*at.parts)
+                module.parent.mkdir(parents=True, exist_ok=True)
+                module.write_bytes(content)
+                modules.append(module)
+            path = folder / name  # last: the graded file is never a helper's copy
+            path.write_bytes(data)
             submission = Submission(student=source, path=path, source=source,
                                     sha256=hashlib.sha256(data).hexdigest(), helpers=tuple(modules),
                                     notes=tuple(notes))
@@ -354,7 +359,7 @@ class DaskBackend:
     def submit(self, submission: "Submission") -> Future[Report]:
         data = submission.path.read_bytes()
         waited: Future[Report] = Future()
-        helpers = tuple((path.name, path.read_bytes()) for path in submission.helpers)
+        helpers = tuple((helper_at(submission.path, path).as_posix(), path.read_bytes()) for path in submission.helpers)
         running = self.client.submit(grade_task, self._package, self._seed, versions(), submission.path.name, data,
                                      submission.source, helpers, submission.notes,
                                      key=f"jaxgrade-grade-{uuid.uuid4().hex}", pure=False, retries=RETRIES)

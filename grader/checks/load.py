@@ -1,10 +1,16 @@
-"""``load``: the file can be imported and defines the function, callable with the declared arguments."""
+"""``load``: the file can be imported and defines the function, callable with the declared arguments.
+
+A notebook runs cell by cell (``grader.notebook_cells``): the cells the function does not need
+that failed were skipped, and every outcome lists them (a skipped cell may be why the function
+is missing); a needed cell that failed is the failure, named by its number."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from grader.checks.base import Check, Context
+from grader.observe.session import Loaded
 from grader.outcome import Category, Outcome
 from grader.source import notebook_note
 
@@ -19,9 +25,17 @@ class LoadsFunction(Check):
         call = context.signature.call_text(name)
         count = len(context.signature.names)
         arguments = "one argument" if count == 1 else f"{count} arguments"
+        skipped = _skipped_cells(loaded.detail)
         if loaded.ok:
             return Outcome.passed(f"{loaded.detail.get('signature', name)} is defined and takes {arguments}.",
-                                  advisory=notebook_note(context.notes))
+                                  advisory=notebook_note(context.notes, skipped))
+        outcome = self._failure(loaded, name, call, arguments)
+        if skipped:  # what ran is not all the student wrote: say what was left behind
+            outcome = dataclasses.replace(outcome, message=f"{outcome.message}\nSkipped because they failed (your "
+                                                           f"function does not need them): {'; '.join(skipped)}.")
+        return outcome
+
+    def _failure(self, loaded: Loaded, name: str, call: str, arguments: str) -> Outcome:
         detail = loaded.detail
         if loaded.incident:
             return Outcome.failed(f"Your file could not be imported: {loaded.incident.message}.",
@@ -32,6 +46,15 @@ class LoadsFunction(Check):
             text = f": {detail['text'].strip()}" if detail.get("text") else ""
             return Outcome.failed(f"Python cannot parse your file ({detail.get('error')} at {where}{text}). "
                                   "Fix the syntax, then run the check again.")
+        if loaded.stage == "import" and "cell" in detail:
+            if detail["needed"]:
+                return Outcome.failed(f"Cell {detail['cell']} of your notebook raised an error, and your function "
+                                      f"needs that cell (it defines {name} or something {name} uses), so the "
+                                      f"function could not be tested:\n{detail.get('error')}\nMake the notebook run "
+                                      "from a fresh start (Kernel > Restart & Run All), then check again.")
+            return Outcome.failed(f"Cell {detail['cell']} of your notebook raised {detail.get('exception')}, which "
+                                  f"stops the whole notebook:\n{detail.get('error')}\nOnly an Exception (or "
+                                  "sys.exit) in a cell your function does not need is skipped.")
         if loaded.stage == "import":
             return Outcome.failed("Importing your file raised an error, so the function could not be tested:\n"
                                   f"{detail.get('error')}\nCode at the top level of the file runs on import; "
@@ -53,3 +76,11 @@ class LoadsFunction(Check):
             return Outcome.failed(f"Your file could not be read ({detail.get('error')}). Check the path and that "
                                   "the file is a readable Python source file.")
         return Outcome.failed(f"Your file could not be loaded: {detail.get('error', loaded.stage)}.")
+
+
+def _skipped_cells(detail: dict[str, Any]) -> tuple[str, ...]:
+    """The notebook cells skipped because they failed, as the report lists them."""
+    listed = [f"cell {s['cell']} skipped: {'its line ' + str(s['line']) if s['line'] else 'it'} raised {s['error']}"
+              for s in detail.get("skipped", ())]
+    more = detail.get("skipped_count", 0) - len(listed)
+    return (*listed, f"and {more} more") if more > 0 else tuple(listed)

@@ -2,12 +2,13 @@
 
 It imports JAX for the exercise's device count, puts its observers in place *before* the
 submission is imported (``grader.observe.recorder``), then answers the parent's requests
-over a private channel: ``load`` (import the file, find the function), ``call`` (run it on
+over a private channel: ``load`` (import the file, find the function; a converted notebook
+runs cell by cell, ``Child.run_cells``), ``call`` (run it on
 one set of arguments and describe what came back, which placements happened and, when asked,
 the whole program the call ran with the real buffers of what it placed and returned),
 ``trace`` (the program ``jax.make_jaxpr`` records for it), ``exit``. It describes raw facts
 only; every judgement is made by the parent. It imports nothing from the grader but the
-channel and the program recorders, so it starts fast.
+channel, the program recorders and the notebook cell table, so it starts fast.
 """
 from __future__ import annotations
 
@@ -20,11 +21,13 @@ import types
 import warnings
 from typing import Any, Callable, NamedTuple
 
-from grader.errors import ChannelClosed
+from grader.errors import CellFailed, ChannelClosed
 from grader.sandbox.protocol import carries, decode_array, encode_array, read_message, write_message
 
 MAX_RETURNED_ELEMENTS = 1 << 20
 MAX_RETURNED_LEAVES = 256
+# A notebook's cells skipped because they failed: this many described, each in this many characters.
+MAX_SKIPPED, MAX_SKIPPED_TEXT = 20, 200
 _MISSING = object()
 
 
@@ -141,19 +144,24 @@ def _dict_behind(namespace: Any) -> dict[str, Any]:
 
 def _error_text(error: BaseException, filename: str) -> str:
     """The exception with only the frames from the student's own file, and no file of the
-    grader's or JAX's by its absolute path. A failure of JAX's compiler or runtime keeps the
-    first line of its diagnostic alone: the rest is a compiler dump (MLIR operations, the
-    grader's call sites) that says nothing a student can act on."""
-    import re
+    grader's or JAX's by its absolute path."""
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
     lines = [f"  {filename}, line {f.lineno}, in {f.name}: {(f.line or '').strip()}" for f in frames[-5:]]
+    head = _error_head(error)
+    return "\n".join([head, *lines]) if lines else head
+
+
+def _error_head(error: BaseException) -> str:
+    """``Type: message``, with no file by its absolute path. A failure of JAX's compiler or
+    runtime keeps the first line of its diagnostic alone: the rest is a compiler dump (MLIR
+    operations, the grader's call sites) that says nothing a student can act on."""
+    import re
     if type(error).__name__ in ("JaxRuntimeError", "XlaRuntimeError"):
         first = next((line for line in str(error).splitlines() if line.strip()), "")
         head = f"{type(error).__name__}: {re.sub(r'[^ ]*:[0-9]+:[0-9]+: (error: )?', '', first, count=1)}"
     else:
         head = "".join(traceback.format_exception_only(type(error), error)).strip()
-    head = re.sub(r"(?<![\w.])/(?:[^\s/:'\"()]+/)+([^\s/:'\"()]+)", r"\1", head)  # /abs/path/file.py -> file.py
-    return "\n".join([head, *lines]) if lines else head
+    return re.sub(r"(?<![\w.])/(?:[^\s/:'\"()]+/)+([^\s/:'\"()]+)", r"\1", head)  # /abs/path/file.py -> file.py
 
 
 class _Originals(NamedTuple):
@@ -217,9 +225,11 @@ class Child:
         from jax._src.array import ArrayImpl
         from jax.sharding import NamedSharding, SingleDeviceSharding
 
+        from grader.notebook_cells import read_cells
         from grader.observe import recorder
         from grader.observe.jaxpr_graph import program_of
 
+        self.read_cells = read_cells
         self.jax, self.np, self.recorder, self.pins = _ORIGINALS or _take_originals()
         # imported now: a later import could find the submission's "grader"
         self.program_of, self.program_of_call, self.placements_of = \
@@ -381,8 +391,17 @@ class Child:
         module = types.ModuleType(name)
         module.__file__ = path
         sys.modules[name] = module
+        cells = self.read_cells(source)
+        skipped: list[dict[str, Any]] = []  # the notebook cells skipped because they failed
         try:
-            exec(code, module.__dict__)
+            if cells is None:  # a .py file: run whole, as Python imports it
+                exec(code, module.__dict__)
+            else:
+                self.run_cells(source, cells, module.__dict__, skipped)
+        except CellFailed as failed:
+            return {"ok": False, "stage": "import", "error": _error_text(failed.error, display_name),
+                    "exception": type(failed.error).__name__, "cell": failed.cell, "needed": failed.needed,
+                    **_skipped(skipped)}
         except BaseException as error:
             return {"ok": False, "stage": "import", "error": _error_text(error, display_name),
                     "exception": type(error).__name__}
@@ -390,9 +409,9 @@ class Child:
         if candidate is None:
             defined = sorted(k for k, v in module.__dict__.items()
                              if callable(v) and getattr(v, "__module__", None) == name)
-            return {"ok": False, "stage": "function", "defined": defined}
+            return {"ok": False, "stage": "function", "defined": defined, **_skipped(skipped)}
         if not callable(candidate):
-            return {"ok": False, "stage": "not_callable", "type": type(candidate).__name__}
+            return {"ok": False, "stage": "not_callable", "type": type(candidate).__name__, **_skipped(skipped)}
         try:
             signature = inspect.signature(candidate)
         except (TypeError, ValueError):
@@ -405,7 +424,47 @@ class Child:
         # Code from the submission's own folder (its file and helpers): a custom rule there is the student's.
         self.recorder.student_files = (display_name, os.path.dirname(path))
         self.recorder.clear_caches()  # a shape the import already ran is a first call again for the grader
-        return {"ok": True, "signature": f"{function}{signature}" if signature else function, "accepts": accepts}
+        return {"ok": True, "signature": f"{function}{signature}" if signature else function, "accepts": accepts,
+                **_skipped(skipped)}
+
+    def run_cells(self, source: bytes, cells: list[Any], namespace: dict[str, Any],
+                  skipped: list[dict[str, Any]]) -> None:
+        """Run a converted notebook cell by cell in one namespace, as Jupyter's Run All does,
+        except that a cell the function does not need that raises an Exception (or calls
+        sys.exit) is skipped, added to ``skipped`` (number, line in the cell, error), and the
+        next one runs: Jupyter shows the error and the student goes on. A needed cell that
+        fails, and any cell that raises KeyboardInterrupt or another BaseException, raises
+        ``CellFailed``; ``os._exit`` ends the child as it would any file. Each cell is
+        compiled from the file's own syntax tree, so its line numbers are the file's."""
+        import ast
+        import bisect
+        tree = compile(source, self.filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        # ``from __future__`` holds for the whole file: each cell is compiled with its flags
+        flags = 0
+        for statement in tree.body:
+            if isinstance(statement, ast.ImportFrom) and statement.module == "__future__":
+                import __future__
+                for alias in statement.names:
+                    flags |= getattr(__future__, alias.name).compiler_flag
+        starts = [cell.first_line for cell in cells]
+        bodies: dict[int, list[ast.stmt]] = {}
+        for statement in tree.body:  # a statement belongs to the cell it starts in
+            bodies.setdefault(max(bisect.bisect_right(starts, statement.lineno) - 1, 0), []).append(statement)
+        for index, body in sorted(bodies.items()):
+            cell = cells[index]
+            code = compile(ast.Module(body=body, type_ignores=[]), self.filename, "exec", flags, dont_inherit=True)
+            try:
+                exec(code, namespace)
+            except (Exception, SystemExit) as error:
+                if cell.needed:
+                    raise CellFailed(cell.number, True, error) from None
+                # the cell's own statement that raised, counted from the cell's first line as Jupyter shows it
+                frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == self.filename]
+                line = frames[0].lineno - cell.first_line if frames and frames[0].lineno else None
+                first = (_error_head(error).splitlines() or [type(error).__name__])[0]
+                skipped.append({"cell": cell.number, "line": line, "error": first[:MAX_SKIPPED_TEXT]})
+            except BaseException as error:
+                raise CellFailed(cell.number, cell.needed, error) from None
 
     def call(self, named: list[list[Any]], mode: str = "placements",
              counterfactual: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -495,6 +554,11 @@ class Child:
             except Exception as error:  # the grader's own failure: say so instead of dying
                 reply = {"ok": False, "internal": True, "error": f"grader error: {type(error).__name__}: {error}"}
             write_message(self.outbox, reply)
+
+
+def _skipped(skipped: list[dict[str, Any]]) -> dict[str, Any]:
+    """The load reply's account of skipped cells: the first ``MAX_SKIPPED``, and how many in all."""
+    return {"skipped": skipped[:MAX_SKIPPED], "skipped_count": len(skipped)} if skipped else {}
 
 
 class _TooBig:

@@ -30,6 +30,7 @@ from grader.observe.program import Program
 from grader.observe.returned import (Incident, Returned, parse_host, parse_jit_calls, parse_leaves, safe_reply,
                                      safe_text)
 from grader.sandbox.process import Child, Launcher, Limits
+from grader.source import helper_at
 
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:
 # the report already says what went wrong, and each time-out costs the full call limit.
@@ -184,6 +185,7 @@ class Session:
                   if k in ("ok", "stage", "error", "line", "text", "exception", "type", "signature", "accepts")}
         if isinstance(reply.get("defined"), list):
             detail["defined"] = [safe_text(d, 100) for d in reply["defined"][:50]]
+        detail.update(_cells_of(reply))
         ok = reply.get("ok") is True and reply.get("accepts") is True
         stage = detail.get("stage", "signature" if reply.get("ok") else "unknown")
         self._loaded = Loaded(ok, "" if ok else str(stage), detail)
@@ -196,11 +198,7 @@ class Session:
         workdir = Path(self.start().workdir)
         main = _shown(self.submission.name)
         for helper in self.helpers:
-            try:
-                parts = helper.relative_to(self.submission.parent).parts
-            except ValueError:
-                parts = (helper.name,)  # beside it, where it was not given under its folder
-            shown = tuple(_shown(part) for part in parts)
+            shown = tuple(_shown(part) for part in helper_at(self.submission, helper).parts)
             if shown != (main,):
                 _copy(helper, workdir, *shown)
         return _copy(self.submission, workdir, main)
@@ -333,6 +331,23 @@ def _copy(source: Path, workdir: Path, *parts: str) -> Path:
         with open(target, "wb") as copy:
             shutil.copyfileobj(reading, copy)
     return workdir.joinpath(*parts)
+
+
+def _cells_of(reply: dict[str, Any]) -> dict[str, Any]:
+    """What a load reply says of a notebook's cells, the fields of the wrong type left out: the
+    cell whose failure failed the load (``cell``, ``needed``), the cells skipped because they
+    failed (``skipped``: cell, line, error; at most 20) and how many there were in all."""
+    found: dict[str, Any] = {}
+    if type(reply.get("cell")) is int and type(reply.get("needed")) is bool:
+        found.update(cell=reply["cell"], needed=reply["needed"])
+    skipped = reply.get("skipped")
+    if isinstance(skipped, list):
+        found["skipped"] = [{"cell": s["cell"], "line": s.get("line") if type(s.get("line")) is int else None,
+                             "error": safe_text(s.get("error", ""), 200)} for s in skipped[:20]
+                            if isinstance(s, dict) and type(s.get("cell")) is int and isinstance(s.get("error"), str)]
+        count = reply.get("skipped_count")
+        found["skipped_count"] = max(count if type(count) is int else 0, len(found["skipped"]))
+    return found
 
 
 def _shown(name: str) -> str:

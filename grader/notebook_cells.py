@@ -1,0 +1,44 @@
+"""Where a converted notebook's cells start, carried in the converted file itself.
+
+A notebook is graded as one Python file (``grader.source``), but it runs as the student ran it:
+cell by cell, a cell the graded function does not need skipped when it fails
+(``grader.observe.child``). The conversion ends the file with one comment line naming each
+cell's number, its first line, and whether the function needs it; the child reads that line
+back. The table travels inside the file so that every entry point that grades a file (``jaxgrade
+check``, a class run, Dask workers, the autograders) carries it without being told.
+
+A ``.py`` file has no such line and runs whole, as it always did. One that writes the line
+itself gains nothing it could not write in plain Python (``try: ... except Exception: pass``
+around the same statements). Kept apart from ``grader.source`` so that the child, which reads
+it, imports only this.
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+_PREFIX = "# jaxgrade: notebook cells at lines (* marks one the graded function does not need):"
+_LINE = re.compile(rb"^" + re.escape(_PREFIX.encode()) + rb" (?P<cells>\d+@\d+\*?(?: \d+@\d+\*?)*)[ \t]*$")
+_CELL = re.compile(rb"(\d+)@(\d+)(\*?)")
+
+
+class Cell(NamedTuple):
+    number: int      # as Jupyter numbers the notebook's cells (markdown ones too)
+    first_line: int  # in the converted file
+    needed: bool     # by the graded function (its definition, or what it uses): a failure here fails the load
+
+
+def cells_line(cells: list[Cell]) -> str:
+    """The comment line that ends a converted notebook."""
+    return f"{_PREFIX} " + " ".join(f"{c.number}@{c.first_line}{'' if c.needed else '*'}" for c in cells)
+
+
+def read_cells(source: bytes) -> list[Cell] | None:
+    """The cells a converted notebook's last line names, in order of their lines; None for a
+    file that does not end with that line (a ``.py`` submission)."""
+    last = source.rstrip(b"\r\n").rsplit(b"\n", 1)[-1]
+    found = _LINE.match(last)
+    if found is None:
+        return None
+    cells = [Cell(int(n), int(line), not star) for n, line, star in _CELL.findall(found.group("cells"))]
+    return sorted(cells, key=lambda c: c.first_line)
