@@ -109,14 +109,12 @@ def _probe(exercise: Exercise, probe: dict[str, Any]) -> list[str]:
 
 
 def _checks(exercise: Exercise, checks: list[Any], signature: Any, probe: dict[str, Any]) -> list[str]:
-    from grader.checks import (AvoidsPrimitives, ResultSharding, ShardLayout, UsesPrimitive, ValueProperty)
+    from grader.checks import ValueProperty
     from grader.checks.shardings import blocks_of
-    from grader.checks.structure import StructureCheck
     found = []
     if not any(isinstance(c, ValueProperty) for c in checks):
         found.append("CHECKS needs a ValueProperty (values drawn by Hypothesis)")
-    structural = (StructureCheck, UsesPrimitive, AvoidsPrimitives, ResultSharding, ShardLayout)
-    if sum(isinstance(c, structural) for c in checks) < MIN_STRUCTURE_CHECKS:
+    if sum(c.category == "structure" for c in checks) < MIN_STRUCTURE_CHECKS:
         found.append(f"CHECKS needs at least {MIN_STRUCTURE_CHECKS} structure checks: the exercise is about what "
                      "the code does, not only the number")
     shapes = {path: np.shape(value) for path, value in argument_leaves(probe)}

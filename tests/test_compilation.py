@@ -1,8 +1,7 @@
-"""grader.checks.compilation: how often a submission's own jitted functions compile, and why
-they compiled again, judged through the public API on real children.
-
-The exercise here is written in the test (a step ``update(w, g, lr)`` that must compile once
-while the learning rate changes), so the check is exercised apart from the catalogue."""
+"""grader.checks.compilation through the public API, on real children: how often a
+submission's own jitted functions compile and why they compiled again (``CompilesAtMost``),
+and which argument buffers they donate (``Donates``), on the sgd_step exercise and solutions
+in styles its right/ and wrong/ variants do not have."""
 from __future__ import annotations
 
 import textwrap
@@ -10,75 +9,28 @@ from pathlib import Path
 
 import pytest
 
-from grader import grade
-from grader.exercise import load_exercise
-
-CHECKS = '''
-import numpy as np
-from grader.arguments import Array, Scalar, Signature
-from grader.checks import CompilesAtMost, LoadsFunction, WithinLimits
-
-SIGNATURE = Signature({"w": Array("float32", "n"), "g": Array("float32", "n"), "lr": Scalar("float")},
-                      returns=Array("float32", "n"))
-PROBE = {"w": np.array([1.0, -2.0, 0.5], np.float32), "g": np.array([0.25, 1.0, -4.0], np.float32), "lr": 0.1}
-CHECKS = [
-    LoadsFunction(id="load.function", title="Loads"),
-    CompilesAtMost(id="structure.compiles_once", title="The step compiles once while lr changes"),
-    WithinLimits(id="limits.resources", title="Limits"),
-]
-'''
-TOML = '''
-slug = "update_once"
-title = "One compiled update"
-version = "1"
-function = "update"
-devices = 1
-[points]
-"load.function" = 1
-"structure.compiles_once" = 1
-"limits.resources" = 1
-'''
-REFERENCE = '''
-import jax
-
-@jax.jit
-def update(w, g, lr):
-    return w - lr * g
-'''
+from grader import find_exercise, grade
 
 
 @pytest.fixture(scope="module")
-def exercise(tmp_path_factory: pytest.TempPathFactory):
-    directory = tmp_path_factory.mktemp("exercises") / "update_once"
-    directory.mkdir()
-    for name, text in (("checks.py", CHECKS), ("exercise.toml", TOML), ("reference.py", REFERENCE)):
-        (directory / name).write_text(textwrap.dedent(text))
-    return load_exercise(directory)
+def exercise():
+    return find_exercise("sgd_step")
 
 
-def judged(exercise, tmp_path: Path, source: str):
+def judged(exercise, tmp_path: Path, source: str, check_id: str):
     path = tmp_path / "solution.py"
     path.write_text(textwrap.dedent(source))
     report = grade(exercise, path, compile_cache=False)
-    return next(c for c in report.checks if c.id == "structure.compiles_once")
+    return next(c for c in report.checks if c.id == check_id)
 
 
 @pytest.mark.parametrize("source", [
-    REFERENCE,
-    # jitted once at import, called from a plain function
+    # jitted once at import as a lambda, called from a plain function
     '''
     import jax
-    step = jax.jit(lambda w, g, lr: w - lr * g)
-    def update(w, g, lr):
+    step = jax.jit(lambda w, g, lr: w - lr * g, donate_argnums=0)
+    def sgd_step(w, g, lr):
         return step(w, g, lr)
-    ''',
-    # jax.jit applied on every call to the same module-level function: JAX's caches still serve it
-    '''
-    import jax
-    def _step(w, g, lr):
-        return w - lr * g
-    def update(w, g, lr):
-        return jax.jit(_step)(w, g, lr)
     ''',
     # a loop of calls to one jitted helper, eager work around it
     '''
@@ -86,72 +38,99 @@ def judged(exercise, tmp_path: Path, source: str):
     @jax.jit
     def scaled(g, lr):
         return lr * g
-    def update(w, g, lr):
+    def sgd_step(w, g, lr):
         for _ in range(3):
             s = scaled(g, lr)
         return jnp.asarray(w) - s
     ''',
-], ids=["decorated", "jitted_lambda_global", "jit_at_each_call", "helper_in_loop"])
+    # lr made a strongly typed float32 array before the call: traced, one program
+    '''
+    import jax, jax.numpy as jnp
+    @jax.jit
+    def _step(w, g, lr):
+        return w - lr * g
+    def sgd_step(w, g, lr):
+        return _step(w, g, jnp.float32(lr))
+    ''',
+], ids=["jitted_lambda_global", "helper_in_loop", "lr_as_array"])
 def test_a_step_compiled_once_passes(exercise, tmp_path: Path, source: str) -> None:
-    result = judged(exercise, tmp_path, source)
+    result = judged(exercise, tmp_path, source, "structure.compiles_once")
     assert result.status == "passed", result.message
 
 
-def test_a_static_learning_rate_fails_naming_it(exercise, tmp_path: Path) -> None:
+def test_a_static_learning_rate_fails_naming_it_once(exercise, tmp_path: Path) -> None:
     result = judged(exercise, tmp_path, '''
     from functools import partial
     import jax
-    @partial(jax.jit, static_argnums=2)
-    def update(w, g, lr):
+    @partial(jax.jit, static_argnames="lr")
+    def sgd_step(w, g, lr):
         return w - lr * g
-    ''')
+    ''', "structure.compiles_once")
     assert result.status == "failed"
-    assert "update at solution.py:" in result.message and "compiled 4 times over 4 calls" in result.message
-    assert "the static argument lr changed from 0.1 to" in result.message
+    # the probe call (lr = 0.3) compiled it before this check's calls: calls 2 to 4 compile again
+    assert "sgd_step at solution.py:" in result.message and "compiled 3 times over 4 calls" in result.message
+    assert "Call 2 compiled it again because the static argument lr changed from 0.3 to 0.15" in result.message
+    assert "(Calls 3 and 4: the same.)" in result.message
 
 
 def test_a_function_jitted_anew_inside_fails(exercise, tmp_path: Path) -> None:
     result = judged(exercise, tmp_path, '''
     import jax
-    def update(w, g, lr):
-        return jax.jit(lambda a, b: a - lr * b)(w, g)
-    ''')
+    def sgd_step(w, g, lr):
+        def step(a, b):
+            return a - lr * b
+        return jax.jit(step)(w, g)
+    ''', "structure.compiles_once")
     assert result.status == "failed"
-    assert "it is a new function each time" in result.message
-
-
-def test_a_learning_rate_baked_in_by_partial_fails(exercise, tmp_path: Path) -> None:
-    result = judged(exercise, tmp_path, '''
-    from functools import partial
-    import jax
-    def _step(w, g, lr):
-        return w - lr * g
-    def update(w, g, lr):
-        return jax.jit(partial(_step, lr=lr))(w, g)
-    ''')
-    assert result.status == "failed", result.message
-
-
-def test_no_jit_at_all_fails(exercise, tmp_path: Path) -> None:
-    result = judged(exercise, tmp_path, '''
-    import jax.numpy as jnp
-    def update(w, g, lr):
-        return jnp.asarray(w) - lr * jnp.asarray(g)
-    ''')
-    assert result.status == "failed"
-    assert "None of your own jitted functions ran" in result.message
+    assert "step at solution.py:4" in result.message and "it is a new function each time" in result.message
 
 
 def test_a_shape_that_depends_on_a_value_fails_naming_the_argument(exercise, tmp_path: Path) -> None:
-    # a padded length read from lr: a new shape, so a new program, every call
+    # a padding whose length is read from lr: a new shape, so a new program, on every call
     result = judged(exercise, tmp_path, '''
     import jax, jax.numpy as jnp
     @jax.jit
     def _step(w, g, lr):
         return w - lr * g[: w.shape[0]]
-    def update(w, g, lr):
+    def sgd_step(w, g, lr):
         padded = jnp.concatenate([jnp.asarray(g), jnp.zeros(int(lr * 1000) % 7 + 1, jnp.float32)])
         return _step(w, padded, lr)
-    ''')
+    ''', "structure.compiles_once")
     assert result.status == "failed"
-    assert "g changed from float32[" in result.message
+    assert "because g changed from float32[" in result.message
+
+
+def test_no_jit_at_all_fails_both_checks(exercise, tmp_path: Path) -> None:
+    source = '''
+    import jax.numpy as jnp
+    def sgd_step(w, g, lr):
+        return jnp.asarray(w) - lr * jnp.asarray(g)
+    '''
+    assert "None of your own jitted functions ran" in judged(exercise, tmp_path, source,
+                                                             "structure.compiles_once").message
+    assert judged(exercise, tmp_path, source, "structure.donates_w").message.startswith("No jitted function of yours ran")
+
+
+def test_a_donated_buffer_no_output_can_take_is_not_reused(exercise, tmp_path: Path) -> None:
+    result = judged(exercise, tmp_path, '''
+    from functools import partial
+    import jax, jax.numpy as jnp
+    @partial(jax.jit, donate_argnums=0)
+    def sgd_step(w, g, lr):
+        return jnp.sum(w - lr * g)
+    ''', "structure.donates_w")
+    assert result.status == "failed"
+    assert "w is donated to sgd_step at solution.py:" in result.message and "did not reuse its buffer" in result.message
+
+
+def test_donating_inside_a_pytree_counts_by_the_leaf_given(exercise, tmp_path: Path) -> None:
+    result = judged(exercise, tmp_path, '''
+    from functools import partial
+    import jax
+    @partial(jax.jit, donate_argnums=0)
+    def _apply(state, g, lr):
+        return {"w": state["w"] - lr * g}
+    def sgd_step(w, g, lr):
+        return _apply({"w": w}, g, lr)["w"]
+    ''', "structure.donates_w")
+    assert result.status == "passed", result.message

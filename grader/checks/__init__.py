@@ -14,7 +14,7 @@ _EXPORTS = {
     "WithinLimits": "limits",
     "LoadsFunction": "load",
     "AvoidsPrimitives": "program_checks", "UsesPrimitive": "program_checks",
-    "CompilesAtMost": "compilation",
+    "CompilesAtMost": "compilation", "Donates": "compilation",
     "Returns": "returns",
     "MeshMatches": "structure", "NamedShardingTarget": "structure", "PlacedOnNamedSharding": "structure",
     "ResultFromPlacement": "structure", "SpecMatches": "structure",

@@ -1,4 +1,5 @@
-"""``structure``: how often the submission's own jitted functions are compiled.
+"""``structure``: how the submission's own jitted functions are compiled: how often, and
+which argument buffers they donate.
 
 A jitted step that is compiled anew on every call (a static argument whose value changes,
 ``jax.jit`` applied inside the function, a shape that differs from call to call) returns the
@@ -8,9 +9,13 @@ JAX's caches or not, counts the programs compiled during it (a program the persi
 compilation cache serves counts too: what the grader's cache holds changes no count), and
 says why a function was traced or compiled again (which argument changed, and how).
 
-The check makes its own calls, on the probe's shapes and with new values each time (every
+``CompilesAtMost`` makes its own calls, on the probe's shapes and with new values each time (every
 float scalar too: a learning rate that changes between steps), so a correct step is compiled
 at most once whatever the other checks called before.
+
+``Donates`` reads the probe call: a jitted function of the submission's own was given the
+argument itself (not a copy) as a donated operand, and XLA reused its buffer (the array is
+deleted when the call returns), which it does only when an output can take its place.
 """
 from __future__ import annotations
 
@@ -21,6 +26,8 @@ import numpy as np
 
 from grader.arguments import Signature, argument_leaves, with_leaf
 from grader.checks.base import Check, Context
+from grader.checks.returns import probe_call
+from grader.checks.shardings import capital
 from grader.observe.returned import JitCall, Recompiled
 from grader.outcome import Category, Outcome
 
@@ -65,11 +72,12 @@ class CompilesAtMost(Check):
                 "each operation on its own.", expected="a jitted function of yours, compiled once",
                 observed="no jax.jit function of yours ran")
         worst = max(compiled.items(), key=lambda item: len(item[1]), default=None)
-        if worst is None or len(worst[1]) <= self.limit:
-            times = "once" if worst is not None and len(worst[1]) == 1 else (
-                "not at all (already compiled)" if worst is None else f"{len(worst[1])} times")
+        if worst is None:
+            return Outcome.passed(f"Over {self.calls} calls with new values, none of your jitted functions was "
+                                  "compiled again: each was already compiled for these shapes.")
+        if len(worst[1]) <= self.limit:
             return Outcome.passed(f"Over {self.calls} calls with new values, each of your jitted functions was "
-                                  f"compiled {times}, at most {_times(self.limit)}.")
+                                  f"compiled at most {_times(len(worst[1]))} (the limit: {_times(self.limit)}).")
         function, compiles = worst
         return Outcome.failed(
             f"{function} was compiled {len(compiles)} times over {self.calls} calls of your function on inputs of "
@@ -77,6 +85,55 @@ class CompilesAtMost(Check):
             "far more than the step itself.",
             expected=f"each jitted function compiled at most {_times(self.limit)}",
             observed=f"{function} compiled {len(compiles)} times in {self.calls} calls")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Donates(Check):
+    """In the probe call, a jitted function of the submission's own donates ``argument`` (a
+    parameter or a leaf of one, as given, not a copy) and, with ``reused``, XLA reused its
+    buffer for an output."""
+    argument: str
+    reused: bool = True
+    category: ClassVar[Category] = "structure"
+
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        leaves = [path for path, _ in argument_leaves(probe)]
+        if self.argument not in leaves:
+            return [f"{self.id}: argument={self.argument!r} is no leaf of the probe (leaves: {', '.join(leaves)})"]
+        return []
+
+    def judge(self, context: Context) -> Outcome:
+        returned = probe_call(context)
+        name = self.argument
+        want = f"{name}'s buffer donated to your jitted function" + (" and reused by XLA" if self.reused else "")
+        if not returned.ok:
+            return Outcome.failed(f"Nothing to judge here: your function {returned.describe()}.", expected=want,
+                                  observed=returned.describe())
+        own = [call for call in returned.jit_calls if call.own]
+        donating = [call for call in own if name in call.donated_leaves]
+        if donating and (not self.reused or any(name in call.reused_leaves for call in donating)):
+            return Outcome.passed(f"{donating[0].function} donates {name}"
+                                  + (" and XLA reused its buffer for the result." if self.reused else "."))
+        if donating:
+            observed = f"{name} is donated to {donating[0].function}, but XLA did not reuse its buffer"
+            return Outcome.failed(f"{observed}: no output of that program has {name}'s shape and dtype, so the "
+                                  f"donation saves nothing. Return the updated {name} from the jitted function.",
+                                  expected=want, observed=observed)
+        leaves = sorted({n for call in own for n in call.donated_leaves})
+        other = next((call for call in own if call.donated), None)
+        if leaves:
+            observed = f"your jitted functions donate {', '.join(leaves)}, not {name}"
+        elif other is not None:
+            observed = (f"{other.function} donates its argument {other.donated[0]}, but what it receives there is not "
+                        f"the {name} your function was given: a copy of it, or a value computed from it")
+        elif own:
+            observed = "none of your jitted functions donates anything"
+        else:
+            observed = "no jitted function of yours ran"
+        return Outcome.failed(
+            f"{capital(observed)}. Donating {name} (jax.jit(..., donate_argnums=...) or donate_argnames="
+            f"{name.split('[')[0]!r}) lets XLA write the result into {name}'s buffer instead of a new one, and the "
+            f"{name} passed in must be the one donated.", expected=want, observed=observed)
 
 
 def _times(count: int) -> str:

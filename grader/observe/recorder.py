@@ -73,7 +73,7 @@ class Recorder:
         self._caches = (pjit._cpp_pjit_cache_fun_only, pjit._cpp_pjit_cache_explicit_attributes)
         self._placing: dict[int, tuple[Any, frozenset[int]]] = {}  # id(program) -> (program, inputs it places)
         self._host: dict[int, tuple[Any, tuple[tuple[str, str], ...]]] = {}  # id(program) -> host work inside
-        self._traced: dict[str, tuple[Any, dict[str, Any]]] = {}  # function -> (its object, last traced signature)
+        self._traced: dict[str, list[tuple[Any, dict[str, Any]]]] = {}  # function -> its last traces (object, signature)
         self.student_files: tuple[str, ...] = ()
         self._install(core, dispatch, pjit, compiler, array_class, custom_rules, numpy)
 
@@ -292,13 +292,15 @@ class Recorder:
         return all(getattr(owner, name) is hook for owner, name, hook in self.hooks)
 
     # -- what a call did besides placing ----------------------------------------------------------
-    def jit_calls(self, events: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    def jit_calls(self, events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]] = ()) -> list[dict[str, Any]]:
         """Every jitted function the call ran, in order: its name, the function (``step at
         solution.py:12``), whether it is the submission's own, whether it was traced (a
         program the recorder had not seen), compiled, or served from JAX's caches, how many
         programs it compiled, why it was traced or compiled again (``again``: what differs from
         the last time this function was), the arguments it donates and those whose buffers
-        XLA reused."""
+        XLA reused, and of those, the leaves of the graded function's arguments (``leaves``: by
+        path) that went in as they were given, not copied."""
+        given = {id(value): path for path, value in leaves}
         calls = []
         for event in events:
             if event[0] != "jit" or any(is_staged(v) for v in event[2]):
@@ -312,14 +314,18 @@ class Recorder:
                 p, fun, info = call[0], call[1], call[2]
                 function, own = _source_name(str(getattr(info, "fun_sourceinfo", function))), self._is_student(fun)
                 if status != "cached":
-                    signature = _signature(p, info, call[3], call[4], event[2])
-                    last = self._traced.get(function)
-                    if last is not None:
-                        entry["again"] = _changed(last, (fun, signature))
-                    self._traced[function] = (fun, signature)
+                    now = (fun, _signature(p, info, call[3], call[4], event[2]))
+                    earlier = self._traced.setdefault(function, [])
+                    if earlier:  # told apart from the closest earlier trace (JAX keeps them all)
+                        entry["again"] = min((_changes(e, now) for e in reversed(earlier)), key=len)[0]
+                    earlier[:] = [*earlier[-31:], now]
             donated = params.get("donated_invars") or ()
+            operands = event[2]
             entry.update(function=function, own=own, donated=[names[i] for i, d in enumerate(donated) if d][:16],
-                         reused=[names[i] for i in reused][:16])
+                         reused=[names[i] for i in reused][:16],
+                         donated_leaves=[given[id(operands[i])] for i, d in enumerate(donated)
+                                         if d and i < len(operands) and id(operands[i]) in given][:16],
+                         reused_leaves=[given[id(operands[i])] for i in reused if id(operands[i]) in given][:16])
             calls.append(entry)
         return calls[:MAX_JIT_CALLS]
 
@@ -461,28 +467,30 @@ def _signature(p: Any, info: Any, args: Any, kwargs: Any, operands: Any) -> dict
     return {"traced": traced, "static": static}
 
 
-def _changed(last: tuple[Any, dict[str, Any]], now: tuple[Any, dict[str, Any]]) -> dict[str, str]:
-    """Why a function was traced or compiled again: the first difference from its last trace
-    (``what``: type, static, sharding, arguments, new_function or other)."""
-    (fun_before, before), (fun_now, after) = last, now
+def _changes(earlier: tuple[Any, dict[str, Any]], now: tuple[Any, dict[str, Any]]) -> list[dict[str, str]]:
+    """How a trace differs from an earlier one of the same function, most telling first
+    (``what``: type, sharding, static, arguments, new_function; other when nothing differs)."""
+    (fun_before, before), (fun_now, after) = earlier, now
+    found = []
     for name, (kind, sharding) in after["traced"].items():
         was = before["traced"].get(name)
         if was is None:
-            return {"what": "arguments", "argument": name, "before": "absent", "after": kind}
-        if was[0] != kind:
-            return {"what": "type", "argument": name, "before": was[0], "after": kind}
-        if was[1] != sharding:
-            return {"what": "sharding", "argument": name, "before": str(was[1]), "after": str(sharding)}
+            found.append({"what": "arguments", "argument": name, "before": "absent", "after": kind})
+        elif was[0] != kind:
+            found.append({"what": "type", "argument": name, "before": was[0], "after": kind})
+        elif was[1] != sharding:
+            found.append({"what": "sharding", "argument": name, "before": str(was[1]), "after": str(sharding)})
     for name, (text, value) in after["static"].items():
         was = before["static"].get(name)
         if was is None or type(was[1]) is not type(value) or was[1] != value:
-            return {"what": "static", "argument": name, "before": "absent" if was is None else was[0], "after": text}
-    if set(before["traced"]) != set(after["traced"]) or set(before["static"]) != set(after["static"]):
-        return {"what": "arguments", "argument": "", "before": ", ".join(before["traced"]),
-                "after": ", ".join(after["traced"])}
-    if fun_before is not fun_now:
-        return {"what": "new_function", "argument": "", "before": "", "after": ""}
-    return {"what": "other", "argument": "", "before": "", "after": ""}
+            found.append({"what": "static", "argument": name, "before": "absent" if was is None else was[0],
+                          "after": text})
+    if not found and (set(before["traced"]) != set(after["traced"]) or set(before["static"]) != set(after["static"])):
+        found.append({"what": "arguments", "argument": "", "before": ", ".join(before["traced"]),
+                      "after": ", ".join(after["traced"])})
+    if not found and fun_before is not fun_now:
+        found.append({"what": "new_function", "argument": "", "before": "", "after": ""})
+    return found or [{"what": "other", "argument": "", "before": "", "after": ""}]
 
 
 def _placed_invars(program: Any) -> frozenset[int]:

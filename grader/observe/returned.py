@@ -128,7 +128,8 @@ class JitCall:
     ``function``: where it was defined (``step at solution.py:12``); ``own``: the submission's
     own function (not JAX's); ``compiles``: programs compiled during the call; ``again``:
     why it was traced or compiled again; ``donated``: the arguments it donates, ``reused``:
-    those whose buffers XLA reused (deleted by the call)."""
+    those whose buffers XLA reused (deleted by the call); ``donated_leaves``/``reused_leaves``:
+    the same, of the graded function's own argument leaves passed to it as given (by path)."""
     name: str
     status: str
     function: str = ""
@@ -137,6 +138,8 @@ class JitCall:
     again: Recompiled | None = None
     donated: tuple[str, ...] = ()
     reused: tuple[str, ...] = ()
+    donated_leaves: tuple[str, ...] = ()
+    reused_leaves: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -164,7 +167,7 @@ def _jit_call(data: dict[str, Any]) -> JitCall:
     if again is not None and not (isinstance(again, dict) and again.get("what") in RECOMPILE_CAUSES
                                   and all(isinstance(again.get(k), str) for k in ("argument", "before", "after"))):
         raise Malformed("a recompilation's cause is not as the protocol says")
-    names = [data.get(k, []) for k in ("donated", "reused")]
+    names = [data.get(k, []) for k in ("donated", "reused", "donated_leaves", "reused_leaves")]
     if not all(isinstance(n, list) and all(isinstance(v, str) for v in n) for n in names) \
             or not isinstance(data.get("function", ""), str) or type(data.get("compiles", 0)) is not int \
             or not isinstance(data.get("own", False), bool):
