@@ -194,11 +194,49 @@ def tree(**parts: Part) -> dict[str, Part]:
 
 
 # -- exact answers and the tolerance of a correct float32 computation ---------------------------
+@dataclass(frozen=True)
+class Named:
+    """A library oracle or tolerance, applied to the parameters it names. A value check calls
+    it with every argument by name (``expected(**arguments)``); it reads only its own
+    ``parameters`` (``x`` unless renamed), so it serves a function with other parameters too
+    (a learning rate beside ``x``). ``.of("grads")`` is the same oracle on another parameter;
+    called positionally (``exact_sum(array)``) it is the plain function."""
+    function: Callable[..., Any]
+    parameters: tuple[str, ...] = ("x",)
+
+    def __call__(self, *values: Any, **arguments: Any) -> Any:
+        if values:
+            return self.function(*values)
+        missing = [p for p in self.parameters if p not in arguments]
+        if missing:
+            raise ExerciseError(f"{self.name} reads the parameter {missing[0]!r}, which the function does not have "
+                                f"(its parameters: {', '.join(arguments)}); name the one it applies to: "
+                                f"{self.name}.of({', '.join(repr(a) for a in list(arguments)[:len(self.parameters)])})")
+        return self.function(*(arguments[p] for p in self.parameters))
+
+    def of(self, *parameters: str) -> "Named":
+        if len(parameters) != len(self.parameters):
+            raise ExerciseError(f"{self.name}.of(...) takes {len(self.parameters)} parameter name(s), "
+                                f"got {len(parameters)}")
+        return Named(self.function, tuple(parameters))
+
+    @property
+    def name(self) -> str:
+        return getattr(self.function, "__name__", "the oracle")
+
+
+def named(*parameters: str) -> Callable[[Callable[..., Any]], Named]:
+    """Make a library function an oracle applied to ``parameters`` by name (see ``Named``)."""
+    return lambda function: Named(function, parameters)
+
+
+@named("x")
 def exact_sum(x: np.ndarray) -> float:
     """The correctly rounded sum of the float32 elements, computed exactly in float64."""
     return math.fsum(np.asarray(x, np.float64).ravel().tolist())
 
 
+@named("x")
 def float32_sum_tolerance(x: np.ndarray) -> float:
     """How far a correct float32 sum may stray from the exact one: each of the n additions
     may round by eps·Σ|x|, and XLA's CPU backend flushes subnormals (< tiny each)."""
@@ -207,6 +245,7 @@ def float32_sum_tolerance(x: np.ndarray) -> float:
     return n * (float(FLOAT32.eps) * magnitude + float(FLOAT32.tiny))
 
 
+@named("x")
 def exactly(x: np.ndarray) -> np.ndarray:
     """x itself: the answer of a task that only moves data (placing changes no value)."""
     return np.asarray(x, np.float32)
@@ -217,22 +256,22 @@ def no_tolerance(**_: Any) -> float:
     return 0.0
 
 
-def exact_axis_sum(axis: int) -> Callable[[np.ndarray], np.ndarray]:
-    """Sums along ``axis``, each correctly rounded (float64 fsum of the float32 elements)."""
-    def oracle(x: np.ndarray) -> np.ndarray:
+def exact_axis_sum(axis: int, of: str = "x") -> Named:
+    """Sums of parameter ``of`` along ``axis``, each correctly rounded (float64 fsum of the float32 elements)."""
+    def exact_axis_sum(x: np.ndarray) -> np.ndarray:
         moved = np.moveaxis(np.asarray(x, np.float64), axis, -1)
         flat = moved.reshape(-1, moved.shape[-1]) if moved.size else np.zeros((int(np.prod(moved.shape[:-1])), 0))
         return np.array([math.fsum(row.tolist()) for row in flat], np.float64).reshape(moved.shape[:-1])
-    return oracle
+    return Named(exact_axis_sum, (of,))
 
 
-def float32_axis_sum_tolerance(axis: int) -> Callable[[np.ndarray], np.ndarray]:
-    """``float32_sum_tolerance`` for each of the sums along ``axis``."""
-    def tolerance(x: np.ndarray) -> np.ndarray:
+def float32_axis_sum_tolerance(axis: int, of: str = "x") -> Named:
+    """``float32_sum_tolerance`` for each of the sums of parameter ``of`` along ``axis``."""
+    def float32_axis_sum_tolerance(x: np.ndarray) -> np.ndarray:
         n = x.shape[axis]
         magnitude = np.sum(np.abs(np.asarray(x, np.float64)), axis=axis)
         return n * (float(FLOAT32.eps) * magnitude + float(FLOAT32.tiny))
-    return tolerance
+    return Named(float32_axis_sum_tolerance, (of,))
 
 
 def elementwise_tolerance(expected: Callable[..., np.ndarray], ulps: float = 1.0) -> Callable[..., np.ndarray]:
@@ -243,6 +282,7 @@ def elementwise_tolerance(expected: Callable[..., np.ndarray], ulps: float = 1.0
     return tolerance
 
 
+@named("x", "w")
 def exact_matmul(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """x @ w with every entry correctly rounded: float64 products of float32 values are exact,
     and ``math.fsum`` adds them exactly."""
@@ -254,6 +294,7 @@ def exact_matmul(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return out
 
 
+@named("x", "w")
 def float32_matmul_tolerance(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Each entry of x @ w is a float32 dot product of length k: every product rounds once
     and every addition once, so k+1 roundings of the magnitude |x| @ |w|."""

@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
+from grader.arguments import Array, Signature
 from grader.checks import ValueProperty
 from grader.errors import ExerciseError
-from grader.strategies import (LENGTHS, arguments, dims, exact_matmul, exact_sum, float32_array, float32_bound,
+from grader.strategies import (LENGTHS, arguments, dims, exact_axis_sum, exact_matmul, exact_sum, float32_array,
+                               float32_bound,
                                float32_matmul_tolerance, float32_sum_tolerance, shapes, tree)
 
 VECTORS = arguments(dims(n=LENGTHS), x=float32_array("n"))
@@ -86,3 +88,24 @@ def test_a_wrong_sum_falls_outside_the_tolerance():
     x = np.array([1.5, 2.25, -0.5], np.float32)
     assert abs((exact_sum(x) - 1.5) - exact_sum(x)) > float32_sum_tolerance(x)
     assert float32_sum_tolerance(np.array([], np.float32)) == 0.0
+
+
+def test_library_oracles_apply_to_the_parameter_they_are_given_by_name():
+    grads = np.array([1.0, 2.0, 3.5], np.float32)
+    assert exact_sum.of("grads")(grads=grads, lr=0.1) == 6.5  # other parameters are left alone
+    assert exact_sum(x=grads, lr=0.1) == 6.5 and exact_sum(grads) == 6.5
+    rows = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(exact_axis_sum(1, of="m")(m=rows), [3.0, 12.0])
+    np.testing.assert_array_equal(exact_matmul.of("a", "b")(a=rows, b=rows.T), rows.astype(np.float64) @ rows.T)
+
+
+def test_an_oracle_on_a_parameter_the_function_lacks_is_an_author_error_naming_the_fix():
+    with pytest.raises(ExerciseError, match=r"exact_sum reads the parameter 'x'.*exact_sum.of\('grads'\)"):
+        exact_sum(grads=np.ones(3, np.float32))
+    check = ValueProperty(id="value.sums", title="Sums", inputs=arguments(dims(n=LENGTHS), grads=float32_array("n")))
+    signature = Signature({"grads": Array("float32", "n")}, returns=Array("float32", ()))
+    problems = check.problems(signature, {"grads": np.ones(3, np.float32)})
+    assert any("exact_sum reads the parameter 'x'" in p and "exact_sum.of(...)" in p for p in problems), problems
+    fixed = ValueProperty(id="value.sums", title="Sums", inputs=arguments(dims(n=LENGTHS), grads=float32_array("n")),
+                          expected=exact_sum.of("grads"), tolerance=float32_sum_tolerance.of("grads"))
+    assert fixed.problems(signature, {"grads": np.ones(3, np.float32)}) == []

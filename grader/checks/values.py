@@ -33,7 +33,7 @@ from grader.errors import ExerciseError
 from grader.observe.returned import Leaf, Returned, describe_structure
 from grader.outcome import Category, Outcome
 from grader.sandbox.protocol import holds_reals
-from grader.strategies import Arguments, exact_sum, float32_sum_tolerance
+from grader.strategies import Arguments, Named, exact_sum, float32_sum_tolerance
 
 # An oracle takes the arguments by name (``expected(x=..., w=...)``) and gives the exact
 # answer: a number, an array, or a dict/tuple of them; a tolerance gives one number for every
@@ -210,6 +210,15 @@ def _evaluate(oracle: Oracle, arguments: Mapping[str, Any], what: str) -> Any:
                             f"{type(error).__name__}: {error}") from None
 
 
+def _unread(check_id: str, signature: Signature, *oracles: Oracle) -> list[str]:
+    """A library oracle naming a parameter the function does not have (``exact_sum`` reads
+    ``x``; ``exact_sum.of("grads")`` reads ``grads``)."""
+    return [f"{check_id}: {oracle.name} reads the parameter {name!r}, which {', '.join(signature.names)} does not "
+            f"include; use {oracle.name}.of(...) with the parameter it applies to"
+            for oracle in oracles if isinstance(oracle, Named) for name in oracle.parameters
+            if name not in signature.names]
+
+
 def answer_on(check: "ValueProperty", arguments: Mapping[str, Any]) -> tuple[Any, Any]:
     """The exact answer and its tolerance on ``arguments`` (any the check's oracle accepts),
     computed once per process."""
@@ -247,7 +256,7 @@ class ValueProperty(Check):
         self.draw(seed)
 
     def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
-        found = []
+        found = _unread(self.id, signature, self.expected, self.tolerance)
         for arguments in self.draw(0)[:len(self.inputs.dims.covering()) + 3]:
             problem = signature.problem(arguments, "the drawn arguments")
             if problem:
@@ -359,7 +368,7 @@ class FixedCases(Check):
     category: ClassVar[Category] = "value"
 
     def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
-        found = []
+        found = _unread(self.id, signature, self.expected, self.tolerance)
         for case in self.cases:
             try:
                 problem = signature.problem(case.build(signature), f"case {case.label!r}")
