@@ -15,7 +15,7 @@ from typing import Iterator
 import numpy as np
 import pytest
 
-from grader.arguments import Array, Signature
+from grader.arguments import Array, Scalar, Signature
 from grader.checks import (AvoidsPrimitives, Context, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
                            ResultFromPlacement, ResultSharding, ShardLayout, SpecMatches, UsesPrimitive)
 from grader.checks.base import Check
@@ -277,3 +277,40 @@ def test_an_eager_untraceable_shard_map_is_judged_from_the_real_call(judge) -> N
     assert judge(PSUM, body).status == "passed"
     target = NamedShardingTarget(axis_names=("data",), spec=("data",), via="shard_map_in")
     assert judge(SpecMatches(id="structure.spec", title="spec", target=target), body).status == "passed"
+
+
+@pytest.mark.parametrize("body, reads", [
+    ("""
+    @jax.jit
+    def f(x, lr):
+        return x - lr * x
+    """, True),
+    ("""
+    step = jax.jit(lambda x, lr: x - lr * x)
+    def f(x, lr):
+        return step(x, jnp.float32(lr))  # made an array through NumPy first: still lr
+    """, True),
+    ("""
+    from functools import partial
+    @partial(jax.jit, static_argnums=1)
+    def f(x, lr):
+        return x - lr * x  # lr is a constant of the compiled program, not data
+    """, False),
+    ("""
+    @jax.jit
+    def f(x, lr):
+        return x - 0.3 * x  # the probe's lr, as a literal
+    """, False),
+], ids=["traced", "as_float32_array", "static", "literal"])
+def test_a_float_argument_traced_into_a_jitted_function_is_data(tmp_path: Path, body: str, reads: bool) -> None:
+    path = tmp_path / "scalar.py"
+    path.write_text(HEADER + "\n\n" + textwrap.dedent(body))
+    session = Session(path, "f", ("x", "lr"), 8, Limits(call_s=20, total_s=60))
+    try:
+        assert session.load().ok, session.load().detail
+        signature = Signature({"x": Array("float32", (16,)), "lr": Scalar("float")})
+        check = UsesPrimitive(id="structure.lr", title="lr scales x", operation="mul", reads="lr")
+        outcome = check.judge(Context(session, signature, {"x": PROBE, "lr": 0.3}, 0, "f", path.stem, 8))
+    finally:
+        session.close()
+    assert (outcome.status == "passed") is reads, outcome.message

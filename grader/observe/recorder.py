@@ -215,7 +215,10 @@ class Recorder:
             def converted(value: Any, *args: Any, **kwargs: Any) -> Any:
                 if state[0] is not None and not state[1] and type(value) is array_class:
                     push(("to_host",))
-                return convert(value, *args, **kwargs)
+                out = convert(value, *args, **kwargs)
+                if state[0] == FULL and not state[1] and type(value) is float:
+                    push(("convert", (value,), out))  # jnp.float32(lr) goes through NumPy: still lr
+                return out
             converted.__name__, converted.__doc__ = convert.__name__, convert.__doc__
             return converted
 
@@ -633,7 +636,7 @@ def is_staged(value: Any) -> bool:
 
 
 # Where each kind of event keeps the values it read.
-_READS = {"device_put": 1, "jit": 2, "primitive": 3, "shard_map": 3}
+_READS = {"device_put": 1, "jit": 2, "primitive": 3, "shard_map": 3, "convert": 1}
 
 
 def held(array: Any, describe: Describe) -> dict[str, Any]:
@@ -653,11 +656,17 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
     ids: dict[int, int] = {}
     kept: list[Any] = []
     arrays: dict[str, dict[str, Any]] = {}
+    # A float argument is an object the child made for this call, so where it goes it is that
+    # argument (a learning rate traced into a jitted step); other Python numbers are constants
+    # (Python shares small ints, and one literal's object between uses).
+    arguments = {id(value) for _, value in leaves if type(value) is float}
 
     def value_id(value: Any) -> int:
         value = concrete(value)
         key = id(value)
-        if key not in ids or not is_array(value):
+        if type(value).__name__ == "TypedNdArray" and id(getattr(value, "base", None)) in arguments:
+            key = id(value.base)  # JAX's typed view of a NumPy value made from a float argument
+        if key not in ids or not (is_array(value) or key in arguments):
             ids[key] = builder.fresh(value)
             kept.append(value)
         return ids[key]
@@ -676,7 +685,13 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
         kind = event[0]
         if kind not in _READS or any(is_staged(value) for value in event[_READS[kind]]):
             continue  # part of a transformation being traced (jax.grad's linear part): no values yet
-        if kind == "device_put":
+        if kind == "convert":  # a float argument made a NumPy value: the same argument
+            _, (number,), made = event
+            if id(number) in arguments:
+                arguments.add(id(made))
+                ids[id(made)] = value_id(number)
+                kept.append(made)
+        elif kind == "device_put":
             _, xs, devices, placed = event
             produced = builder.equation("device_put", {"devices": tuple(devices)}, [value_id(x) for x in xs],
                                         list(placed), ())
