@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from grader.arguments import Array, Scalar, Signature
-from grader.checks import (AvoidsPrimitives, Context, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
+from grader.checks import (AvoidsPrimitives, Context, CyclicShift, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
                            ResultFromPlacement, ResultSharding, ShardLayout, SpecMatches, UsesPrimitive)
 from grader.checks.base import Check
 from grader.outcome import Outcome
@@ -314,3 +314,55 @@ def test_a_float_argument_traced_into_a_jitted_function_is_data(tmp_path: Path, 
     finally:
         session.close()
     assert (outcome.status == "passed") is reads, outcome.message
+
+
+SHIFT = UsesPrimitive(id="structure.shift", title="shifts by one", operation="ppermute", axes=("data",),
+                      inside="shard_map", params={"perm": CyclicShift(1)})
+
+
+def _shifted(by: int) -> str:
+    return f"""
+        def f(x):
+            def body(b):
+                return jax.lax.ppermute(b, "data", [(i, (i + {by}) % 8) for i in range(8)])
+            return jax.shard_map(body, mesh=MESH, in_specs=P("data"), out_specs=P("data"))(x)
+    """
+
+
+def test_a_cyclic_shift_by_the_asked_amount_passes(judge) -> None:
+    outcome = judge(SHIFT, _shifted(1))
+    assert outcome.status == "passed", outcome.message
+    assert "with a cyclic shift by +1" in outcome.message
+
+
+@pytest.mark.parametrize("by, says", [(-1, "a cyclic shift by +7 (that is -1)"), (2, "a cyclic shift by +2")])
+def test_a_shift_the_wrong_way_or_too_far_fails_saying_which(judge, by: int, says: str) -> None:
+    outcome = judge(SHIFT, _shifted(by))
+    assert outcome.status == "failed"
+    assert f"Your jax.lax.ppermute has {says}; the task asks for" in outcome.message, outcome.message
+
+
+def test_a_permutation_that_is_no_shift_is_shown_as_its_pairs(judge) -> None:
+    outcome = judge(SHIFT, """
+        def f(x):
+            perm = [(0, 1), (1, 0), (2, 3), (3, 2), (4, 5), (5, 4), (6, 7), (7, 6)]
+            return jax.shard_map(lambda b: jax.lax.ppermute(b, "data", perm), mesh=MESH, in_specs=P("data"),
+                                 out_specs=P("data"))(x)
+    """)
+    assert outcome.status == "failed" and "the permutation 0→1, 1→0, 2→3" in outcome.message, outcome.message
+
+
+@pytest.mark.parametrize("tiled, passes", [(True, True), (False, False)])
+def test_psum_scatter_is_matched_by_its_parameters(judge, tiled: bool, passes: bool) -> None:
+    check = UsesPrimitive(id="structure.scatter", title="reduce-scatter", operation="psum_scatter", axes=("data",),
+                          inside="shard_map", params={"scatter_dimension": 0, "tiled": True})
+    outcome = judge(check, f"""
+        def f(x):
+            def body(b):
+                piece = jax.lax.psum_scatter(jnp.tile(b[:1], 8), "data", scatter_dimension=0, tiled={tiled})
+                return piece if {tiled} else piece[None]  # untiled, the scattered axis goes
+            return jax.shard_map(body, mesh=MESH, in_specs=P("data"), out_specs=P("data"))(x)
+    """)
+    assert (outcome.status == "passed") is passes, outcome.message
+    if not passes:
+        assert "has tiled=False" in outcome.message

@@ -13,7 +13,7 @@ _EXPORTS = {
     "ResultSharding": "layout", "ShardLayout": "layout",
     "WithinLimits": "limits",
     "LoadsFunction": "load",
-    "AvoidsPrimitives": "program_checks", "UsesPrimitive": "program_checks",
+    "AvoidsPrimitives": "program_checks", "UsesPrimitive": "program_checks", "CyclicShift": "primitive_params",
     "CompilesAtMost": "compilation", "Donates": "compilation",
     "Returns": "returns",
     "MeshMatches": "structure", "NamedShardingTarget": "structure", "PlacedOnNamedSharding": "structure",

@@ -14,6 +14,7 @@ multiplied by its inverse) *is* a mean: it satisfies ``operation="pmean"`` and n
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from math import prod
 from typing import Any, ClassVar
@@ -22,6 +23,7 @@ from grader.arguments import Signature, is_within
 from grader.checks.base import Check, Context
 from grader.checks.returns import probe_call
 from grader.checks.evidence import evidence, host_text, host_work
+from grader.checks.primitive_params import matches, observed_text, wanted_text
 from grader.observe.program import Node, Program
 from grader.outcome import Category, Outcome
 
@@ -50,6 +52,12 @@ def names_of(operation: str) -> tuple[str, ...]:
 
 def spelled(operation: str) -> str:
     return SPELLING.get(operation, operation)
+
+
+def _axis_size(node: Node, sizes: dict[str, int]) -> int | None:
+    """The number of devices along the axes a collective runs over (None when unknown)."""
+    axes = _axes(node)
+    return prod(sizes[a] for a in axes) if axes and all(a in sizes for a in axes) else None
 
 
 def _axes(node: Node) -> list[Any]:
@@ -136,7 +144,9 @@ class UsesPrimitive(Check):
     (collectives), inside ``inside`` when given (e.g. ``"shard_map"``), and, with ``on_path``,
     reading a value computed from ``reads`` (a parameter or leaf; any argument when None) and
     feeding the result (so a collective on a constant, or one whose output is dropped, does
-    not count). With ``reads``, work on the host (``grader.checks.evidence.host_work``) is
+    not count), with ``params`` when given (``{"perm": CyclicShift(1)}``,
+    ``{"scatter_dimension": 0, "tiled": True}``, ``{"length": 8}``:
+    ``grader.checks.primitive_params``). With ``reads``, work on the host (``grader.checks.evidence.host_work``) is
     refused unless ``allow_host``: ``pmean(g) * 0`` plus a mean taken in NumPy has the link
     and none of the work."""
     operation: str
@@ -145,6 +155,7 @@ class UsesPrimitive(Check):
     on_path: bool = True
     reads: str | None = None
     allow_host: bool = False
+    params: Mapping[str, Any] | None = None
     category: ClassVar[Category] = "structure"
 
     def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
@@ -158,6 +169,8 @@ class UsesPrimitive(Check):
             text += f" over axis {', '.join(map(repr, self.axes))}"
         if self.inside:
             text += f" inside {spelled(self.inside)}"
+        if self.params:
+            text += f" with {', '.join(wanted_text(n, w) for n, w in self.params.items())}"
         source = self.reads or "the arguments"
         return text + (f" on the way from {source} to the result" if self.on_path else "")
 
@@ -196,6 +209,18 @@ class UsesPrimitive(Check):
                 return Outcome.failed(f"Your {spelled(self.operation)} is not inside {spelled(self.inside)} "
                                       f"(found {len(outside)} outside it).", expected=want,
                                       observed=f"{spelled(self.operation)} outside {spelled(self.inside)}")
+        if self.params:
+            seen = found
+            found = [n for n in found if all(matches(w, n.params.get(k), _axis_size(n, sizes))
+                                             for k, w in self.params.items())]
+            if not found:
+                node = seen[0]
+                differ = [(k, w) for k, w in self.params.items() if not matches(w, node.params.get(k),
+                                                                                 _axis_size(node, sizes))]
+                observed = ", ".join(observed_text(k, w, node.params.get(k), _axis_size(node, sizes))
+                                     for k, w in differ)
+                return Outcome.failed(f"Your {spelled(self.operation)} has {observed}; the task asks for {want}.",
+                                      expected=want, observed=f"{spelled(self.operation)} with {observed}")
         if self.on_path:
             sources = [i for p, i in zip(program.input_paths, program.inputs)
                        if self.reads is None or is_within(p, self.reads)]
