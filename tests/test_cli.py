@@ -195,3 +195,24 @@ def test_a_canvas_column_without_an_assignment_id_is_said_and_an_id_alone_makes_
     assert by_id.returncode == 0 and "no assignment id" not in by_id.stderr
     header, points = (out / "gradebook-canvas.csv").read_text().splitlines()[:2]
     assert header.endswith(",NamedSharding (replicated) (98765)") and points.endswith(",5")
+
+
+@pytest.mark.slow  # a validation of one exercise (its reference and every variant, one seed)
+def test_check_grade_and_validate_leave_nothing_in_the_current_folder_but_the_outputs_asked_for(tmp_path):
+    """Students and CI run jaxgrade in their own folder: nothing of jaxgrade's (Hypothesis's
+    .hypothesis/ cache included) may appear there beside what -o names."""
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    (submissions / "alice.py").write_text((SEED_EXERCISE / "reference.py").read_text())
+    (submissions / "bob.py").write_text((SEED_EXERCISE / "wrong" / "value_mean.py").read_text())
+    here = tmp_path / "here"
+    here.mkdir()
+    runs = {"check": run("check", str(submissions / "bob.py"), "-e", SEED_EXERCISE.name, cwd=here),
+            "grade": run("grade", str(submissions), "-e", SEED_EXERCISE.name, "-o", "out", cwd=here),
+            "validate": subprocess.run([*JAXGRADE, "validate", "pmean_gradients", "--seeds", "1"],
+                                       capture_output=True, text=True, cwd=here, timeout=600,
+                                       env={**os.environ, "NO_COLOR": "1"})}
+    assert [runs["check"].returncode, runs["grade"].returncode, runs["validate"].returncode] == [1, 0, 0], \
+        {name: done.stdout[-1500:] + done.stderr[-1500:] for name, done in runs.items()}
+    assert "Score: " in runs["check"].stdout and (here / "out" / "gradebook.csv").is_file()
+    assert sorted(p.name for p in here.iterdir()) == ["out"]
