@@ -49,11 +49,6 @@ class IntakeError(Exception):
     """The input as a whole cannot be read; the message says what to give instead."""
 
 
-class GraderError(Exception):
-    """The grader's own code failed while judging (a bug, never the student's doing): the
-    check it happened in reports an error, which costs the student nothing."""
-
-
 class GraderFailure(Exception):
     """The grader could not finish a submission for a reason of its own (its warm process
     could not fork): no verdict is recorded, so the next run grades it again."""

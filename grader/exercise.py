@@ -17,7 +17,7 @@ the test suite require of an exercise (docs/authoring.md states the same list).
 
 Optional tables in exercise.toml: ``[visibility]`` maps a check id to visible, after_due_date,
 after_published or hidden (default visible); ``[release]`` holds ``due`` (a date-time with a UTC
-offset) and ``published`` (see grader/visibility.py).
+offset) and ``published`` (see grader/release.py and grader/report/visibility.py).
 """
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ class CheckResult:
     observed: str | None = None
     reproduce: str | None = None
     advisory: str | None = None
-    # visible | after_due_date | after_published | hidden (grader/visibility.py); not in the
+    # visible | after_due_date | after_published | hidden (grader/report/visibility.py); not in the
     # jaxgrade.report/1 JSON, whose shape is fixed.
     visibility: str = "visible"
     duration_s: float = 0.0  # time spent judging this check (JUnit's testcase time)
