@@ -19,6 +19,7 @@ def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
     return subprocess.run([*JAXGRADE, *args], capture_output=True, text=True, cwd=cwd or REPO, env=env, timeout=120)
 
 
+@pytest.mark.slow
 def test_check_reference_exits_0_and_reports_full_marks():
     result = run("check", str(SEED_EXERCISE / "reference.py"))
     assert result.returncode == 0, result.stderr
@@ -72,6 +73,7 @@ def test_exercise_found_from_the_function_defined(tmp_path):
     assert "Python cannot parse your file" in result.stdout and "SKIP" in result.stdout
 
 
+@pytest.mark.slow
 def test_start_writes_the_starter_and_refuses_to_overwrite(tmp_path):
     result = run("start", "named_sharding_replicated", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -162,6 +164,7 @@ def test_lms_flags_are_checked_before_grading(tmp_path, flags, message):
     assert not (tmp_path / "out").exists()  # nothing graded, nothing written
 
 
+@pytest.mark.slow
 def test_a_moodle_run_with_the_worksheet_gives_grades_out_of_its_maximum_with_comments(tmp_path):
     from test_gradebook import MOODLE_WORKSHEET, moodle_import
     download = tmp_path / "download" / "Jane Doe_1234567_assignsubmission_file_"
@@ -184,6 +187,7 @@ def test_a_moodle_run_with_the_worksheet_gives_grades_out_of_its_maximum_with_co
     assert (out / "students" / "1234567" / "report.html").is_file()
 
 
+@pytest.mark.slow
 def test_a_canvas_column_without_an_assignment_id_is_said_and_an_id_alone_makes_one(tmp_path):
     (tmp_path / "class").mkdir()
     (tmp_path / "class" / "alice.py").write_text("")
