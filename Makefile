@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 AXE_VERSION := 4.14.1
 AXE := $(VENV)/node_modules/axe-core/axe.min.js
 
-.PHONY: install axe test demo bench clean
+.PHONY: install axe test check validate demo bench clean
 
 install: $(STAMP)
 
@@ -18,8 +18,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# Everything (CI runs this): the catalogue validated under one seed among the rest.
 test: install axe
 	$(BIN)/python -m pytest -q
+
+# The fast tier, between two edits: what is marked slow (catalogue validation, pip builds, the
+# Dask cluster, Chromium, containers, anything over ~10 s) is left for `make test`.
+check: install
+	$(BIN)/python -m pytest -q -m "not slow"
+
+# The catalogue under all five seeds (a property may fail only for some): before a release, or
+# after changing an exercise, the check library or the strategies.
+validate: install
+	JAXGRADE_VALIDATE_SEEDS=5 $(BIN)/python -m pytest -q tests/test_validate.py
 
 axe: install
 	@if [ -f $(AXE) ] && grep -q '"version": "$(AXE_VERSION)"' $(VENV)/node_modules/axe-core/package.json; then :; \

@@ -3,7 +3,7 @@ of the small eager operations a wrong submission runs at each input shape, with 
 defaults and with the grader's options, in fresh processes, interleaved (medians of 5 each).
 
 A mistake compiles its own operations once per input shape, so this is most of what a value
-or structure mistake costs beyond a passing submission (README, Performance).
+or structure mistake costs beyond a passing submission (docs/performance.md).
 """
 from __future__ import annotations
 

@@ -32,7 +32,10 @@ def cache_root() -> Path | None:
     return Path(base) / "jaxgrade"
 
 
-def compile_cache_dir(jax_version: str) -> Path | None:
+def xla_cache_folder(jax_version: str) -> Path | None:
+    """The folder (made if missing) holding the XLA programs ``jax_version`` compiled; None when
+    the cache is off or cannot be made. grader.engine.compile_cache_directory is this for the
+    JAX installed here."""
     root = cache_root()
     if root is None:
         return None

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from grader import __version__
 from grader.batch.safe_text import for_terminal
-from grader.errors import ExerciseError, NotebookError, UsageError
+from grader.errors import ExerciseError, ExitCode, NotebookError, UsageError
 from grader.exercise import all_exercises, exercise_for_source, find_exercise
 from grader.report.render import FORMATS
 from grader.report.visibility import AUDIENCES
@@ -75,9 +75,9 @@ def _check(args: argparse.Namespace) -> int:
         if args.output:
             stream.close()
     if report.status == "error":
-        return 3
+        return ExitCode.UNGRADABLE
     # Judged on what the audience may see: a student's exit code must not give away a hidden check.
-    return 0 if view(report, args.audience, stage)["status"] in ("passed", "pending") else 1
+    return ExitCode.OK if view(report, args.audience, stage)["status"] in ("passed", "pending") else ExitCode.NOT_ALL
 
 
 def _start(args: argparse.Namespace) -> int:
@@ -87,7 +87,7 @@ def _start(args: argparse.Namespace) -> int:
         raise UsageError(f"{target} already exists; choose another name with -o or pass --force to overwrite it")
     target.write_text(exercise.starter.read_text().replace("THIS_FILE.py", target.name))
     print(f"Wrote {target}: the task is in its docstring. When you are done, run: jaxgrade check {target}")
-    return 0
+    return ExitCode.OK
 
 
 def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
@@ -130,7 +130,6 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     return parser
 
 
-EXIT_CRASH = 4
 # The machine refused a file operation: likely the environment, though still not a verdict.
 _ENVIRONMENT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS, errno.EMFILE,
                                  errno.ENFILE, errno.ENOMEM})
@@ -158,16 +157,16 @@ def main(argv: list[str] | None = None) -> int:
         return args.run(args)
     except (UsageError, ExerciseError) as error:
         print(f"jaxgrade: {error}", file=sys.stderr)
-        return 2
+        return error.exit_code
     except KeyboardInterrupt:
         print("jaxgrade: interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:  # the reader went away (jaxgrade list | head): as if killed by SIGPIPE, quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush must not fail again
-        return 141
+        return ExitCode.BROKEN_PIPE
     except Exception as error:  # a crash of jaxgrade itself: never mistaken for a grade (1) or a usage error (2)
         if os.environ.get("JAXGRADE_DEBUG"):
             traceback.print_exc()
         print(crash_line(error), file=sys.stderr)
-        return EXIT_CRASH
+        return ExitCode.CRASH
 

@@ -12,7 +12,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from grader import __version__
-from grader.cache import compile_cache_dir, warmed_marker
+from grader.cache import warmed_marker, xla_cache_folder
 from grader.checks.base import Check, Context
 from grader.checks.values import ValueProperty
 from grader.errors import Malformed, SandboxError
@@ -56,7 +56,7 @@ def _judge(check: Check, context: Context) -> Outcome:
 
 def compile_cache_directory() -> str | None:
     """The compilation cache children read (None: none can be used here), not filled yet."""
-    directory = compile_cache_dir(version("jax"))
+    directory = xla_cache_folder(version("jax"))
     return None if directory is None else str(directory)
 
 

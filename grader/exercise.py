@@ -17,7 +17,7 @@ the test suite require of an exercise (docs/authoring.md states the same list).
 
 Optional tables in exercise.toml: ``[visibility]`` maps a check id to visible, after_due_date,
 after_published or hidden (default visible); ``[release]`` holds ``due`` (a date-time with a UTC
-offset) and ``published`` (see grader/visibility.py).
+offset) and ``published`` (see grader/release.py and grader/report/visibility.py).
 """
 from __future__ import annotations
 
@@ -35,13 +35,13 @@ from typing import TYPE_CHECKING, Any
 from grader.arguments import Signature
 from grader.errors import ExerciseError
 from grader.outcome import CATEGORIES
+from grader.paths import data_folder
 from grader.sandbox.process import Limits
 from grader.release import VISIBILITIES, Release, parse_release
 
 if TYPE_CHECKING:  # the check library (and Hypothesis) loads with an exercise's checks.py
     from grader.checks.base import Check
 
-PACKAGE = Path(__file__).resolve().parent
 _WHAT = {"SIGNATURE": "grader.arguments.Signature({name: Array(...)}, returns=...)",
          "PROBE": "a dict from parameter name to the argument structure is observed on",
          "CHECKS": "a list of checks from grader.checks"}
@@ -50,11 +50,11 @@ EXPECT = re.compile(r"^#\s*expect:\s*(\w+)", re.MULTILINE)
 
 
 def exercises_root() -> Path:
-    """Installed copies live inside the package; a source checkout keeps them at the top."""
+    """``JAXGRADE_EXERCISES`` when set (an exported autograder points it at its bundled exercise),
+    else the exercises jaxgrade ships (see grader.paths)."""
     if "JAXGRADE_EXERCISES" in os.environ:
         return Path(os.environ["JAXGRADE_EXERCISES"])
-    installed = PACKAGE / "exercises"
-    return installed if installed.is_dir() else PACKAGE.parent / "exercises"
+    return data_folder("exercises")
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from typing import Any
 from grader import __version__
 from grader.errors import ExerciseError, ExportError, GraderFailure, SandboxError
 from grader.exercise import Exercise, exercises_root, find_exercise, load_exercise
+from grader.paths import data_folder
 from grader.report.result import Report
 from grader.source import Prepared, prepare_folder
 
@@ -141,8 +142,7 @@ def _copy_grader(target: Path) -> None:
         (target / "README.md").write_text("jaxgrade, bundled for an autograder.\n")
     shutil.copytree(PACKAGE, target / "grader", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*",
                                                                             "exercises", "templates"))
-    templates = PACKAGE / "templates" if (PACKAGE / "templates").is_dir() else SOURCE_ROOT / "templates"
-    shutil.copytree(templates, target / "templates", ignore=SKIP)
+    shutil.copytree(data_folder("templates"), target / "templates", ignore=SKIP)
 
 
 def _copy_source(exercise: Exercise, target: Path) -> None:

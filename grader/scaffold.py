@@ -151,7 +151,7 @@ def scaffold(slug: str, root: Path, *, function: str | None = None, title: str |
 
 
 def _new_command(args: argparse.Namespace) -> int:
-    from grader.errors import UsageError
+    from grader.errors import ExitCode, UsageError
 
     root = Path(args.root) if args.root else exercises_root()
     try:
@@ -160,7 +160,7 @@ def _new_command(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     print(f"Wrote {directory}. Next: write reference.py and expected() in checks.py, then run "
           f"jaxgrade validate {args.slug}")
-    return 0
+    return ExitCode.OK
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:

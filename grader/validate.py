@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from grader.errors import ExerciseError
+from grader.errors import ExerciseError, ExitCode
 from grader.exercise import Exercise, all_exercises, find_exercise
 from grader.lint import exercise_problems
 from grader.report.result import Report
@@ -245,7 +245,7 @@ def _validate_command(args: argparse.Namespace) -> int:
     sys.stdout.write(table(results))
     bad = [r.slug for r in results if not r.ok]
     print(f"\n{len(results) - len(bad)}/{len(results)} exercise(s) valid" + (f"; invalid: {', '.join(bad)}" if bad else ""))
-    return 1 if bad else 0
+    return ExitCode.NOT_ALL if bad else ExitCode.OK
 
 
 def _list_command(args: argparse.Namespace) -> int:
@@ -254,7 +254,7 @@ def _list_command(args: argparse.Namespace) -> int:
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
-    return 0
+    return ExitCode.OK
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:

@@ -61,6 +61,7 @@ def verdicts(checks) -> list[tuple[str, str, float]]:
     return [(c["id"], c["status"], c["score"]) if isinstance(c, dict) else (c.id, c.status, c.score) for c in checks]
 
 
+@pytest.mark.slow
 def test_a_zipped_mixed_class_gets_the_verdicts_of_check_one_by_one(exercise, tmp_path):
     folder = make_class(tmp_path / "class", MIXED)
     archive = tmp_path / "class.zip"
@@ -94,6 +95,7 @@ def _report_without_timing(report: dict) -> dict:
     return kept
 
 
+@pytest.mark.slow
 def test_a_report_depends_neither_on_the_classmates_nor_on_the_order(exercise, tmp_path):
     """Failing inputs found for one student are never tried first for another: the same file
     gets the same report, counterexamples included, in any class and alone (``check``)."""
@@ -125,6 +127,7 @@ def _run_until(command: list[str], env: dict[str, str], out: Path, at_least: int
     return process.returncode
 
 
+@pytest.mark.slow
 def test_an_interrupted_or_killed_run_keeps_its_results_and_the_next_run_continues(exercise, exercises_root, tmp_path):
     students = {f"s{i:02d}": ("reference.py" if i % 2 else "wrong/value_mean.py") for i in range(10)}
     folder = make_class(tmp_path / "class", students)
@@ -160,6 +163,7 @@ def test_an_interrupted_or_killed_run_keeps_its_results_and_the_next_run_continu
     assert {book[s]["status"] for s in students if students[s] != "reference.py"} == {"failed"}
 
 
+@pytest.mark.slow
 def test_only_what_changed_is_regraded(exercise, exercises_root, tmp_path):
     folder = make_class(tmp_path / "class", {"alice": "reference.py", "bob": "wrong/value_mean.py",
                                              "carol": "wrong/load_wrong_name.py"})
@@ -192,6 +196,7 @@ def test_only_what_changed_is_regraded(exercise, exercises_root, tmp_path):
     assert stored["key"]["exercise_version"] == newer.fingerprint
 
 
+@pytest.mark.slow
 def test_the_command_reports_what_it_did_and_where(exercises_root, tmp_path):
     folder = make_class(tmp_path / "class", {"alice": "wrong/load_wrong_name.py"})
     (folder / "notes.txt").write_text("not a submission")
@@ -353,6 +358,7 @@ CHECKS.append(_Scratch(id="limits.scratch", title="The grader has scratch space"
 '''
 
 
+@pytest.mark.slow
 def test_a_result_the_graders_environment_decided_is_graded_again(exercise, tmp_path, monkeypatch):
     copy = tmp_path / "exercises" / SEED_EXERCISE.name
     shutil.copytree(exercise.directory, copy, ignore=shutil.ignore_patterns("__pycache__"))
@@ -403,6 +409,7 @@ def _canvas_download(folder: Path, attachment_base: int) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_a_canvas_download_is_graded_per_student_and_imports_into_canvas(exercise, exercises_root, tmp_path):
     from test_gradebook import canvas_import
     env = {**os.environ, "JAXGRADE_EXERCISES": str(exercises_root)}
@@ -427,6 +434,7 @@ def test_a_canvas_download_is_graded_per_student_and_imports_into_canvas(exercis
     assert set(gradebook(out)) == set(book)
 
 
+@pytest.mark.slow
 def test_a_moodle_download_is_graded_per_participant_and_writes_the_worksheet(exercise, exercises_root, tmp_path):
     from test_gradebook import moodle_import
     download = tmp_path / "download"
@@ -450,6 +458,7 @@ def test_a_moodle_download_is_graded_per_participant_and_writes_the_worksheet(ex
     assert "Left aside on purpose" in (out / "summary.md").read_text()
 
 
+@pytest.mark.slow
 def test_a_class_run_warms_the_cache_from_the_variants_once(exercise, tmp_path, monkeypatch):
     from grader import engine
     from grader.batch.run import prepare

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 from grader import find_exercise, grade
 from grader.checks.values import compare
@@ -53,6 +54,7 @@ def matmul_2d(x, w):
 '''
 
 
+@pytest.mark.slow
 def test_a_bfloat16_result_is_compared_as_its_numbers(tmp_path: Path):
     submission = tmp_path / "bfloat16_product.py"
     submission.write_text(BFLOAT16_PRODUCT)

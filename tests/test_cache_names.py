@@ -7,6 +7,8 @@ from __future__ import annotations
 import zlib
 from pathlib import Path
 
+import pytest
+
 from grader.engine import warm_compile_cache, warm_compile_cache_from_variants
 
 
@@ -18,6 +20,7 @@ def _readable(entry: Path) -> bytes:
         return raw
 
 
+@pytest.mark.slow
 def test_the_cache_children_read_names_no_reference_variant_or_exercise_path(seed_exercise, tmp_path, monkeypatch):
     monkeypatch.setenv("JAXGRADE_CACHE", str(tmp_path / "cache"))
     directory = warm_compile_cache(seed_exercise)

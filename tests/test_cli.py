@@ -19,6 +19,7 @@ def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
     return subprocess.run([*JAXGRADE, *args], capture_output=True, text=True, cwd=cwd or REPO, env=env, timeout=120)
 
 
+@pytest.mark.slow
 def test_check_reference_exits_0_and_reports_full_marks():
     result = run("check", str(SEED_EXERCISE / "reference.py"))
     assert result.returncode == 0, result.stderr
@@ -72,6 +73,7 @@ def test_exercise_found_from_the_function_defined(tmp_path):
     assert "Python cannot parse your file" in result.stdout and "SKIP" in result.stdout
 
 
+@pytest.mark.slow
 def test_start_writes_the_starter_and_refuses_to_overwrite(tmp_path):
     result = run("start", "named_sharding_replicated", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -162,6 +164,7 @@ def test_lms_flags_are_checked_before_grading(tmp_path, flags, message):
     assert not (tmp_path / "out").exists()  # nothing graded, nothing written
 
 
+@pytest.mark.slow
 def test_a_moodle_run_with_the_worksheet_gives_grades_out_of_its_maximum_with_comments(tmp_path):
     from test_gradebook import MOODLE_WORKSHEET, moodle_import
     download = tmp_path / "download" / "Jane Doe_1234567_assignsubmission_file_"
@@ -184,6 +187,7 @@ def test_a_moodle_run_with_the_worksheet_gives_grades_out_of_its_maximum_with_co
     assert (out / "students" / "1234567" / "report.html").is_file()
 
 
+@pytest.mark.slow
 def test_a_canvas_column_without_an_assignment_id_is_said_and_an_id_alone_makes_one(tmp_path):
     (tmp_path / "class").mkdir()
     (tmp_path / "class" / "alice.py").write_text("")
@@ -195,3 +199,24 @@ def test_a_canvas_column_without_an_assignment_id_is_said_and_an_id_alone_makes_
     assert by_id.returncode == 0 and "no assignment id" not in by_id.stderr
     header, points = (out / "gradebook-canvas.csv").read_text().splitlines()[:2]
     assert header.endswith(",NamedSharding (replicated) (98765)") and points.endswith(",5")
+
+
+@pytest.mark.slow  # a validation of one exercise (its reference and every variant, one seed)
+def test_check_grade_and_validate_leave_nothing_in_the_current_folder_but_the_outputs_asked_for(tmp_path):
+    """Students and CI run jaxgrade in their own folder: nothing of jaxgrade's (Hypothesis's
+    .hypothesis/ cache included) may appear there beside what -o names."""
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    (submissions / "alice.py").write_text((SEED_EXERCISE / "reference.py").read_text())
+    (submissions / "bob.py").write_text((SEED_EXERCISE / "wrong" / "value_mean.py").read_text())
+    here = tmp_path / "here"
+    here.mkdir()
+    runs = {"check": run("check", str(submissions / "bob.py"), "-e", SEED_EXERCISE.name, cwd=here),
+            "grade": run("grade", str(submissions), "-e", SEED_EXERCISE.name, "-o", "out", cwd=here),
+            "validate": subprocess.run([*JAXGRADE, "validate", "pmean_gradients", "--seeds", "1"],
+                                       capture_output=True, text=True, cwd=here, timeout=600,
+                                       env={**os.environ, "NO_COLOR": "1"})}
+    assert [runs["check"].returncode, runs["grade"].returncode, runs["validate"].returncode] == [1, 0, 0], \
+        {name: done.stdout[-1500:] + done.stderr[-1500:] for name, done in runs.items()}
+    assert "Score: " in runs["check"].stdout and (here / "out" / "gradebook.csv").is_file()
+    assert sorted(p.name for p in here.iterdir()) == ["out"]

@@ -25,6 +25,7 @@ from grader.batch.distributed import (DaskBackend, WorkerGrader, grade_task, pac
 from grader.engine import grade
 
 distributed = pytest.importorskip("distributed")  # installed by `make install` (the test extra)
+pytestmark = pytest.mark.slow  # a real Dask cluster (scheduler and workers) per test, or its import
 
 BIN = Path(sys.executable).parent
 HOSTILE = REPO / "tests" / "hostile"

@@ -27,18 +27,21 @@ def test_reference_gets_full_marks(seed_exercise):
     assert {c.category for c in report.checks} == {"load", "type", "value", "structure", "limits"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", RIGHT, ids=lambda p: p.stem)
 def test_other_correct_solutions_get_full_marks(seed_exercise, path):
     report = grade(seed_exercise, path)
     assert report.status == "passed", [(c.id, c.message) for c in report.checks if c.status != "passed"]
 
 
+@pytest.mark.slow
 def test_spec_none_is_accepted_with_an_advisory(seed_exercise):
     report = grade(seed_exercise, SEED_EXERCISE / "right" / "spec_none.py")
     spec = next(c for c in report.checks if c.id == "structure.spec")
     assert spec.status == "passed" and "PartitionSpec(None)" in spec.advisory
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)
 def test_wrong_variant_fails_its_declared_category(seed_exercise, path):
     report = grade(seed_exercise, path)
@@ -50,6 +53,7 @@ def test_wrong_variant_fails_its_declared_category(seed_exercise, path):
         assert check.message and check.score == 0.0
 
 
+@pytest.mark.slow
 def test_a_file_that_cannot_load_skips_every_other_check(seed_exercise):
     report = grade(seed_exercise, SEED_EXERCISE / "wrong" / "load_syntax_error.py")
     assert [c.status for c in report.checks] == ["failed"] + ["skipped"] * (len(report.checks) - 1)
@@ -57,6 +61,7 @@ def test_a_file_that_cannot_load_skips_every_other_check(seed_exercise):
     assert "line 9" in report.checks[0].message
 
 
+@pytest.mark.slow
 def test_no_placement_gets_the_right_number_and_fails_structure(seed_exercise):
     """The case value-only graders cannot see: `return jnp.sum(x)`."""
     report = grade(seed_exercise, SEED_EXERCISE / "wrong" / "structure_no_placement.py")
@@ -67,6 +72,7 @@ def test_no_placement_gets_the_right_number_and_fails_structure(seed_exercise):
     assert "no jax.device_put of x" in placed.message.lower()
 
 
+@pytest.mark.slow
 def test_mesh_over_all_devices_names_the_devices(seed_exercise):
     report = grade(seed_exercise, SEED_EXERCISE / "wrong" / "structure_all_devices.py")
     mesh = next(c for c in report.checks if c.id == "structure.mesh")
@@ -74,6 +80,7 @@ def test_mesh_over_all_devices_names_the_devices(seed_exercise):
     assert "8 devices: cpu:0 … cpu:7" in mesh.message and "jax.devices()[:1]" in mesh.message
 
 
+@pytest.mark.slow
 def test_value_failure_shows_a_shrunk_counterexample_and_the_seed(seed_exercise):
     report = grade(seed_exercise, SEED_EXERCISE / "wrong" / "value_skips_first.py", seed=3)
     check = next(c for c in report.checks if c.id == "value.random_vectors")
@@ -83,6 +90,7 @@ def test_value_failure_shows_a_shrunk_counterexample_and_the_seed(seed_exercise)
     assert "seed 3" in check.message and check.reproduce
 
 
+@pytest.mark.slow
 def test_time_limit_is_reported_in_limits(seed_exercise):
     from grader import Limits
     report = grade(seed_exercise, SEED_EXERCISE / "wrong" / "limits_infinite_loop.py",
@@ -92,6 +100,7 @@ def test_time_limit_is_reported_in_limits(seed_exercise):
     assert report.duration_s < 15
 
 
+@pytest.mark.slow
 def test_same_seed_same_json(seed_exercise):
     path = SEED_EXERCISE / "wrong" / "value_mean.py"
     first, second = (json.loads(render(grade(seed_exercise, path, seed=5), "json")) for _ in range(2))
@@ -99,6 +108,7 @@ def test_same_seed_same_json(seed_exercise):
     assert first == second
 
 
+@pytest.mark.slow
 def test_json_has_the_documented_shape(seed_exercise):
     data = json.loads(render(grade(seed_exercise, SEED_EXERCISE / "wrong" / "structure_sharded_spec.py"), "json"))
     assert set(data) == {"schema", "exercise", "score", "max_score", "status", "checks", "submission",
@@ -139,6 +149,7 @@ def test_a_checks_time_budget_grows_with_what_the_reference_needed(tmp_path):
     assert budgets["load.function"] == exercise.limits.check_s
 
 
+@pytest.mark.slow
 def test_every_reproduce_command_is_valid_python(seed_exercise):
     """Whatever the input's size: small inputs written out, large ones as compressed bytes or
     as the expression that built them."""

@@ -98,6 +98,7 @@ def test_zip_holds_the_scripts_the_source_and_only_what_grading_needs(autograder
     assert subprocess.run(["bash", "-n", "-c", setup]).returncode == 0
 
 
+@pytest.mark.slow
 def test_bundled_source_installs_the_exercise_and_templates(autograder_zip, tmp_path):
     """What setup.sh's pip install builds, minus downloading the dependencies: setuptools'
     build_py over the bundled source, reading its pyproject.toml, must lay out the package
@@ -113,6 +114,7 @@ def test_bundled_source_installs_the_exercise_and_templates(autograder_zip, tmp_
             f"grader/exercises/{SLUG}/reference.py"} <= built
 
 
+@pytest.mark.slow
 @ROOT_ONLY
 def test_run_autograder_grades_a_submission(autograder_zip, tmp_path):
     root = _fake_autograder(autograder_zip, tmp_path / "autograder")
@@ -135,6 +137,7 @@ def test_run_autograder_grades_a_submission(autograder_zip, tmp_path):
 HOSTILE_GRADER_PY = REPO / "tests" / "hostile" / "grader.py"
 
 
+@pytest.mark.slow
 @ROOT_ONLY
 def test_run_autograder_never_imports_a_grader_py_from_the_working_directory(autograder_zip, tmp_path):
     """Gradescope may start run_autograder in the student's folder: a grader.py there is not
@@ -208,6 +211,7 @@ def test_run_autograder_records_nothing_when_the_sandbox_cannot_be_set_up(autogr
         _assert_grader_fault(_run_autograder(root, TMPDIR=str(full)), root, "sandbox could not be set up")
 
 
+@pytest.mark.slow
 @ROOT_ONLY
 def test_run_autograder_records_nothing_when_a_check_cannot_be_judged(autograder_zip, tmp_path):
     """One check that raises (a bug in the grader) is a grader fault too: the other nine points must
@@ -371,6 +375,7 @@ def listener():
     server.close()
 
 
+@pytest.mark.slow
 @CONTAINER
 def test_gradescope_without_cap_sys_admin_keeps_the_reference_from_a_hostile_submission(container_root, listener):
     root = container_root
@@ -419,6 +424,7 @@ def _warm_cache_as_setup_does(root: Path, cache: Path) -> None:
 PRINTING_SUBMISSION = (EXERCISE_DIR / "reference.py").read_text() + '\nprint("the student printed this")\n'
 
 
+@pytest.mark.slow
 @CONTAINER
 def test_gradescope_students_see_what_they_printed_and_the_cache_is_readable_by_the_sandbox(container_root):
     """The cache setup.sh fills is the one run_autograder's children read: every entry readable
@@ -440,6 +446,7 @@ def test_gradescope_students_see_what_they_printed_and_the_cache_is_readable_by_
     assert {path.stat().st_uid for path in cache.rglob("*")} == {0}  # the grader's alone: nothing planted
 
 
+@pytest.mark.slow
 @CONTAINER
 def test_gradescope_students_never_see_the_cache_the_sandbox_cannot_read(container_root):
     """A cache behind a folder closed to other users (root's home, as before setup.sh moved it):
@@ -458,6 +465,7 @@ def test_gradescope_students_never_see_the_cache_the_sandbox_cannot_read(contain
     assert "persistent compilation cache" not in results["output"] and "PermissionError" not in results["output"]
 
 
+@pytest.mark.slow
 @CONTAINER
 def test_gradescope_as_an_unprivileged_user_refuses_to_grade(container_root):
     """Without root the submission would run as the grader's own user, which must read the
@@ -469,6 +477,7 @@ def test_gradescope_as_an_unprivileged_user_refuses_to_grade(container_root):
     _assert_grader_fault(_in_container(root, user=65534), root, "not root")
 
 
+@pytest.mark.slow
 @CONTAINER
 def test_gradescope_fails_closed_when_a_copy_cannot_be_closed(container_root):
     """A copy of the reference that cannot be made private (here: on a read-only mount) means the
@@ -525,6 +534,7 @@ def test_prairielearn_export_is_a_question_folder(prairielearn_question):
     assert "FROM prairielearn/grader-python" in dockerfile and "uv pip install" in dockerfile
 
 
+@pytest.mark.slow
 def test_prairielearn_image_source_installs_without_any_exercise(prairielearn_question, tmp_path):
     """What the Dockerfile's pip install builds (dependencies aside): the package and its
     templates, and an empty exercises folder."""
@@ -559,6 +569,7 @@ def _run_prairielearn(root: Path, **extra: str) -> tuple[subprocess.CompletedPro
     return done, prairielearn_reads((root / "results" / "results.json").read_text())
 
 
+@pytest.mark.slow
 @ROOT_ONLY
 def test_prairielearn_run_script_grades_a_submission(prairielearn_question, tmp_path):
     root = _fake_grade(prairielearn_question, tmp_path / "grade", EXERCISE_DIR / "wrong" / "value_skips_first.py")
@@ -575,6 +586,7 @@ def test_prairielearn_run_script_grades_a_submission(prairielearn_question, tmp_
     assert "protections for this submission" in done.stdout
 
 
+@pytest.mark.slow
 @ROOT_ONLY
 def test_prairielearn_run_script_never_imports_a_grader_py_from_the_working_directory(prairielearn_question,
                                                                                      tmp_path):
@@ -598,6 +610,7 @@ def test_prairielearn_run_script_without_a_file_counts_no_attempt(prairielearn_q
     assert not read["gradable"] and "No Python file was submitted" in read["format_errors"][0]
 
 
+@pytest.mark.slow
 @ROOT_ONLY
 def test_prairielearn_run_script_counts_no_attempt_for_a_syntax_error(prairielearn_question, tmp_path):
     root = _fake_grade(prairielearn_question, tmp_path / "grade", EXERCISE_DIR / "wrong" / "load_syntax_error.py")
@@ -641,6 +654,7 @@ def test_student_export_has_no_solution_and_no_variants(exercise, tmp_path):
     assert os.access(out / "check", os.X_OK)
 
 
+@pytest.mark.slow
 def test_student_export_removes_hidden_checks_and_checks_the_visible_ones(hidden_exercise, tmp_path):
     out = export_student(hidden_exercise, tmp_path / "student")
     text = _all_text(out)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO
 from grader import find_exercise, grade
 
@@ -23,6 +25,7 @@ def sharded_sum(x):
 '''
 
 
+@pytest.mark.slow
 def test_a_jax_lowering_failure_is_a_jax_limitation_on_the_smallest_input(tmp_path: Path):
     submission = tmp_path / "eager_dot.py"
     submission.write_text(EAGER_DOT)

@@ -25,6 +25,7 @@ def lost_points(report) -> list[str]:
 WRONG = REPO / "exercises" / "sharding_constraint" / "wrong"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["structure_outside_jit.py", "structure_constrains_jit_result_outside.py"])
 def test_a_constraint_outside_jit_is_told_it_is_outside_jit(tmp_path, name):
     report = graded(WRONG / name, "sharding_constraint", tmp_path)
@@ -33,6 +34,7 @@ def test_a_constraint_outside_jit_is_told_it_is_outside_jit(tmp_path, name):
     assert "unchanged copy" not in message and "outside jax.jit" in message, message
 
 
+@pytest.mark.slow
 def test_a_constraint_on_the_row_sums_is_told_it_is_not_on_the_squares(tmp_path):
     report = graded(WRONG / "structure_constrains_row_sums.py", "sharding_constraint", tmp_path)
     message = next(c for c in report.checks if c.id == "structure.constrained").message
@@ -40,6 +42,7 @@ def test_a_constraint_on_the_row_sums_is_told_it_is_not_on_the_squares(tmp_path)
     assert "not to a value computed from x" not in message and "the squares" in message.split("Use ")[0], message
 
 
+@pytest.mark.slow
 def test_a_message_names_the_students_variable_as_written_and_capitalises_only_prose(tmp_path):
     report = graded(REPO / "exercises" / "sharded_matmul" / "wrong" / "structure_axis_name.py", "sharded_matmul",
                     tmp_path)

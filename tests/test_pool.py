@@ -48,6 +48,7 @@ def statuses(report) -> list[tuple[str, str, float]]:
     return [(c.id, c.status, c.score) for c in report.checks]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", VARIANTS, ids=lambda p: p.stem)
 def test_forked_children_give_the_verdicts_of_exec_children(seed_exercise, pool, path):
     forked = grade(seed_exercise, path, launcher=pool.launch)
@@ -65,6 +66,7 @@ PATCHING = ["patch_jax.py", "patch_jax_in_call.py", "patch_grader.py", "remove_o
             "honest_gc_collect.py"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PATCHING)
 def test_forked_children_undo_a_submissions_patches_as_exec_children_do(seed_exercise, pool, tmp_path, name):
     path = tmp_path / name
@@ -80,6 +82,7 @@ def _snoop(report) -> dict:
     return json.loads(line[len("SNOOP "):])
 
 
+@pytest.mark.slow
 def test_a_forked_child_has_only_its_own_environment_descriptors_and_output(seed_exercise, pool, tmp_path,
                                                                            monkeypatch):
     monkeypatch.setenv("JAXGRADE_TEST_SECRET", "do-not-leak")  # the grader's own variable
@@ -98,6 +101,7 @@ def test_a_forked_child_has_only_its_own_environment_descriptors_and_output(seed
     assert seen["frozen"] > 0 and expected["frozen"] == 0  # what the zygote imported, out of the collector's walk
 
 
+@pytest.mark.slow
 def test_a_warmed_zygote_is_the_one_the_exercise_children_fork_from(seed_exercise):
     with Pool() as pool:
         pool.warm(seed_exercise.devices, compile_cache_directory())
@@ -116,6 +120,7 @@ def test_closing_a_pool_whose_zygote_is_still_starting_leaves_nothing_running(se
     assert not Path(zygote.home).exists()
 
 
+@pytest.mark.slow
 def test_a_dead_zygote_is_replaced(seed_exercise):
     with Pool() as pool:
         grade(seed_exercise, SEED_EXERCISE / "wrong" / "load_wrong_name.py", launcher=pool.launch)
@@ -127,6 +132,7 @@ def test_a_dead_zygote_is_replaced(seed_exercise):
         assert list(pool._zygotes.values()) != [zygote]
 
 
+@pytest.mark.slow
 def test_closing_the_pool_ends_the_running_children_and_refuses_new_ones(seed_exercise, tmp_path):
     hang = tmp_path / "hang.py"
     hang.write_text("import time\n\ndef replicated_sharding_value(x):\n    time.sleep(3600)\n")
@@ -161,6 +167,7 @@ def _grade_quietly(exercise, path: Path, launch, errors: list[BaseException]) ->
         errors.append(error)
 
 
+@pytest.mark.slow
 def test_forked_children_are_confined_as_exec_children_are(seed_exercise, pool):
     """The same protections, word for word: the scratch tmpfs and its bound, the hidden paths
     (the checkout, the exercises), the private /proc, the limits, the uid."""

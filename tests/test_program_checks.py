@@ -55,6 +55,7 @@ def judge(tmp_path: Path) -> Iterator:
         session.close()
 
 
+@pytest.mark.slow
 def test_a_psum_inside_shard_map_on_the_way_to_the_result_passes(judge) -> None:
     outcome = judge(PSUM, """
         def f(x):
@@ -64,6 +65,7 @@ def test_a_psum_inside_shard_map_on_the_way_to_the_result_passes(judge) -> None:
     assert outcome.status == "passed", outcome.message
 
 
+@pytest.mark.slow
 def test_psum_without_the_vma_check_binds_another_primitive_and_still_counts(judge) -> None:
     outcome = judge(PSUM, """
         def f(x):
@@ -73,6 +75,7 @@ def test_psum_without_the_vma_check_binds_another_primitive_and_still_counts(jud
     assert outcome.status == "passed", outcome.message
 
 
+@pytest.mark.slow
 def test_summing_locally_without_the_collective_fails(judge) -> None:
     outcome = judge(PSUM, """
         def f(x):
@@ -83,6 +86,7 @@ def test_summing_locally_without_the_collective_fails(judge) -> None:
     assert outcome.status == "failed" and "never uses jax.lax.psum" in outcome.message
 
 
+@pytest.mark.slow
 def test_a_psum_over_another_axis_fails(judge) -> None:
     outcome = judge(PSUM, """
         def f(x):
@@ -92,6 +96,7 @@ def test_a_psum_over_another_axis_fails(judge) -> None:
     assert outcome.status == "failed" and "runs over axes ('model',)" in outcome.message
 
 
+@pytest.mark.slow
 def test_a_psum_of_something_unrelated_to_x_does_not_count(judge) -> None:
     outcome = judge(PSUM, """
         def f(x):
@@ -112,6 +117,7 @@ def test_a_psum_whose_result_is_dropped_does_not_count(judge) -> None:
     assert outcome.status == "failed" and "is never used" in outcome.message
 
 
+@pytest.mark.slow
 def test_a_shard_map_body_that_refuses_to_be_staged_cannot_show_its_collectives(judge) -> None:
     """An eager shard_map body runs on tracers too, so one that runs eagerly also stages, unless
     it behaves differently on purpose: then nothing inside it can be credited."""
@@ -128,6 +134,7 @@ def test_a_shard_map_body_that_refuses_to_be_staged_cannot_show_its_collectives(
     assert "body of your jax.shard_map could not be traced" in outcome.message
 
 
+@pytest.mark.slow
 def test_avoided_primitives_are_named_when_used(judge) -> None:
     check = AvoidsPrimitives(id="structure.no_gather", title="no all_gather", operations=("all_gather",),
                              why="Gathering copies every block to every device.")
@@ -148,6 +155,7 @@ BLOCKS = NamedShardingTarget(axis_names=("data", "model"), spec=("data", "model"
 MATRIX = np.arange(32, dtype=np.float32).reshape(4, 8)
 
 
+@pytest.mark.slow
 def test_the_layout_of_a_block_sharded_result_matches_its_declaration(judge) -> None:
     body = """
         def f(x):
@@ -167,6 +175,7 @@ def test_devices_in_another_order_hold_the_wrong_blocks(judge) -> None:
     assert "holds [2:4, 6:8], should hold [0:2, 0:2]" in outcome.message  # device 0 is now last in the grid
 
 
+@pytest.mark.slow
 def test_a_replicated_result_is_not_the_declared_sharding(judge) -> None:
     body = """
         def f(x):
@@ -179,6 +188,7 @@ def test_a_replicated_result_is_not_the_declared_sharding(judge) -> None:
     assert layout.status == "failed" and "holds [0:4, 0:8]" in layout.message
 
 
+@pytest.mark.slow
 def test_a_numpy_result_has_no_layout(judge) -> None:
     outcome = judge(ResultSharding(id="structure.result", title="result", target=BLOCKS), """
         def f(x):
@@ -199,6 +209,7 @@ def _mean_body(expression: str) -> str:
     """
 
 
+@pytest.mark.slow
 def test_pmean_is_found_by_meaning(judge) -> None:
     assert judge(PMEAN, _mean_body('jax.lax.pmean(jnp.sum(b), "data")')).status == "passed"
     assert judge(PMEAN, _mean_body('jax.lax.psum(jnp.sum(b), "data") / 8')).status == "passed"
@@ -207,6 +218,7 @@ def test_pmean_is_found_by_meaning(judge) -> None:
     assert summed.status == "failed" and "never uses jax.lax.pmean" in summed.message
 
 
+@pytest.mark.slow
 def test_a_mean_scaled_back_up_is_not_a_psum(judge) -> None:
     outcome = judge(PSUM, _mean_body('jax.lax.pmean(jnp.sum(b), "data") * 8'))
     assert outcome.status == "failed" and "averages with a mean" in outcome.message
@@ -221,6 +233,7 @@ CONSTRAINED = NamedShardingTarget(axis_names=("data",), spec=("data", None), via
 
 @pytest.mark.parametrize("untraceable", ["print(out.sharding)", "out.block_until_ready()",
                                          "assert len(out.addressable_shards) == 8"])
+@pytest.mark.slow
 def test_jit_shardings_of_untraceable_code_are_seen_in_the_real_call(judge, untraceable) -> None:
     body = f"""
         SUM = jax.jit(lambda m: jnp.sum(m, axis=0), in_shardings=NamedSharding(MESH, P("data", None)),
@@ -238,6 +251,7 @@ def test_jit_shardings_of_untraceable_code_are_seen_in_the_real_call(judge, untr
         assert outcome.status == "passed", outcome.message
 
 
+@pytest.mark.slow
 def test_a_constraint_in_untraceable_code_is_seen_and_must_be_on_the_squares(judge) -> None:
     template = """
         @jax.jit
@@ -266,6 +280,7 @@ def test_a_constraint_in_untraceable_code_is_seen_and_must_be_on_the_squares(jud
     assert outcome.status == "failed" and "another shape than x" in outcome.message
 
 
+@pytest.mark.slow
 def test_an_eager_untraceable_shard_map_is_judged_from_the_real_call(judge) -> None:
     body = """
         def f(x):

@@ -132,6 +132,7 @@ def test_a_helper_jitted_once_and_called_on_two_equal_shapes_is_seen_both_times(
             return jnp.asarray(float(a[0]) * np.ones(3, np.float32))
     """, "round_trip", "pulled to NumPy"),
 ])
+@pytest.mark.slow
 def test_work_on_the_host_is_recorded(session, body: str, kind: str, says: str) -> None:
     returned = session(body).call(PROBE)
     assert returned.ok, returned.error
@@ -151,6 +152,7 @@ def test_library_rules_a_debug_print_and_a_printed_sharding_are_not_host_work(se
     assert returned.host == ()
 
 
+@pytest.mark.slow
 def test_a_fed_call_hands_the_placements_what_a_capturing_call_placed(session) -> None:
     other = {"x": np.full(8, 3.0, np.float32)}
     honest = session("""
@@ -170,6 +172,7 @@ def test_a_fed_call_hands_the_placements_what_a_capturing_call_placed(session) -
     assert fed.swapped == 1 and fed.number() == float(PROBE["x"].sum())
 
 
+@pytest.mark.slow
 def test_a_jitted_function_that_places_its_operand_is_fed_too(session) -> None:
     other = {"x": np.ones(8, np.float32)}
     placing = session("""

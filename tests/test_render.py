@@ -217,6 +217,7 @@ def test_neutralise_workflow_commands():
         "a\n» ::warning::x\n  » ::add-mask::y\n» ##[group]z\nb::c"
 
 
+@pytest.mark.slow
 def test_github_format_writes_the_step_summary(tmp_path):
     """Through the command, as a workflow runs it: Markdown to $GITHUB_STEP_SUMMARY, annotations on stdout."""
     summary = tmp_path / "summary.md"
@@ -232,6 +233,7 @@ def test_github_format_writes_the_step_summary(tmp_path):
     assert "**Score: 9/10** · some checks failed" in written
 
 
+@pytest.mark.slow
 def test_exit_code_follows_what_the_audience_sees(hidden_exercise):
     """A student's exit code must not give away a hidden failure; the instructor's does."""
     env = {**os.environ, "JAXGRADE_EXERCISES": str(hidden_exercise.directory.parent)}
@@ -330,6 +332,7 @@ def _page_requests(net_log: Path) -> list[str]:
     return [url for url in urls if not url.startswith(("file:", "data:", "about:"))]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 def test_html_in_headless_chromium(reports, tmp_path):
     page = tmp_path / "report.html"
@@ -368,6 +371,7 @@ def _long_lines(report: Report) -> Report:
     return dataclasses.replace(report, checks=checks, output=_output(LONG_WORD + "\n" + LONG_INPUT + "\n"))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 @pytest.mark.skipif(not AXE.is_file(), reason=NO_AXE)
 def test_the_audit_sees_what_it_looks_for(tmp_path):
@@ -380,6 +384,7 @@ def test_the_audit_sees_what_it_looks_for(tmp_path):
     assert desktop["scroll_width"] == desktop["client_width"] == 1280
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 @pytest.mark.skipif(not AXE.is_file(), reason=NO_AXE)
 @pytest.mark.parametrize("width", [390, 1280])

@@ -123,6 +123,7 @@ def statuses(result: Graded) -> dict[str, str]:
 
 
 # -- time ---------------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["infinite_loop.py", "ignores_signals.py", "slow_calls.py"])
 def test_code_that_never_returns_is_stopped_at_the_time_limit(graded, name):
     result = graded(name)
@@ -133,6 +134,7 @@ def test_code_that_never_returns_is_stopped_at_the_time_limit(graded, name):
     assert "ran past its time limit" in limits.message and "did not finish within 2 s" in limits.message
 
 
+@pytest.mark.slow
 def test_a_hostile_repr_that_never_returns_costs_one_time_limit(graded):
     result = graded("fake_array_hangs.py")
     assert result.check("limits.resources").status == "failed"
@@ -153,6 +155,7 @@ SLOW_CRASH = Limits(call_s=10, total_s=40, startup_s=30, memory_mib=2048)
     ("recursion.py", "recursed too deeply", LIMITS),
     ("memory_hog.py", "ran out of memory (limit 2048 MiB)", LIMITS),
 ])
+@pytest.mark.slow
 def test_a_call_that_crashes_or_exhausts_a_limit_fails_limits_with_a_clear_message(graded, name, says, limits):
     result = graded(name, limits=limits)
     assert result.report.status == "failed"
@@ -174,12 +177,14 @@ def test_a_file_that_dies_or_waits_on_import_fails_load(graded, name, says):
     assert all(c.status == "skipped" for c in result.report.checks if c.category not in ("load", "limits"))
 
 
+@pytest.mark.slow
 def test_the_next_submission_is_graded_normally_after_a_crash(graded, seed_exercise):
     assert graded("segfault.py", limits=SLOW_CRASH).report.status == "failed"
     assert grade(seed_exercise, seed_exercise.reference, limits=LIMITS).status == "passed"
 
 
 # -- output -------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_an_output_flood_is_capped_and_never_parsed(graded):
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result = graded("output_flood.py", limits=Limits(call_s=20, total_s=40, startup_s=30, memory_mib=2048))
@@ -193,6 +198,7 @@ def test_an_output_flood_is_capped_and_never_parsed(graded):
     assert grown_mib < 128, f"the grader's memory grew by {grown_mib:.0f} MiB"
 
 
+@pytest.mark.slow
 def test_forged_results_on_stdout_change_nothing(graded):
     result = graded("fake_json_stdout.py")
     assert '"score": 10.0' in result.output  # shown to the student as their output ...
@@ -201,6 +207,7 @@ def test_forged_results_on_stdout_change_nothing(graded):
 
 
 # -- secrets and network ------------------------------------------------------------------------
+@pytest.mark.slow
 def test_the_grader_environment_never_reaches_the_submission(graded, monkeypatch):
     monkeypatch.setenv("JAXGRADE_TEST_SECRET", "hunter2-secret-token")
     result = graded("env_snoop.py")
@@ -213,6 +220,7 @@ def test_the_grader_environment_never_reaches_the_submission(graded, monkeypatch
         assert "PARENT-ENV denied" in result.output
 
 
+@pytest.mark.slow
 def test_the_network_is_unreachable(graded):
     server = socket.create_server(("127.0.0.1", 0))
     server.settimeout(0.2)
@@ -242,6 +250,7 @@ def test_the_network_is_unreachable(graded):
 
 
 # -- processes ----------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_background_and_double_forked_processes_are_killed(graded):
     result = graded("background_processes.py")
     assert len(re.findall(r"LEFT-BEHIND (\w+)", result.output)) == 2, result.output
@@ -258,6 +267,7 @@ def _system_v_keys() -> set[int]:
     return _keys_of("shm") | _keys_of("sem") | _keys_of("msg")
 
 
+@pytest.mark.slow
 def test_shared_objects_and_processes_a_submission_leaves_never_reach_the_next(graded):
     canary = "CANARY-" + os.urandom(6).hex()
     first = graded("leaves_ipc.py", CANARY=canary)
@@ -271,6 +281,7 @@ def test_shared_objects_and_processes_a_submission_leaves_never_reach_the_next(g
     # the fixture asserts that the process holding the memfd is gone
 
 
+@pytest.mark.slow
 def test_memory_that_no_process_limit_counts_stops_the_student_at_the_group_bound(graded, seed_exercise):
     limits = dataclasses.replace(LIMITS, scratch_mib=64, call_s=15, total_s=40)
     result = graded("memfd_hog.py", limits=limits, MIB="2880")
@@ -283,12 +294,14 @@ def test_memory_that_no_process_limit_counts_stops_the_student_at_the_group_boun
     assert grade(seed_exercise, seed_exercise.reference, limits=LIMITS).status == "passed"
 
 
+@pytest.mark.slow
 def test_a_thread_that_never_ends_does_not_keep_the_child_alive(graded):
     result = graded("never_ending_thread.py")
     assert result.report.status == "passed", [(c.id, c.message) for c in result.report.checks]
 
 
 # -- cheating -----------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_patching_jax_gains_nothing(graded):
     result = graded("patch_jax.py")
     assert statuses(result)["value.random_vectors"] == "passed"  # the sum is right ...
@@ -303,6 +316,7 @@ def test_patches_made_during_a_call_are_undone_before_the_next(graded):
     assert result.report.status == "passed", [(c.id, c.message) for c in result.report.checks]
 
 
+@pytest.mark.slow
 def test_patching_the_grader_gains_nothing(graded):
     result = graded("patch_grader.py")
     placed = result.check("structure.placed")
@@ -310,6 +324,7 @@ def test_patching_the_grader_gains_nothing(graded):
     assert "no jax.device_put of x happened" in placed.message.lower()
 
 
+@pytest.mark.slow
 def test_behaving_differently_when_traced_gains_nothing(graded):
     result = graded("trace_only_placement.py")
     assert statuses(result)["structure.placed"] == "failed"
@@ -324,6 +339,7 @@ def test_a_fake_array_gets_no_credit_and_cannot_crash_the_grader(graded):
     assert statuses(result)["limits.resources"] == "passed"
 
 
+@pytest.mark.slow
 def test_garbage_on_the_channel_cannot_crash_the_grader(graded):
     result = graded("channel_forgery.py")
     limits = result.check("limits.resources")
@@ -336,6 +352,7 @@ def test_garbage_on_the_channel_cannot_crash_the_grader(graded):
     ("forges_ill_typed_reply.py", "malformed data"),
     ("exhausts_descriptors.py", "Too many open files"),
 ])
+@pytest.mark.slow
 def test_what_the_submissions_process_sends_or_breaks_fails_the_student_never_the_grader(graded, name, says):
     """A reply flagged as the grader's own error, an ill-typed one, or the grader's code in the
     process failing for want of descriptors: the submission's doing, so its failure (exit 1),
@@ -574,6 +591,7 @@ def test_a_policy_survives_its_json_form():
     assert Policy.from_json(policy.to_json()) == policy
 
 
+@pytest.mark.slow
 def test_the_plain_child_can_still_be_chosen_for_measuring_overhead(seed_exercise):
     report = grade(seed_exercise, seed_exercise.reference, limits=Limits(confine=False))
     assert report.status == "passed"
@@ -619,6 +637,7 @@ def grader_results(process: subprocess.Popen, timeout: float = 240) -> dict:
     return json.loads(stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not ROOT or not shutil.which("setpriv"), reason="needs root to start a grader as another user")
 def test_without_root_the_report_says_what_is_not_protected(tmp_path):
     """The grader itself runs as nobody (keeping only the right to read every file, as this
@@ -668,6 +687,7 @@ def _bounded(report: Report) -> None:
     assert len(json.dumps(report.to_dict())) < 200_000
 
 
+@pytest.mark.slow
 def test_filling_the_scratch_space_stops_at_its_bound_and_the_class_goes_on(graded, seed_exercise, private_tmp):
     result = graded("fills_scratch.py", limits=SCRATCH_LIMITS, STOP_MIB="64")
     assert statuses(result)["load.function"] == "passed"
@@ -683,6 +703,7 @@ def test_filling_the_scratch_space_stops_at_its_bound_and_the_class_goes_on(grad
     assert grade(seed_exercise, seed_exercise.reference, limits=SCRATCH_LIMITS).status == "passed"
 
 
+@pytest.mark.slow
 def test_a_tree_5000_folders_deep_is_removed_and_harms_nothing(graded, seed_exercise, private_tmp, tmp_path):
     target = tmp_path / "graders_file.txt"
     target.write_text("KEEP")
@@ -721,6 +742,7 @@ def _not_the_students_fault(report: Report) -> None:
     assert report.score == 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not ROOT, reason="mounting a small file system needs root")
 def test_a_full_disk_of_the_grader_is_never_the_students_fault(seed_exercise, small_tmpfs, monkeypatch):
     no_inodes = small_tmpfs("size=1m,nr_inodes=1")  # not even a folder can be made
@@ -767,6 +789,7 @@ def _attempts(output: str) -> dict[str, tuple[str, str]]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.access("/var/lib", os.W_OK), reason="needs a folder outside the temporary directories")
 def test_a_class_run_hides_its_output_classmates_the_checkout_and_the_graders_processes(seed_exercise):
     from grader.batch.run import grade_class, student_folder
@@ -820,6 +843,7 @@ time.sleep(4)  # both graders' children are alive at once
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not ROOT, reason="dedicated uids need root")
 def test_graders_with_different_temporary_directories_share_no_uid(seed_exercise, tmp_path):
     """Two graders at once, one with $TMPDIR under /tmp, the other under /var/tmp (whose private
@@ -873,6 +897,7 @@ sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not ROOT or not shutil.which("setpriv"), reason="needs root to set up a grader without namespaces")
 def test_without_namespaces_the_folder_is_watched_and_cleaned(seed_exercise, tmp_path):
     """A grader that can make no namespace (not root, no user namespaces): the child works on
@@ -950,6 +975,7 @@ def outside(tmp_path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_any_tree_is_removed_and_nothing_it_links_to(tmp_path, outside):
     top = tmp_path / "workdir"
     build_hostile_tree(top, 5000, outside)

@@ -35,6 +35,7 @@ def test_the_folder_has_every_part_of_the_format(tmp_path: Path) -> None:
     assert exercise.probe["x"].ndim == 1 and exercise.signature_text == "double_it(x: jax.Array) -> jax.Array"
 
 
+@pytest.mark.slow
 def test_unfilled_it_does_not_validate_and_filled_in_it_does(tmp_path: Path) -> None:
     directory = scaffold("double_it", tmp_path)
     [before] = validate([load_exercise(directory)], seeds=(0,), workers=1)
@@ -66,6 +67,7 @@ def test_bad_slugs_and_existing_folders_are_refused(tmp_path: Path) -> None:
         scaffold("taken", tmp_path)
 
 
+@pytest.mark.slow
 def test_the_command_writes_the_folder_and_reports_usage_errors(tmp_path: Path) -> None:
     made = _jaxgrade("new", "halve_it", "--root", str(tmp_path), "--function", "halve", "--title", "Halve it")
     assert made.returncode == 0, made.stderr

@@ -22,6 +22,7 @@ def exercise():
     return find_exercise("named_sharding_replicated")
 
 
+@pytest.mark.slow
 def test_a_lone_surrogate_reaches_no_output_raw(exercise) -> None:
     report = grade(exercise, HOSTILE / "lone_surrogate_error.py")
     assert report.status == "failed"
@@ -31,6 +32,7 @@ def test_a_lone_surrogate_reaches_no_output_raw(exercise) -> None:
     assert "bad \ufffd byte" in report.checks[1].message or "bad ? byte" in report.checks[1].message
 
 
+@pytest.mark.slow
 def test_an_8_mib_message_leaves_a_small_report(exercise) -> None:
     report = grade(exercise, HOSTILE / "huge_error_message.py")
     assert report.status == "failed"
@@ -39,6 +41,7 @@ def test_an_8_mib_message_leaves_a_small_report(exercise) -> None:
     assert "more characters]" in report.checks[1].message
 
 
+@pytest.mark.slow
 def test_a_forged_reply_of_the_wrong_shape_is_the_submissions_failure(exercise, tmp_path) -> None:
     report = grade(exercise, HOSTILE / "wrong_shape_reply.py")
     assert report.status == "failed" and not any(c.status == "error" for c in report.checks)

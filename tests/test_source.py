@@ -80,6 +80,7 @@ def _check(path: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, cwd=ROOT, timeout=300)
 
 
+@pytest.mark.slow
 def test_check_grades_a_solution_that_imports_its_own_helper_module(tmp_path: Path) -> None:
     (tmp_path / "helpers.py").write_text(HELPERS)
     (tmp_path / "solution.py").write_text(SOLUTION)
@@ -88,6 +89,7 @@ def test_check_grades_a_solution_that_imports_its_own_helper_module(tmp_path: Pa
     assert json.loads(run.stdout)["score"] == 10
 
 
+@pytest.mark.slow
 def test_check_grades_a_notebook_and_says_what_it_turned_into_comments(tmp_path: Path) -> None:
     (tmp_path / "helpers.py").write_text(HELPERS)
     (tmp_path / "solution.ipynb").write_bytes(notebook("%matplotlib inline", SOLUTION, "!nvidia-smi"))
@@ -102,6 +104,7 @@ def test_check_grades_a_notebook_and_says_what_it_turned_into_comments(tmp_path:
     assert bad.returncode == 2 and "not a notebook Jupyter can open" in bad.stderr
 
 
+@pytest.mark.slow
 def test_a_class_grades_notebooks_and_helper_modules(tmp_path: Path) -> None:
     folder = tmp_path / "class"
     (folder / "alice").mkdir(parents=True)
@@ -242,6 +245,7 @@ def test_a_module_the_function_needs_stays_imported_so_loading_names_it() -> Non
     assert converted.notes == () and "import matplotlib.pyplot as plt" in converted.text.splitlines()
 
 
+@pytest.mark.slow
 def test_check_grades_a_colab_notebook_as_meant_and_names_a_missing_module(tmp_path: Path) -> None:
     (tmp_path / "colab.ipynb").write_bytes(colab(*COLAB_CELLS))
     run = subprocess.run([sys.executable, "-m", "grader", "check", str(tmp_path / "colab.ipynb"), "-e", SLUG,

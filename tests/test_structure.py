@@ -45,6 +45,7 @@ def assert_only_failure(report: Report, check_id: str, *says: str) -> None:
         assert text in message, message
 
 
+@pytest.mark.slow
 def test_a_dead_link_to_the_placed_array_fails_with_the_values_it_ignored(graded) -> None:
     report = graded("dead_link_zero_times.py")
     assert_only_failure(report, "structure.sum_of_placed", "does not follow the placed x",
@@ -52,26 +53,31 @@ def test_a_dead_link_to_the_placed_array_fails_with_the_values_it_ignored(graded
     assert {c.id for c in report.checks if c.status != "passed"} == {"structure.sum_of_placed"}
 
 
+@pytest.mark.slow
 def test_a_sum_taken_in_numpy_fails_and_names_the_round_trip(graded) -> None:
     report = graded("host_sum_of_placed.py")
     assert_only_failure(report, "structure.sum_of_placed", "on the host", "pulled to NumPy")
 
 
+@pytest.mark.slow
 def test_honesty_only_at_the_probe_length_fails_on_another_input(graded) -> None:
     report = graded("honest_only_at_probe_length.py")
     assert_only_failure(report, "structure.sum_of_placed", "On another input", "does not follow the placed x")
 
 
+@pytest.mark.slow
 def test_a_loop_over_one_jitted_step_keeps_full_marks(graded) -> None:
     report = graded("honest_loop_over_jitted_step.py")
     assert report.score == report.max_score, [(c.id, c.status, c.message[:200]) for c in report.checks]
 
 
+@pytest.mark.slow
 def test_a_product_computed_by_a_host_callback_fails_in_sharded_matmul(graded) -> None:
     report = graded("matmul_pure_callback.py", "sharded_matmul")
     assert_only_failure(report, "structure.product_of_placed_x", "jax.pure_callback")
 
 
+@pytest.mark.slow
 def test_a_mean_taken_in_numpy_behind_a_zeroed_pmean_fails(graded) -> None:
     report = graded("pmean_times_zero_plus_host_mean.py", "pmean_gradients")
     failed = [c for c in report.checks if c.status == "failed"]

@@ -137,15 +137,18 @@ def test_removing_the_observers_and_putting_them_back_is_not_told_that_nothing_w
     assert "No jax.device_put of x happened" not in message, message
 
 
+@pytest.mark.slow
 def test_clearing_caches_and_reading_jax_internals_keeps_full_marks(graded):
     assert_full_marks(graded("honest_clears_caches_in_call.py"))
 
 
+@pytest.mark.slow
 def test_a_timeout_guard_on_sigalrm_keeps_full_marks(graded):
     assert_full_marks(graded("honest_timer_guard.py"))
 
 
 # -- d4: placing x only while being traced, jit out_shardings in the real call -----------------------
+@pytest.mark.slow
 def test_placing_only_when_traced_and_rehoming_with_jit_fails_structure(graded):
     report = graded("trace_only_placement_jit.py")
     assert_fails_structure(report, "structure.placed", "places values differently when traced")
@@ -154,11 +157,13 @@ def test_placing_only_when_traced_and_rehoming_with_jit_fails_structure(graded):
     assert "only when called, it placed a value computed from x by the out_shardings of jax.jit" in message
 
 
+@pytest.mark.slow
 def test_asking_whether_x_is_a_tracer_only_to_print_keeps_full_marks(graded):
     assert_full_marks(graded("honest_traced_branch.py"))
 
 
 # -- d5: untraceable, the result re-homed with jit out_shardings from the unplaced x ----------------
+@pytest.mark.slow
 def test_untraceable_rehoming_of_a_sum_of_the_unplaced_x_fails_structure(graded):
     report = graded("untraceable_rehome.py")
     assert check(report, "value.random_vectors").status == "passed"
@@ -167,11 +172,13 @@ def test_untraceable_rehoming_of_a_sum_of_the_unplaced_x_fails_structure(graded)
     assert "could not trace your function" in noted and "judged from what the call really did" in noted
 
 
+@pytest.mark.slow
 def test_untraceable_jit_out_shardings_on_the_placed_array_keeps_full_marks(graded):
     assert_full_marks(graded("honest_untraceable_jit_out.py"))
 
 
 # -- d6: correct only for the probe's shape -----------------------------------------------------------
+@pytest.mark.slow
 def test_placing_correctly_only_for_the_probe_length_fails_structure(graded):
     assert_fails_structure(graded("probe_shape_only.py"), "structure.placed",
                            "placed its arguments differently on other inputs")
@@ -179,6 +186,7 @@ def test_placing_correctly_only_for_the_probe_length_fails_structure(graded):
 
 @pytest.mark.parametrize("name, slug", [("jit_shardings_probe_shape_only.py", "jit_shardings"),
                                         ("shard_map_psum_probe_shape_only.py", "shard_map_psum")])
+@pytest.mark.slow
 def test_using_the_asked_for_transformation_only_for_the_probe_shape_fails_structure(graded, name, slug):
     report = graded(name, slug)
     assert report.score < report.max_score, summary(report)
@@ -189,11 +197,13 @@ def test_using_the_asked_for_transformation_only_for_the_probe_shape_fails_struc
 @pytest.mark.parametrize("name, slug", [("honest_per_shape_cache.py", SEED),
                                         ("jit_shardings_honest_per_shape.py", "jit_shardings"),
                                         ("shard_map_psum_honest_per_shape.py", "shard_map_psum")])
+@pytest.mark.slow
 def test_code_that_depends_on_the_shape_but_places_alike_keeps_full_marks(graded, name, slug):
     assert_full_marks(graded(name, slug))
 
 
 # -- beyond d1-d6: deliberate in-process forgery ------------------------------------------------------
+@pytest.mark.slow
 def test_forging_the_recorded_events_through_gc_gets_no_full_marks(graded):
     """The forged record shows the decoy placement feeding the sum; the counterfactual calls hand
     the decoy other values and the sum does not follow them. (A forger who also computes from the
@@ -203,5 +213,6 @@ def test_forging_the_recorded_events_through_gc_gets_no_full_marks(graded):
     assert_fails_structure(report, "structure.sum_of_placed", "does not follow the placed x")
 
 
+@pytest.mark.slow
 def test_walking_the_garbage_collector_without_touching_anything_keeps_full_marks(graded):
     assert_full_marks(graded("honest_gc_collect.py"))

@@ -1,9 +1,10 @@
 """``jaxgrade validate`` over the real catalogue, and on exercises broken on purpose.
 
-The whole catalogue is validated once per test session exactly as ``jaxgrade validate``
-does it: the reference and every right and wrong variant of every exercise under all five
-seeds (flakiness). It is the suite's most expensive module (a few minutes), and worth it:
-it is the proof that each exercise's checks reject the mistakes they claim to.
+The whole catalogue is validated once per test session as ``jaxgrade validate`` does it: the
+reference and every right and wrong variant of every exercise, under one seed in the full suite
+(``make test``) and under all five (flakiness: a property may fail only for some seeds) in
+``make validate``, which sets JAXGRADE_VALIDATE_SEEDS=5. It is the suite's most expensive module,
+and worth it: it is the proof that each exercise's checks reject the mistakes they claim to.
 """
 from __future__ import annotations
 
@@ -20,32 +21,38 @@ from grader.validate import FULL_MARKS, SEEDS, ExerciseValidation, table, valida
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = ROOT / "exercises"
+# How many of the seeds 0..4 the catalogue is validated under (make validate: all five).
+CATALOGUE_SEEDS = SEEDS[:int(os.environ.get("JAXGRADE_VALIDATE_SEEDS", "1"))]
 NEW = ("mesh_from_devices", "shard_rows", "mesh_2d", "jit_shardings", "sharding_constraint", "shard_map_psum",
        "move_between_shardings")
 
 
 @pytest.fixture(scope="module")
 def catalogue() -> dict[str, ExerciseValidation]:
-    results = validate(all_exercises(), workers=2)  # the defaults: five seeds for everything
+    results = validate(all_exercises(), seeds=CATALOGUE_SEEDS, workers=2)
     return {r.slug: r for r in results}
 
 
+@pytest.mark.slow
 def test_every_exercise_validates(catalogue: dict[str, ExerciseValidation]) -> None:
     invalid = [slug for slug, r in catalogue.items() if not r.ok]
     assert not invalid, table(list(catalogue.values()))
 
 
-def test_the_reference_is_graded_under_five_seeds(catalogue: dict[str, ExerciseValidation]) -> None:
+@pytest.mark.slow
+def test_the_reference_is_graded_under_every_seed_asked_for(catalogue: dict[str, ExerciseValidation]) -> None:
     for result in catalogue.values():
         reference = next(v for v in result.variants if v.name == "reference")
-        assert sorted(v.job.seed for v in reference.verdicts) == list(SEEDS)
+        assert sorted(v.job.seed for v in reference.verdicts) == list(CATALOGUE_SEEDS)
         assert reference.expect == FULL_MARKS
 
 
+@pytest.mark.slow
 def test_the_catalogue_holds_the_seven_new_exercises(catalogue: dict[str, ExerciseValidation]) -> None:
     assert set(NEW) <= set(catalogue)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slug", NEW)
 def test_two_wrong_variants_get_the_values_right_and_the_structure_wrong(
         catalogue: dict[str, ExerciseValidation], slug: str) -> None:
@@ -75,6 +82,7 @@ def _jaxgrade(*args: str, exercises: Path) -> subprocess.CompletedProcess[str]:
                           cwd=ROOT, timeout=600)
 
 
+@pytest.mark.slow
 def test_a_mislabelled_wrong_variant_and_a_failing_right_one_make_validation_fail(tmp_path: Path) -> None:
     directory = _copy_exercise(tmp_path, "shard_rows", keep_wrong=("value_mean.py", "structure_replicated.py"))
     # A variant that only gets the structure wrong, declared as a value mistake: validation must object.
@@ -97,6 +105,7 @@ def test_a_mislabelled_wrong_variant_and_a_failing_right_one_make_validation_fai
     assert "FAIL" in shown and "Problems:" in shown and "value_claims_value.py" in shown
 
 
+@pytest.mark.slow
 def test_the_command_exits_1_on_an_invalid_exercise_and_0_on_a_valid_one(tmp_path: Path) -> None:
     target = tmp_path / "exercises" / "mesh_from_devices"
     shutil.copytree(EXERCISES / "mesh_from_devices", target, ignore=shutil.ignore_patterns("__pycache__"))

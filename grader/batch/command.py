@@ -16,7 +16,7 @@ from grader.batch.gradebook import GRADEBOOK_FORMATS, canvas_rows, moodle_rows, 
 from grader.batch.lms_assignment import CANVAS_COLUMN, LmsAssignment, read_lms_file
 from grader.batch.run import BatchOutcome, Progress, grade_class
 from grader.batch.safe_text import for_terminal
-from grader.errors import ClusterError, IntakeError, UsageError
+from grader.errors import ClusterError, ExitCode, IntakeError, UsageError
 from grader.report.visibility import shown_to
 
 
@@ -66,8 +66,8 @@ def _run(args: argparse.Namespace) -> int:
     if outcome.interrupted:
         print("jaxgrade: interrupted; every finished result is saved. Run the same command again to continue.",
               file=sys.stderr)
-        return 130
-    return 1 if outcome.failed else 0
+        return ExitCode.INTERRUPTED
+    return ExitCode.NOT_ALL if outcome.failed else ExitCode.OK
 
 
 def _lms_assignment(args: argparse.Namespace, title: str) -> LmsAssignment:

@@ -16,8 +16,10 @@ forking children from it would be unsafe); the child flattens what came back wit
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
+import tempfile
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping
@@ -25,6 +27,7 @@ from typing import Any, Callable, ClassVar, Mapping
 import numpy as np
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.errors import HypothesisException
 
 from grader.arguments import Signature, encode, flatten, literal, short
@@ -180,7 +183,20 @@ def reproduce_call(context: Context, arguments: Mapping[str, Any], written: Mapp
             f"from {context.module} import {context.function} as f; print(repr(f({call})))\"")
 
 
+@functools.cache
+def _private_hypothesis_home() -> tempfile.TemporaryDirectory:
+    """Hypothesis caches what it derives while drawing (the constants it reads from the source
+    of loaded modules, a Unicode table) under ``./.hypothesis`` by default: a folder left in a
+    student's folder or a CI workspace by every ``jaxgrade check``. This process's own folder
+    instead, removed at exit: the cache holds only what is derived again from the sources, so
+    the draws (and the reports) stay the same, and it is nowhere a child could plant entries."""
+    storage = tempfile.TemporaryDirectory(prefix="jaxgrade-hypothesis-")
+    set_hypothesis_home_dir(storage.name)
+    return storage  # the cache keeps it, and so the folder, until the process exits
+
+
 def _quiet_settings(examples: int, phases: tuple[Phase, ...]) -> settings:
+    _private_hypothesis_home()
     return settings(max_examples=examples, database=None, deadline=None, phases=phases,
                     suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet,
                     report_multiple_bugs=False, print_blob=False)

@@ -21,11 +21,11 @@ from typing import Any, Mapping, TextIO
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from grader.paths import data_folder
 from grader.report.result import Report
 from grader.release import STAGES
 from grader.report.visibility import AUDIENCES, view
 
-PACKAGE = Path(__file__).resolve().parents[1]  # grader/
 FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "gitlab", "github", "prairielearn")
 COLOURS = {"passed": "32", "failed": "31", "error": "35", "skipped": "90", "pending": "33", "bold": "1", "dim": "2"}
 # gitlab is JUnit with what GitLab reads beyond the Jenkins xUnit schema (the template's `flavour`).
@@ -45,8 +45,7 @@ _ATTACHMENT_TAG = re.compile(r"\[(?=\[\s*ATTACHMENT)", re.IGNORECASE)
 
 
 def templates_root() -> Path:
-    installed = PACKAGE / "templates"
-    return installed if installed.is_dir() else PACKAGE.parent / "templates"
+    return data_folder("templates")
 
 
 def _points(value: float) -> str:

@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from grader.outcome import Category, Status
+from grader.release import Visibility
 
 SCHEMA = "jaxgrade.report/1"
+# A whole report: "error" when the grader's environment failed and nothing could be judged.
+ReportStatus = Literal["passed", "failed", "error"]
 
 
 @dataclass(frozen=True)
@@ -24,9 +27,8 @@ class CheckResult:
     observed: str | None = None
     reproduce: str | None = None
     advisory: str | None = None
-    # visible | after_due_date | after_published | hidden (grader/visibility.py); not in the
-    # jaxgrade.report/1 JSON, whose shape is fixed.
-    visibility: str = "visible"
+    # Applied by grader/report/visibility.py; not in the jaxgrade.report/1 JSON, whose shape is fixed.
+    visibility: Visibility = "visible"
     duration_s: float = 0.0  # time spent judging this check (JUnit's testcase time)
 
     def to_dict(self) -> dict[str, Any]:
@@ -39,7 +41,7 @@ class CheckResult:
 class Report:
     exercise: str
     title: str
-    status: str  # "passed" | "failed" | "error"
+    status: ReportStatus
     checks: tuple[CheckResult, ...]
     submission: dict[str, Any]
     environment: dict[str, Any]

@@ -235,7 +235,7 @@ class Pool:
         submission's report can say so."""
         try:
             self._zygote(child_environment(devices, "", "", compile_cache))
-        except OSError:
+        except (OSError, PoolError):  # the pool closed, or the zygote could not be spawned
             pass
 
     def launch(self, argv: list[str], env: dict[str, str], workdir: str, fds: tuple[int, int, int]) -> ForkedProcess:
