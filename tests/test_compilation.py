@@ -73,6 +73,7 @@ def test_a_static_learning_rate_fails_naming_it_once(exercise, tmp_path: Path) -
     assert "(Calls 3 and 4: the same.)" in result.message
 
 
+@pytest.mark.slow
 def test_a_function_jitted_anew_inside_fails(exercise, tmp_path: Path) -> None:
     result = judged(exercise, tmp_path, '''
     import jax
@@ -85,6 +86,7 @@ def test_a_function_jitted_anew_inside_fails(exercise, tmp_path: Path) -> None:
     assert "step at solution.py:4" in result.message and "it is a new function each time" in result.message
 
 
+@pytest.mark.slow
 def test_a_shape_that_depends_on_a_value_fails_naming_the_argument(exercise, tmp_path: Path) -> None:
     # a padding whose length is read from lr: a new shape, so a new program, on every call
     result = judged(exercise, tmp_path, '''
@@ -100,6 +102,7 @@ def test_a_shape_that_depends_on_a_value_fails_naming_the_argument(exercise, tmp
     assert "because g changed from float32[" in result.message
 
 
+@pytest.mark.slow
 def test_no_jit_at_all_fails_both_checks(exercise, tmp_path: Path) -> None:
     source = '''
     import jax.numpy as jnp

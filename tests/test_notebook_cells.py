@@ -45,6 +45,7 @@ def load_check(report):
     return next(c for c in report.checks if c.category == "load")
 
 
+@pytest.mark.slow
 def test_a_colab_notebook_whose_demo_cells_fail_gets_full_marks_and_lists_them(tmp_path: Path) -> None:
     cells = ("from google.colab import drive\ndrive.mount('/content/drive')",
              f"from __future__ import annotations\n{IMPORTS}\nSCALE = 1.0",
@@ -91,6 +92,7 @@ def test_a_cell_that_defines_what_the_function_reads_later_is_needed(seed_exerci
     assert report.score == 0 and "Cell 4 of your notebook raised an error" in load.message, load
 
 
+@pytest.mark.slow
 def test_a_failing_cell_cannot_make_a_wrong_solution_right(seed_exercise, tmp_path: Path) -> None:
     # The last definition is the one graded, whatever fails after it in its cell...
     report, _ = graded(seed_exercise, tmp_path, f"{IMPORTS}\nSCALE = 1.0", DEFINITION,
@@ -103,6 +105,7 @@ def test_a_failing_cell_cannot_make_a_wrong_solution_right(seed_exercise, tmp_pa
     assert "cell 4 skipped: its line 1 raised FileNotFoundError" in load_check(report).advisory
 
 
+@pytest.mark.slow
 def test_an_interrupt_or_exit_of_the_process_in_a_demo_cell_stops_the_notebook(seed_exercise, tmp_path: Path) -> None:
     solution = (f"{IMPORTS}\nSCALE = 1.0", DEFINITION)
     report, _ = graded(seed_exercise, tmp_path, *solution, "raise KeyboardInterrupt")
@@ -112,6 +115,7 @@ def test_an_interrupt_or_exit_of_the_process_in_a_demo_cell_stops_the_notebook(s
     assert report.score == 0 and "while importing your file" in load_check(report).message, load_check(report)
 
 
+@pytest.mark.slow
 def test_a_demo_cell_that_hangs_is_stopped_by_the_load_limit(seed_exercise, tmp_path: Path) -> None:
     limits = dataclasses.replace(seed_exercise.limits, call_s=2.0)
     report, _ = graded(seed_exercise, tmp_path, f"{IMPORTS}\nSCALE = 1.0", DEFINITION, "while True:\n    pass",
