@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO
 from grader.engine import grade
 from grader.notebook_cells import Cell, cells_line, read_cells
