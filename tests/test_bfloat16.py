@@ -1,7 +1,11 @@
 """bfloat16 results (NumPy dtype kind 'V', through ml_dtypes) cross the channel and are judged as
-the numbers they are, not as "not an array of real numbers"."""
+the numbers they are, not as "not an array of real numbers". A returned one travels as the float32
+array of the same numbers (exact), its dtype named beside it, so the grader's process never imports
+ml_dtypes; arguments travel as they are."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import ml_dtypes
@@ -15,9 +19,10 @@ from grader.sandbox.protocol import carries, decode_array, encode_array
 
 
 def returned(value: np.ndarray) -> Returned:
-    """What the parent makes of the child's description of a JAX array holding ``value``."""
+    """What the parent makes of the child's description of a JAX array holding ``value``
+    (grader.observe.child: widened to float32 on the way)."""
     described = {"path": "result", "kind": "jax_array", "type": "jaxlib._jax.ArrayImpl", "dtype": str(value.dtype),
-                 "shape": list(value.shape), "array": encode_array(value)}
+                 "shape": list(value.shape), "array": encode_array(value.astype(np.float32))}
     return Returned(True, leaves=parse_leaves({"leaves": [described]}))
 
 
@@ -63,3 +68,18 @@ def test_a_bfloat16_result_is_compared_as_its_numbers(tmp_path: Path):
     assert value.status == "failed" and "not an array of real numbers" not in value.message
     # bfloat16 keeps 8 bits of mantissa: the shrunk product is off by the rounding of a number above 256
     assert "elements are wrong" in value.message and "your function returned" in value.message, value.message
+
+
+def test_grading_a_bfloat16_result_never_imports_ml_dtypes_in_the_graders_process(tmp_path: Path):
+    solution = tmp_path / "solution.py"
+    solution.write_text("import jax, jax.numpy as jnp\nfrom jax.sharding import Mesh, NamedSharding, PartitionSpec\n"
+                        "import numpy as np\n\ndef replicated_sharding_value(x):\n"
+                        "    mesh = Mesh(np.array(jax.devices()[:1]), ('data',))\n"
+                        "    placed = jax.device_put(x, NamedSharding(mesh, PartitionSpec()))\n"
+                        "    return jnp.sum(placed).astype(jnp.bfloat16)\n")
+    script = ("import sys\nfrom grader import find_exercise, grade\n"
+              f"report = grade(find_exercise('named_sharding_replicated'), {str(solution)!r})\n"
+              "types = [c for c in report.checks if c.id == 'type.float32_scalar']\n"
+              "print(types[0].status, 'dtype bfloat16' in types[0].message, 'ml_dtypes' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.stdout.split() == ["failed", "True", "False"], out.stdout + out.stderr

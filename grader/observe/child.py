@@ -22,7 +22,7 @@ import warnings
 from typing import Any, Callable, NamedTuple
 
 from grader.errors import CellFailed, ChannelClosed
-from grader.sandbox.protocol import carries, decode_array, encode_array, read_message, write_message
+from grader.sandbox.protocol import EXTRA_FLOATS, carries, decode_array, encode_array, read_message, write_message
 
 MAX_RETURNED_ELEMENTS = 1 << 20
 MAX_RETURNED_LEAVES = 256
@@ -328,7 +328,10 @@ class Child:
             return described
         described["dtype"], described["shape"] = str(array.dtype), list(array.shape)
         if carries(array.dtype) and array.size <= MAX_RETURNED_ELEMENTS:
-            described["array"] = encode_array(array)
+            # bfloat16 and the float8s travel as the float32 numbers they are (exactly): the
+            # grader's process compares numbers and never imports ml_dtypes (~0.5 s) for them
+            described["array"] = encode_array(array.astype(self.np.float32) if array.dtype.name in EXTRA_FLOATS
+                                              else array)
         return described
 
     def leaves(self, value: Any, prefix: str) -> list[tuple[str, Any]]:

@@ -614,6 +614,8 @@ def buffers(array: Any) -> list[dict[str, Any]]:
     for single in array._arrays[:64]:
         device = next(iter(single.devices()))
         data = np.ascontiguousarray(np.asarray(single))
+        if data.dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):  # as they travel (grader.observe.child)
+            data = data.astype(np.float32)
         found.append({"device": int(device.id), "shape": list(data.shape),
                       "digest": hashlib.sha1(data.tobytes()).hexdigest()[:20]})
     return found

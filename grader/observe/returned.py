@@ -15,7 +15,7 @@ import numpy as np
 
 from grader.errors import Malformed
 from grader.observe.program import Program
-from grader.sandbox.protocol import decode_array, holds_reals
+from grader.sandbox.protocol import EXTRA_FLOATS, decode_array, holds_reals
 
 MAX_TEXT = 2000  # characters of any one message from the child (an exception, a repr)
 # What JAX raises when its compiler or runtime fails (not a Python error in the student's code).
@@ -95,7 +95,8 @@ def _leaf(data: dict[str, Any]) -> Leaf:
         raise ValueError(f"unknown kind {kind!r}")
     array = decode_array(data["array"]) if data.get("array") is not None else None
     shape = tuple(int(n) for n in data["shape"]) if "shape" in data else None
-    if array is not None and (array.shape != shape or str(array.dtype) != data.get("dtype")):
+    sent = "float32" if data.get("dtype") in EXTRA_FLOATS else data.get("dtype")  # widened by the child
+    if array is not None and (array.shape != shape or str(array.dtype) != sent):
         raise ValueError("an array disagrees with its own shape or dtype")
     sharding = data.get("sharding")
     if sharding is not None and not isinstance(sharding, dict):
