@@ -30,6 +30,7 @@ from grader.errors import ExerciseError, ExitCode
 from grader.exercise import Exercise, all_exercises, find_exercise
 from grader.lint import exercise_problems
 from grader.report.result import Report
+from grader.validated import Verdicts, verdicts_folder
 
 SEEDS = (0, 1, 2, 3, 4)
 FULL_MARKS = "full marks"
@@ -53,6 +54,7 @@ class Verdict:
     max_score: float
     duration_s: float
     failed_categories: tuple[str, ...]
+    reused: bool = False  # kept from an earlier run (grader.validated): nothing it reads changed
 
 
 @dataclass
@@ -140,24 +142,52 @@ def jobs_for(exercise: Exercise, seeds: Sequence[int], variant_seeds: Sequence[i
 
 
 def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, variant_seeds: Sequence[int] | None = None,
-             workers: int = 2, progress: Callable[[Verdict], None] | None = None) -> list[ExerciseValidation]:
+             workers: int = 2, progress: Callable[[Verdict], None] | None = None,
+             reuse: bool = False) -> list[ExerciseValidation]:
     """Validate ``exercises``: the reference under ``seeds``, the variants under
-    ``variant_seeds`` (the same seeds unless given). ``workers`` gradings run at once."""
+    ``variant_seeds`` (the same seeds unless given). ``workers`` gradings run at once.
+    ``reuse``: a grading nothing it reads changed in since a run that kept its verdict is not
+    run again (``grader.validated``); the new verdicts are kept."""
     variant_seeds = seeds if variant_seeds is None else variant_seeds
     results: dict[str, ExerciseValidation] = {}
     jobs: list[Job] = []
     loaded: dict[str, Exercise] = {}
+    stores: dict[str, Verdicts] = {}
+    folder = verdicts_folder() if reuse else None
     for exercise in exercises:
         result = results[exercise.directory.as_posix()] = ExerciseValidation(exercise.slug)
         loaded[str(exercise.directory)] = exercise
         result.requirements = exercise_problems(exercise)
         try:
             jobs.extend(jobs_for(exercise, seeds, variant_seeds))
+            if folder is not None:
+                stores[str(exercise.directory)] = Verdicts(exercise, folder)
         except ExerciseError as error:
             result.errors.append(str(error))
         except Exception as error:  # checks.py itself fails to import
             result.errors.append(f"checks.py failed to load: {type(error).__name__}: {error}")
-    verdicts = _run(jobs, loaded, workers, progress)
+    keys = {job: stores[job.directory].key(job.path, job.name, job.expect, job.seed)
+            for job in jobs if job.directory in stores}
+    verdicts, pending = [], []
+    for job in jobs:
+        kept = stores[job.directory].get(keys[job]) if job in keys else None
+        if kept is None:
+            pending.append(job)
+        else:
+            verdicts.append(Verdict(job, None, float(kept["score"]), float(kept["max_score"]),
+                                    float(kept["duration_s"]), tuple(kept["failed_categories"]), reused=True))
+            if progress:
+                progress(verdicts[-1])
+    verdicts += _run(pending, loaded, workers, progress) if pending else []
+    for verdict in verdicts:
+        if verdict.job in keys and verdict.problem is None:
+            stores[verdict.job.directory].keep(keys[verdict.job], {
+                "score": verdict.score, "max_score": verdict.max_score, "duration_s": verdict.duration_s,
+                "failed_categories": list(verdict.failed_categories)})
+    for store in stores.values():
+        store.save()
+    position = {job: i for i, job in enumerate(jobs)}
+    verdicts.sort(key=lambda verdict: position[verdict.job])
     for verdict in verdicts:
         result = results[Path(verdict.job.directory).as_posix()]
         found = next((v for v in result.variants if v.name == verdict.job.name), None)
@@ -238,10 +268,14 @@ def _validate_command(args: argparse.Namespace) -> int:
     print(f"Validating {total} exercise(s) under seeds {list(seeds)} with {args.workers} worker(s)...",
           file=sys.stderr, flush=True)
     started = time.monotonic()
-    results = validate(exercises, seeds, variant_seeds, workers=args.workers,
+    results = validate(exercises, seeds, variant_seeds, workers=args.workers, reuse=not args.fresh,
                        progress=lambda v: print("." if v.problem is None else "F", end="", file=sys.stderr,
                                                 flush=True))
-    print(f" {time.monotonic() - started:.0f} s", file=sys.stderr)
+    every = [v for r in results for variant in r.variants for v in variant.verdicts]
+    reused = sum(v.reused for v in every)
+    print(f" {time.monotonic() - started:.0f} s" + (f"; {reused} of {len(every)} gradings unchanged since an earlier "
+                                                   "run, not graded again (--fresh grades them)" if reused else ""),
+          file=sys.stderr)
     sys.stdout.write(table(results))
     bad = [r.slug for r in results if not r.ok]
     print(f"\n{len(results) - len(bad)}/{len(results)} exercise(s) valid" + (f"; invalid: {', '.join(bad)}" if bad else ""))
@@ -265,6 +299,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     check.add_argument("--variant-seeds", type=_positive, default=None,
                        help="grade right/wrong variants under seeds 0..N-1 only (default: same as --seeds)")
     check.add_argument("--workers", type=_positive, default=2, help="gradings at once (default 2)")
+    check.add_argument("--fresh", action="store_true",
+                       help="grade everything again, even what nothing changed in since an earlier run")
     check.set_defaults(run=_validate_command)
     listing = commands.add_parser("list", help="list the exercises: slug, title, points, device count")
     listing.set_defaults(run=_list_command)

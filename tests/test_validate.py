@@ -76,8 +76,8 @@ def _copy_exercise(tmp_path: Path, slug: str, keep_wrong: tuple[str, ...]) -> Pa
     return target
 
 
-def _jaxgrade(*args: str, exercises: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "JAXGRADE_EXERCISES": str(exercises)}
+def _jaxgrade(*args: str, exercises: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "JAXGRADE_EXERCISES": str(exercises), **(env or {})}
     return subprocess.run([sys.executable, "-m", "grader", *args], capture_output=True, text=True, env=env,
                           cwd=ROOT, timeout=600)
 
@@ -146,3 +146,27 @@ def test_list_prints_slug_title_points_and_devices() -> None:
         line = next(line for line in lines if line.startswith(exercise.slug + " "))
         assert exercise.title in line
         assert line.split()[-2:] == [f"{exercise.max_score:g}", str(exercise.devices)]
+
+
+@pytest.mark.slow
+def test_validating_again_regrades_only_what_changed(tmp_path: Path) -> None:
+    directory = tmp_path / "exercises" / "sgd_step"
+    shutil.copytree(EXERCISES / "sgd_step", directory, ignore=shutil.ignore_patterns("__pycache__"))
+    cache = {"JAXGRADE_CACHE": str(tmp_path / "cache")}
+
+    def again(*flags: str) -> str:
+        run = _jaxgrade("validate", "sgd_step", "--seeds", "1", *flags, exercises=directory.parent, env=cache)
+        assert run.returncode == 0, run.stdout + run.stderr
+        return run.stderr
+
+    first = again()
+    assert "gradings unchanged" not in first
+    gradings = 1 + len(list((directory / "right").glob("*.py"))) + len(list((directory / "wrong").glob("*.py")))
+    assert f"{gradings} of {gradings} gradings unchanged since an earlier run" in again()
+    variant = directory / "wrong" / "value_ascent.py"
+    variant.write_text(variant.read_text() + "\n# edited\n")
+    assert f"{gradings - 1} of {gradings} gradings unchanged" in again()  # only the edited variant graded
+    checks = directory / "checks.py"
+    checks.write_text(checks.read_text() + "\n# edited\n")
+    assert "gradings unchanged" not in again()  # the checks changed: everything graded again
+    assert "gradings unchanged" not in again("--fresh")
