@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from grader.arguments import Array, Scalar, Signature
-from grader.checks import (AvoidsPrimitives, Context, CyclicShift, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
+from grader.checks import (AvoidsPrimitives, Context, CyclicShift, MeshMatches, OperationCount, NamedShardingTarget, PlacedOnNamedSharding,
                            ResultFromPlacement, ResultSharding, ShardLayout, SpecMatches, UsesPrimitive)
 from grader.checks.base import Check
 from grader.outcome import Outcome
@@ -381,3 +381,48 @@ def test_psum_scatter_is_matched_by_its_parameters(judge, tiled: bool, passes: b
     assert (outcome.status == "passed") is passes, outcome.message
     if not passes:
         assert "has tiled=False" in outcome.message
+
+
+GROWS = OperationCount(id="structure.no_unrolled_loop", title="no Python loop over x", grows_with={"x": 0})
+
+
+@pytest.mark.parametrize("body, passes", [
+    ("""
+    def f(x):
+        return jnp.sum(x)
+    """, True),
+    ("""
+    def f(x):
+        return jax.lax.scan(lambda total, v: (total + v, None), jnp.float32(0), x)[0]
+    """, True),
+    ("""
+    @jax.jit
+    def f(x):
+        total = jnp.float32(0)
+        for i in range(x.shape[0]):  # unrolled while tracing: one add per element
+            total = total + x[i]
+        return total
+    """, False),
+    ("""
+    def f(x):
+        total = jnp.float32(0)
+        for v in x:  # eager: one operation per element
+            total = total + v
+        return total
+    """, False),
+], ids=["sum", "scan", "jitted_python_loop", "eager_python_loop"])
+def test_an_operation_count_that_grows_with_the_input_fails(judge, body: str, passes: bool) -> None:
+    outcome = judge(GROWS, body)
+    assert (outcome.status == "passed") is passes, outcome.message
+    if not passes:
+        assert "Your program grows with the input" in outcome.message and "x (axis 0) is twice as long" in outcome.message
+
+
+def test_a_budget_of_operations_names_the_count(judge) -> None:
+    check = OperationCount(id="structure.budget", title="few adds", operation="add", at_most=2)
+    outcome = judge(check, """
+        def f(x):
+            return x + 1.0 + 2.0 + 3.0
+    """)
+    assert outcome.status == "failed" and "Your program performs 3 add operations; the task allows at most 2" \
+        in outcome.message, outcome.message

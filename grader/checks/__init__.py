@@ -14,7 +14,7 @@ _EXPORTS = {
     "WithinLimits": "limits",
     "LoadsFunction": "load",
     "AvoidsPrimitives": "program_checks", "UsesPrimitive": "program_checks", "CyclicShift": "primitive_params",
-    "CompilesAtMost": "compilation", "Donates": "compilation",
+    "CompilesAtMost": "compilation", "Donates": "compilation", "OperationCount": "budgets",
     "Returns": "returns",
     "MeshMatches": "structure", "NamedShardingTarget": "structure", "PlacedOnNamedSharding": "structure",
     "ResultFromPlacement": "structure", "SpecMatches": "structure",
