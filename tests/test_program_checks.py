@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 from grader.arguments import Array, Scalar, Signature
-from grader.checks import (AvoidsPrimitives, Context, CyclicShift, MeshMatches, OperationCount, NamedShardingTarget, PlacedOnNamedSharding,
-                           ResultFromPlacement, ResultSharding, ShardLayout, SpecMatches, UsesPrimitive)
+from grader.checks import (AvoidsPrimitives, Context, CyclicShift, MeshMatches, NamedShardingTarget, OperationCount,
+                           PlacedOnNamedSharding, ResultFromPlacement, ResultSharding, ShardLayout, SpecMatches,
+                           UsesPrimitive)
 from grader.checks.base import Check
 from grader.outcome import Outcome
 from grader.sandbox.process import Limits
