@@ -23,7 +23,7 @@ LAYERS = (
     ("grader.exercise", "grader.lint"),
     ("grader.report",),
     ("grader.engine",),
-    ("grader.batch", "grader.validate", "grader.scaffold", "grader.export"),
+    ("grader.batch", "grader.validate", "grader.validated", "grader.scaffold", "grader.export"),
     ("grader.cli", "grader.__main__"),
 )
 
