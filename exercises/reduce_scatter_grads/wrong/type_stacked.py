@@ -1,0 +1,15 @@
+# expect: type
+"""Keeps the scattered slices stacked, (8, n // 8), instead of one gradient-long array."""
+import jax
+import numpy as np
+from jax.sharding import Mesh, PartitionSpec as P
+
+MESH = Mesh(np.array(jax.devices()), ("data",))
+
+
+@jax.jit
+def reduce_scatter_grads(grads):
+    def per_device(block):
+        return jax.lax.psum_scatter(block[0], "data", scatter_dimension=0, tiled=True)[None]
+
+    return jax.shard_map(per_device, mesh=MESH, in_specs=P("data"), out_specs=P("data"))(grads)
