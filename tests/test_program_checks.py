@@ -427,3 +427,14 @@ def test_a_budget_of_operations_names_the_count(judge) -> None:
     """)
     assert outcome.status == "failed" and "Your program performs 3 add operations; the task allows at most 2" \
         in outcome.message, outcome.message
+
+
+def test_an_eager_vmap_is_judged_from_the_batched_values_it_ran(judge) -> None:
+    # jnp.dot under an eager jax.vmap is a jitted function called with batch tracers: the
+    # recorder reads the batched arrays behind them, so the dataflow reaches the result.
+    check = UsesPrimitive(id="structure.dot", title="a dot reads x", operation="dot_general", reads="x")
+    outcome = judge(check, """
+        def f(x):
+            return jnp.sum(jax.vmap(lambda row: jnp.dot(row, jnp.arange(4.0)))(x.reshape(4, 4)))
+    """)
+    assert outcome.status == "passed", outcome.message

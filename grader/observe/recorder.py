@@ -623,9 +623,10 @@ def buffers(array: Any) -> list[dict[str, Any]]:
 
 def concrete(value: Any) -> Any:
     """The array behind a transformation's tracer during a real call (``jax.grad`` computes the
-    primal values eagerly, wrapped in tracers): what the next operations really read."""
+    primal values eagerly, wrapped in tracers; an eager ``jax.vmap`` the batched ones): what the
+    next operations really read."""
     for _ in range(16):
-        inner = getattr(value, "primal", None)
+        inner = getattr(value, "val" if type(value).__name__ == "BatchTracer" else "primal", None)
         if inner is None or inner is value:
             return value
         value = inner
