@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
-from grader.errors import ExerciseError, ExportError, GraderFailure, SandboxError
+from grader.errors import ExerciseError, ExitCode, ExportError, GraderFailure, SandboxError
 from grader.exercise import Exercise, exercises_root, find_exercise, load_exercise
 from grader.paths import data_folder
 from grader.report.result import Report
@@ -498,7 +498,7 @@ def autograde(root: Path, slug: str) -> int:
             _write_results(results, {"score": 0, "output": problem, "output_format": "text",
                                      "visibility": "visible", "tests": []})
             print(f"jaxgrade: wrote {results}: {problem}")
-            return 0
+            return ExitCode.OK
         report, protections, missing = _grade_or_fault(root, exercise, submission)
     except (GraderFailure, ExerciseError, SandboxError) as fault:
         print(_banner(["jaxgrade: GRADER FAULT. Nothing was recorded for this submission.",
@@ -506,7 +506,7 @@ def autograde(root: Path, slug: str) -> int:
                        "No results.json was written, so Gradescope shows \"The autograder failed to execute",
                        "correctly\" and records no score: the student is not marked down for the grader's fault.",
                        "Fix the cause, then regrade the submission."]), flush=True)
-        return 3
+        return ExitCode.UNGRADABLE
     data = gradescope(report)
     # Diagnostics for course staff only: extra_data, and stdout (stdout_visibility "hidden"). Never a
     # test: a hidden test would hide the student's total (Gradescope's results.json specification).
@@ -516,7 +516,7 @@ def autograde(root: Path, slug: str) -> int:
     _write_results(results, data)
     print(f"jaxgrade: wrote {results} for {submission.shown}: {report.score:g}/{report.max_score:g}")
     _print_protections(protections, missing)
-    return 0
+    return ExitCode.OK
 
 
 def _print_protections(protections: list[Protection], missing: list[str]) -> None:
@@ -658,7 +658,7 @@ def prairielearn_grade(root: Path, slug: str) -> int:
         if submission is None:  # nothing to grade: no attempt counted, and the student is told why
             _write_results(results, {"gradable": False, "format_errors": [problem], "message": problem})
             print(f"jaxgrade: wrote {results}: {problem}")
-            return 0
+            return ExitCode.OK
         report, protections, missing = _grade_or_fault(root, exercise, submission)
     except (GraderFailure, ExerciseError, SandboxError) as fault:
         text = GRADER_FAULT.format(why=fault)
@@ -666,14 +666,14 @@ def prairielearn_grade(root: Path, slug: str) -> int:
         print(_banner(["jaxgrade: GRADER FAULT. The submission was not graded: results.json says",
                        "\"gradable\": false, so PrairieLearn counts no attempt and awards no points.",
                        f"Why: {fault}"]), flush=True)
-        return 0
+        return ExitCode.OK
     data = prairielearn(report, stage=exercise.release.stage())
     data["jaxgrade"] = {"protections": {p.name: {"active": p.active, "detail": p.detail} for p in protections},
                         "missing_protections": missing}
     _write_results(results, data)
     print(f"jaxgrade: wrote {results} for {submission.shown}: {report.score:g}/{report.max_score:g}")
     _print_protections(protections, missing)
-    return 0
+    return ExitCode.OK
 
 
 # ---------------------------------------------------------------------------------------------
@@ -853,7 +853,7 @@ def _export(args: argparse.Namespace) -> int:
             print(f"Wrote {path}/: give students this folder; they run  python check  inside it.")
     except ExportError as error:
         raise ExerciseError(str(error)) from None
-    return 0
+    return ExitCode.OK
 
 
 def add_commands(commands: Any) -> None:
@@ -879,20 +879,20 @@ def _main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.action == "warm-cache":
         print(f"jaxgrade: compilation cache {shared_compile_cache(find_exercise(args.exercise)) or 'off'}")
-        return 0
+        return ExitCode.OK
     if args.action == "lock":
         try:
             print(f"jaxgrade: {protect_secrets(args.root, find_exercise(args.exercise)).detail}")
-            return 0
+            return ExitCode.OK
         except GraderFailure as fault:
             print(f"jaxgrade: {fault}", file=sys.stderr)
-            return 3
+            return ExitCode.UNGRADABLE
     try:
         grade_one = prairielearn_grade if args.action == "prairielearn-grade" else autograde
         return grade_one(args.root, args.exercise)
     except Exception:  # an unforeseen grader failure: no results.json, so Gradescope flags the run
         traceback.print_exc()
-        return 1
+        return ExitCode.NOT_ALL
 
 
 if __name__ == "__main__":

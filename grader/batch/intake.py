@@ -38,7 +38,7 @@ import zipfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Callable
+from typing import Callable, Literal
 
 from grader.batch.lms_names import (MOODLE_FILE, MOODLE_FOLDER, RESUBMISSION, CanvasName, Owner, canvas_owners,
                                     most)
@@ -65,13 +65,16 @@ class Submission:
     notes: tuple[str, ...] = ()     # what turning a notebook into Python changed
 
 
+ProblemReason = Literal["unreadable", "too_large", "not_python", "duplicate", "no_python", "ambiguous", "unsafe",
+                        "link", "special", "bad_name", "clash", "grader_error"]
+
+
 @dataclass(frozen=True)
 class Problem:
     """An entry that is not graded, and why. ``student`` is None where no student can be named."""
     source: str
     student: str | None
-    reason: str    # unreadable | too_large | not_python | duplicate | no_python | ambiguous | unsafe
-                   # | link | special | bad_name | clash | grader_error
+    reason: ProblemReason
     message: str
     name: str | None = None
 

@@ -97,10 +97,6 @@ class Program:
             raise ValueError("a program's inputs and outputs must match their paths")
         return cls(inputs, outputs, tuple(nodes), shapes, input_paths, output_paths, arrays)  # type: ignore[arg-type]
 
-    def inputs_of(self, operand: str) -> list[tuple[str, int]]:
-        """(path, id) of every input leaf of ``operand`` (a parameter or a path inside one)."""
-        return [(p, i) for p, i in zip(self.input_paths, self.inputs) if is_within(p, operand)]
-
     def outputs_of(self, result: str = "result") -> list[tuple[str, int | None]]:
         return [(p, i) for p, i in zip(self.output_paths, self.outputs) if is_within(p, result)]
 
