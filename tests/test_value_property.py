@@ -3,6 +3,8 @@ in-process (a stand-in for the child), so every call can be counted."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from typing import Any, Callable
 
 import numpy as np
@@ -77,3 +79,21 @@ def test_enough_calls_find_the_same_smallest_input_as_an_unbounded_shrink(monkey
     monkeypatch.setattr(values, "SHRINK_CALLS", 10**9)
     assert judged(skips_first)[0].counterexample == bounded.counterexample
 
+
+
+def test_a_seed_draws_the_same_inputs_whatever_the_process_has_imported(tmp_path) -> None:
+    """Hypothesis would mix in constants read from every 'local' module loaded (a checkout's
+    grader, an instructor's script): the same seed must draw the same inputs regardless."""
+    (tmp_path / "lots_of_constants.py").write_text(
+        "VALUES = [" + ", ".join(repr(i * 1.37) for i in range(300)) + "]\n")
+    script = ("import hashlib, pickle, sys\n"
+              "if sys.argv[1] == 'more':\n"
+              f"    sys.path.insert(0, {str(tmp_path)!r}); import lots_of_constants\n"
+              "    import grader.export, grader.batch.run, grader.validate\n"
+              "from grader import find_exercise\n"
+              "check = next(c for c in find_exercise('named_sharding_replicated').checks if c.id == 'value.random_vectors')\n"
+              "print(hashlib.sha256(pickle.dumps([sorted((k, v.tobytes()) for k, v in d.items()) "
+              "for d in check.draw(0)])).hexdigest())\n")
+    digests = [subprocess.run([sys.executable, "-c", script, mode], capture_output=True, text=True, timeout=300,
+                              cwd=tmp_path).stdout.strip() for mode in ("few", "more")]
+    assert digests[0] and digests[0] == digests[1], digests
