@@ -137,3 +137,25 @@ def test_donating_inside_a_pytree_counts_by_the_leaf_given(exercise, tmp_path: P
         return _apply({"w": w}, g, lr)["w"]
     ''', "structure.donates_w")
     assert result.status == "passed", result.message
+
+
+def test_a_placed_copy_donated_is_judged_not_a_grader_error(exercise, tmp_path: Path) -> None:
+    # The placed array is deleted by the donation before the grader reads its buffers.
+    path = tmp_path / "solution.py"
+    path.write_text(textwrap.dedent('''
+    from functools import partial
+    import jax
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+    @partial(jax.jit, donate_argnums=0)
+    def _step(w, g, lr):
+        return w - lr * g
+    def sgd_step(w, g, lr):
+        placed = jax.device_put(w, NamedSharding(Mesh(np.array(jax.devices()[:1]), ("d",)), PartitionSpec()))
+        return _step(placed, g, lr)
+    '''))
+    report = grade(exercise, path, compile_cache=False)
+    assert not [c for c in report.checks if c.status == "error"], report.checks
+    assert all(c.status == "passed" for c in report.checks if c.id != "structure.donates_w"), report.checks
+    donates = next(c for c in report.checks if c.id == "structure.donates_w")
+    assert donates.status == "failed" and "is not the w your function was given" in donates.message

@@ -611,7 +611,7 @@ def buffers(array: Any) -> list[dict[str, Any]]:
     """Where an array's data really is: each device buffer's device and a digest of its bytes."""
     import numpy as np
     found = []
-    for single in array._arrays[:64]:
+    for single in (array._arrays or [])[:64]:  # none once donated
         device = next(iter(single.devices()))
         data = np.ascontiguousarray(np.asarray(single))
         if data.dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):  # as they travel (grader.observe.child)
@@ -700,7 +700,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
                                         list(placed), ())
             bind(placed, produced)
             for value, new in zip(placed, produced):
-                if is_array(value):
+                if is_array(value) and not value.is_deleted():  # a donated one's buffers are another array's now
                     arrays[str(new)] = held(value, describe)
         elif kind == "jit":
             params, args, outs = event[1:4]
@@ -727,7 +727,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
                 bind(outs, builder.equation("shard_map", unknown, [value_id(a) for a in args], outs, ()))
     outputs = [value_id(value) for _, value in returned]
     for (_, value), new in zip(returned, outputs):
-        if is_array(value):
+        if is_array(value) and not value.is_deleted():
             arrays[str(new)] = held(value, describe)
     data = builder.data(inputs, outputs, [p for p, _ in leaves], [p for p, _ in returned])
     data["arrays"] = arrays
