@@ -50,6 +50,7 @@ import os
 from typing import Any, Callable
 
 from grader.observe.jaxpr_graph import Builder, Describe, is_library, mesh_data, simple_param
+from grader.sandbox.protocol import EXTRA_FLOATS
 
 FULL, PLACEMENTS = "full", "placements"
 # Primitives that run Python on the host in the middle of a program.
@@ -434,7 +435,7 @@ def _arg_names(call: Any, count: int) -> list[str]:
     p = call[0]
     names = list(p.arg_names or ())
     constants = len(p.consts)
-    return [f"a constant" if i < constants else (names[i - constants] if i - constants < len(names) else
+    return ["a constant" if i < constants else (names[i - constants] if i - constants < len(names) else
                                                    f"operand {i}") for i in range(count)]
 
 
@@ -614,7 +615,7 @@ def buffers(array: Any) -> list[dict[str, Any]]:
     for single in (array._arrays or [])[:64]:  # none once donated
         device = next(iter(single.devices()))
         data = np.ascontiguousarray(np.asarray(single))
-        if data.dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):  # as they travel (grader.observe.child)
+        if data.dtype.name in EXTRA_FLOATS:  # digested as they travel (grader.observe.child)
             data = data.astype(np.float32)
         found.append({"device": int(device.id), "shape": list(data.shape),
                       "digest": hashlib.sha1(data.tobytes()).hexdigest()[:20]})
