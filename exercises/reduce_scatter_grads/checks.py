@@ -7,8 +7,9 @@ exact sums along the device axis."""
 import numpy as np
 
 from grader.arguments import Array, Signature
-from grader.checks import (AvoidsPrimitives, LoadsFunction, NamedShardingTarget, PlacedOnNamedSharding, ResultSharding,
-                           Returns, UsesPrimitive, ValueProperty, WithinLimits)
+from grader.checks import (AvoidsPrimitives, CommunicatesAtMost, LoadsFunction, NamedShardingTarget,
+                           PlacedOnNamedSharding, ResultSharding, Returns, UsesCollective, UsesPrimitive, ValueProperty,
+                           WithinLimits)
 from grader.strategies import arguments, dims, exact_axis_sum, float32_array, float32_axis_sum_tolerance
 
 DEVICES = 8
@@ -42,6 +43,15 @@ CHECKS = [
                      operations=("psum", "all_gather"),
                      why="An all-reduce (or gathering every gradient) moves the whole gradient to every device, "
                          "8 times what each keeps; psum_scatter moves only each device's slice."),
+    UsesCollective(id="structure.compiled_reduce_scatter", title="XLA runs a reduce-scatter, no all-reduce or all-gather",
+                   kind="reduce-scatter", instead_of=("all-reduce", "all-gather"),
+                   hint="What XLA compiles is what moves: a psum_scatter inside shard_map, with out_specs that keep "
+                        "the result split (a replicated result makes XLA gather it)."),
+    # Each device keeps 1/8 of one gradient, itself 1/8 of grads: a reduce-scatter moves 1/64 of grads per device.
+    CommunicatesAtMost(id="structure.traffic", title="Moves no more than each device's slice of the sum",
+                       of="grads", fraction=1 / 64,
+                       hint="One psum_scatter, once: every other collective (a second one, a gather afterwards) adds "
+                            "traffic."),
     ResultSharding(id="structure.result_split", title="The sum is returned split over 'data'", target=RESULT,
                    hint="Return shard_map's result as it is, with out_specs=PartitionSpec('data'): each device "
                         "holds its own slice of the sum."),

@@ -15,6 +15,8 @@ _EXPORTS = {
     "LoadsFunction": "load",
     "AvoidsPrimitives": "program_checks", "UsesPrimitive": "program_checks", "CyclicShift": "primitive_params",
     "CompilesAtMost": "compilation", "Donates": "compilation", "OperationCount": "budgets",
+    "CommunicatesAtMost": "compiled_program", "DeviceMemoryAtMost": "compiled_program",
+    "HoldsAtMostPerDevice": "compiled_program", "UsesCollective": "compiled_program",
     "Returns": "returns",
     "MeshMatches": "structure", "NamedShardingTarget": "structure", "PlacedOnNamedSharding": "structure",
     "ResultFromPlacement": "structure", "SpecMatches": "structure",

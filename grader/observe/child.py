@@ -514,6 +514,7 @@ class Child:
         if swapped is not None:
             reply["swapped"] = swapped
         if mode == "full":
+            reply["programs"] = recorder.programs(events)
             reply["program"] = self.program_of_call(events, leaves, returned, self.describe_sharding,
                                                     lambda v: type(v) is self.ArrayImpl)
         return reply

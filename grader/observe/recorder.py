@@ -21,7 +21,8 @@ eager paths, in place before the submission is imported:
   (NumPy reads CPU arrays through the buffer protocol, which no Python hook sees):
   a JAX array pulled to the host (``np.asarray``, ``float()``, ``.item()``, ``print``);
   ``custom_vjp.__call__`` and ``custom_jvp.__call__``: a custom derivative rule applied;
-  ``compiler.compile_or_get_cached``: a program compiled.
+  ``compiler.compile_or_get_cached``: a program compiled. In a full record every XLA program
+  the call ran is kept (JAX's own too) for what XLA made of it (``grader.observe.compiled``).
 
 Counterfactual calls (``Recorder.swap``, a :class:`Swap`): a *capturing* call (the function
 on other values of one argument) keeps what each placing operation received (an eager
@@ -49,6 +50,7 @@ import hashlib
 import os
 from typing import Any, Callable
 
+from grader.observe import compiled
 from grader.observe.jaxpr_graph import Builder, Describe, is_library, mesh_data, simple_param
 from grader.sandbox.protocol import EXTRA_FLOATS
 
@@ -59,6 +61,7 @@ HOST_PRIMITIVES = {"pure_callback": "jax.pure_callback", "io_callback": "jax.exp
 # Primitives that give a value a sharding (so a jitted program containing one places what it reads).
 PLACING_PRIMITIVES = ("device_put", "sharding_constraint", "shard_map")
 MAX_JIT_CALLS = 256  # of one call's record: more say nothing new
+MAX_PROGRAMS = 64  # distinct XLA programs of one call's record
 
 
 class Recorder:
@@ -74,6 +77,7 @@ class Recorder:
         self._caches = (pjit._cpp_pjit_cache_fun_only, pjit._cpp_pjit_cache_explicit_attributes)
         self._placing: dict[int, tuple[Any, frozenset[int]]] = {}  # id(program) -> (program, inputs it places)
         self._host: dict[int, tuple[Any, tuple[tuple[str, str], ...]]] = {}  # id(program) -> host work inside
+        self._compiled: dict[int, tuple[Any, dict[str, Any] | None]] = {}  # id(executable) -> (it, what XLA made)
         self._traced: dict[str, list[tuple[Any, dict[str, Any]]]] = {}  # function -> its last traces (object, signature)
         self.student_files: tuple[str, ...] = ()
         self._install(core, dispatch, pjit, compiler, array_class, custom_rules, numpy)
@@ -82,7 +86,8 @@ class Recorder:
     def _install(self, core: Any, dispatch: Any, pjit: Any, compiler: Any, array_class: Any,
                  custom_rules: tuple[Any, ...], numpy: Any) -> None:
         state, push, swap = self.state, self.events.append, self.swap
-        eager_put, run_pjit = dispatch._batched_device_put_impl, pjit._run_python_pjit
+        eager_put, run_pjit, call_impl = (dispatch._batched_device_put_impl, pjit._run_python_pjit,
+                                          pjit._pjit_call_impl_python)
         process_primitive, process_shard_map = core.EvalTrace.process_primitive, core.EvalTrace.process_shard_map
         fastpath_data, compile_or_get_cached = pjit._get_fastpath_data, compiler.compile_or_get_cached
         infer_params, is_deleted = pjit._infer_params, array_class.is_deleted
@@ -156,7 +161,8 @@ class Recorder:
             # a donated buffer XLA reused is deleted when the call returns
             reused = tuple(i for i, d in enumerate(donated) if d and i < len(args_flat)
                            and type(args_flat[i]) is array_class and is_deleted(args_flat[i])) if any(donated) else ()
-            push(("jit", p.params, args_flat, result[1], status, (call, compiled[0] - before, reused)))
+            push(("jit", p.params, args_flat, result[1], status, (call, compiled[0] - before, reused),
+                  result[5] if state[0] == FULL else None))
             last_library[0] = seen_programs[id(program)]  # read next, by the same call's fast-path question
             return result
 
@@ -189,6 +195,14 @@ class Recorder:
                 state[1] -= 1
             push(("shard_map", params, staged, args, out))
             return out
+
+        def executed(*args: Any, **params: Any) -> Any:
+            # Every XLA program run outside JAX's C++ fast path (none has it during a full
+            # record), at any depth: a jitted function's, and those JAX runs for eager work
+            result = call_impl(*args, **params)
+            if state[0] == FULL and result[1] is not None:
+                push(("executed", params.get("name"), result[1]))
+            return result
 
         def no_fastpath_while_recording(*args: Any, **kwargs: Any) -> Any:
             # Without these data JAX's C++ dispatch caches nothing, so the next call of the same
@@ -233,6 +247,7 @@ class Recorder:
         dispatch._batched_device_put_impl = observed_put
         pjit._run_python_pjit = observed_pjit
         pjit._get_fastpath_data = no_fastpath_while_recording
+        pjit._pjit_call_impl_python = executed
         pjit._infer_params = observed_infer
         compiler.compile_or_get_cached = counted_compile
         core.EvalTrace.process_primitive = observed_primitive
@@ -242,6 +257,7 @@ class Recorder:
         self.hooks = [(array_class, "_value", value_property), (dispatch, "_batched_device_put_impl", observed_put),
                       (pjit, "_run_python_pjit", observed_pjit),
                       (pjit, "_get_fastpath_data", no_fastpath_while_recording),
+                      (pjit, "_pjit_call_impl_python", executed),
                       (pjit, "_infer_params", observed_infer),
                       (compiler, "compile_or_get_cached", counted_compile),
                       (core.EvalTrace, "process_primitive", observed_primitive),
@@ -316,7 +332,7 @@ class Recorder:
             entry: dict[str, Any] = {"name": function, "status": status, "compiles": int(compiles)}
             if call is not None:
                 p, fun, info = call[0], call[1], call[2]
-                function, own = _source_name(str(getattr(info, "fun_sourceinfo", function))), self._is_student(fun)
+                function, own = _source_name(str(getattr(info, "fun_sourceinfo", function))), self._owns(fun, info)
                 if status != "cached":
                     now = (fun, _signature(p, info, call[3], call[4], event[2]))
                     earlier = self._traced.setdefault(function, [])
@@ -359,12 +375,49 @@ class Recorder:
                     found[("custom_rule" if primitive.startswith("custom") else "callback", call)] = None
         return [{"kind": k, "call": c} for k, c in list(found)[:8]]
 
+    def programs(self, events: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+        """Every XLA program a fully recorded call ran, once each, in the order first run: its
+        name, the function (``step at solution.py:12`` for a jitted function the call made),
+        whether it is the submission's own, how many times it ran, and what XLA made of it
+        (``grader.observe.compiled``: collectives and memory per device). JAX's own programs
+        count too: an eager ``shard_map`` runs each collective as one, an eager sum over a sharded
+        array its all-reduce."""
+        made: dict[int, tuple[str, bool]] = {}  # id(executable) -> the jitted function the call made
+        for event in events:
+            if event[0] == "jit" and len(event) > 6 and event[6] is not None and len(event[5]) == 3 \
+                    and event[5][0] is not None:
+                call = event[5][0]
+                name = str(event[1].get("name"))
+                made[id(event[6])] = (_source_name(str(getattr(call[2], "fun_sourceinfo", name))),
+                                      self._owns(call[1], call[2]))
+        found: dict[int, dict[str, Any]] = {}
+        for event in events:
+            if event[0] != "executed" or len(event) < 3:
+                continue
+            executable = event[2]
+            if id(executable) in found:
+                found[id(executable)]["runs"] += 1
+                continue
+            if id(executable) not in self._compiled:  # kept alive: its id is never another's
+                self._compiled[id(executable)] = (executable, compiled.facts(executable))
+            read = self._compiled[id(executable)][1]
+            if read is not None and len(found) < MAX_PROGRAMS:
+                function, own = made.get(id(executable), (str(event[1]), False))
+                found[id(executable)] = {"name": str(event[1]), "function": function, "own": own, "runs": 1, **read}
+        return list(found.values())
+
     def _host_inside(self, program: Any) -> tuple[tuple[str, str], ...]:
         if program is None:
             return ()
         if id(program) not in self._host:
             self._host[id(program)] = (program, tuple(_host_equations(program, self._is_student)))
         return self._host[id(program)][1]
+
+    def _owns(self, function: Any, info: Any) -> bool:
+        """Whether a jitted function is the submission's own: its code, or (through a wrapper
+        of JAX's, ``jax.jit(jax.shard_map(f))``) the file JAX says it was defined in."""
+        where = str(getattr(info, "fun_sourceinfo", "")).rpartition(" at ")[2].rpartition(":")[0]
+        return self._is_student(function) or (bool(where) and self._is_student(where))
 
     def _is_student(self, function: Any) -> bool:
         """Whether ``function`` (or the file a program was traced from) is the submission's own code."""

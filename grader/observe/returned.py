@@ -152,6 +152,50 @@ class HostWork:
     call: str
 
 
+@dataclass(frozen=True)
+class Collective:
+    """A collective operation XLA runs: ``kind`` as XLA names it ("all-reduce", "all-gather",
+    "reduce-scatter", "collective-permute", "all-to-all") and ``bytes``, its result's size on
+    one device."""
+    kind: str
+    bytes: int
+
+
+@dataclass(frozen=True)
+class DeviceMemory:
+    """What one XLA program needs on each device, in bytes: its arguments' shards, its outputs'
+    shards, its temporary buffers (what a step keeps for its backward pass lives here), and the
+    outputs that reuse an argument's buffer (donation)."""
+    argument: int
+    output: int
+    temp: int
+    alias: int
+
+    @property
+    def peak(self) -> int:
+        """At most this much at once: arguments, outputs and temporaries, donated buffers once."""
+        return self.argument + self.output + self.temp - self.alias
+
+
+@dataclass(frozen=True)
+class CompiledProgram:
+    """One XLA program a fully recorded call ran (``runs`` times): its ``name``, the
+    ``function`` it compiles (``step at solution.py:12``), whether it is the submission's
+    ``own`` jitted function (not a program JAX ran for an eager operation), its collectives
+    and its memory per device."""
+    name: str
+    function: str
+    own: bool
+    runs: int
+    collectives: tuple[Collective, ...]
+    memory: DeviceMemory
+
+    @property
+    def communicated(self) -> int:
+        """Bytes of collective results per device over all its runs."""
+        return self.runs * sum(c.bytes for c in self.collectives)
+
+
 JIT_STATUSES, HOST_KINDS = ("traced", "compiled", "cached"), ("callback", "custom_rule", "round_trip")
 RECOMPILE_CAUSES = ("type", "static", "sharding", "arguments", "new_function", "other")
 
@@ -180,6 +224,29 @@ def _jit_call(data: dict[str, Any]) -> JitCall:
                    *(tuple(safe_text(v, 200) for v in n[:16]) for n in names))
 
 
+COLLECTIVE_KINDS = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all")
+_MEMORY = ("argument", "output", "temp", "alias")
+
+
+def parse_programs(data: Any) -> tuple[CompiledProgram, ...]:
+    try:
+        return tuple(_program(d) for d in data[:64])
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise Malformed(f"compiled programs are not as the protocol says ({error})") from None
+
+
+def _program(data: dict[str, Any]) -> CompiledProgram:
+    def count(value: Any) -> int:
+        if type(value) is not int or value < 0:
+            raise ValueError(f"{value!r} is not a count")
+        return value
+    collectives = tuple(Collective(c["kind"], count(c["bytes"])) for c in data["collectives"][:64])
+    if any(c.kind not in COLLECTIVE_KINDS for c in collectives) or not isinstance(data["own"], bool):
+        raise ValueError("an unknown collective, or ownership not a bool")
+    return CompiledProgram(safe_text(data["name"], 200), safe_text(data["function"], 300), data["own"],
+                           count(data["runs"]), collectives, DeviceMemory(*(count(data["memory"][k]) for k in _MEMORY)))
+
+
 def parse_host(data: Any) -> tuple[HostWork, ...]:
     if not isinstance(data, list) or not all(isinstance(d, dict) and d.get("kind") in HOST_KINDS
                                              and isinstance(d.get("call"), str) for d in data):
@@ -202,6 +269,7 @@ class Returned:
     jit_calls: tuple[JitCall, ...] = ()  # every jitted function the call ran, in order
     host: tuple[HostWork, ...] = ()  # host callbacks, custom rules, values pulled to NumPy and given back
     swapped: int | None = None  # in a counterfactual call: how many placed values it captured, or fed
+    programs: tuple[CompiledProgram, ...] = ()  # in a full record: every XLA program it ran, once each
 
     @property
     def jax_failed(self) -> bool:

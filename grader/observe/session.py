@@ -27,8 +27,8 @@ from typing import Any, Iterator, Mapping
 from grader.arguments import encode
 from grader.errors import ChildFailure, Malformed, SandboxError
 from grader.observe.program import Program
-from grader.observe.returned import (Incident, Returned, parse_host, parse_jit_calls, parse_leaves, safe_reply,
-                                     safe_text)
+from grader.observe.returned import (Incident, Returned, parse_host, parse_jit_calls, parse_leaves, parse_programs,
+                                     safe_reply, safe_text)
 from grader.sandbox.process import Child, Launcher, Limits
 from grader.source import helper_at
 
@@ -260,7 +260,8 @@ class Session:
         program = Program.from_data(reply["program"]) if "program" in reply else None
         return Returned(True, leaves=parse_leaves(reply["value"]), placements=tuple(placements), program=program,
                         intact=reply.get("intact") is not False, jit_calls=parse_jit_calls(reply.get("jit_calls", [])),
-                        host=parse_host(reply.get("host", [])), swapped=_count(reply.get("swapped")))
+                        host=parse_host(reply.get("host", [])), swapped=_count(reply.get("swapped")),
+                        programs=parse_programs(reply.get("programs", [])))
 
     def _exception_incident(self, exception: str, error: str, during: str) -> Incident | None:
         """Exceptions that are really a limit or the end of the process become incidents."""

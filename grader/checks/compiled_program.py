@@ -1,0 +1,215 @@
+"""``structure``: what XLA compiled for the probe call, and what each device holds.
+
+The values cannot tell an all-reduce followed by a slice from a reduce-scatter, nor a step
+that keeps every intermediate for its backward pass from one that recomputes them
+(``jax.checkpoint``): the numbers are the same, the traffic and the memory are not. These
+checks read the XLA programs the probe call really ran (``grader.observe.compiled``: the
+collectives of each, their bytes, its memory per device; JAX's programs for eager operations
+included), and the shards of what the function returned.
+
+Budgets are in bytes per device, given as ``at_most_bytes`` or as a ``fraction`` of the bytes
+of one of the probe's arguments (``of="grads"``), which keeps a budget right when the probe's
+shapes change.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+
+from grader.arguments import Signature, argument_leaves
+from grader.checks.base import Check, Context
+from grader.checks.returns import probe_call
+from grader.observe.returned import COLLECTIVE_KINDS, CompiledProgram, Leaf
+from grader.outcome import Category, Outcome
+
+MemoryKind = Literal["peak", "temp"]
+# Bytes per element of the dtypes NumPy cannot name without ml_dtypes.
+_NARROW = {"bfloat16": 2, "float8_e4m3fn": 1, "float8_e5m2": 1}
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Budget(Check):
+    """A limit in bytes: ``at_most_bytes``, or ``fraction`` of the bytes of the probe's leaf ``of``."""
+    at_most_bytes: int | None = None
+    of: str | None = None
+    fraction: float | None = None
+    category: ClassVar[Category] = "structure"
+
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        if (self.at_most_bytes is None) == (self.of is None or self.fraction is None):
+            return [f"{self.id}: give at_most_bytes, or of= and fraction= (a share of an argument's bytes)"]
+        leaves = dict(argument_leaves(probe))
+        if self.of is not None and not isinstance(leaves.get(self.of), np.ndarray):
+            return [f"{self.id}: of={self.of!r} is no array leaf of the probe (leaves: {', '.join(leaves)})"]
+        return []
+
+    def limit(self, probe: dict[str, Any]) -> tuple[int, str]:
+        """The budget in bytes, and in words."""
+        if self.at_most_bytes is not None:
+            return self.at_most_bytes, _size(self.at_most_bytes)
+        whole = dict(argument_leaves(probe))[self.of].nbytes
+        return int(whole * self.fraction), (f"{_size(int(whole * self.fraction))} ({_share(self.fraction)} of the "
+                                            f"{_size(whole)} of {self.of})")
+
+
+@dataclass(frozen=True, kw_only=True)
+class UsesCollective(Check):
+    """The probe call's XLA programs run a ``kind`` collective, and none of ``instead_of``
+    (a reduce-scatter, not an all-reduce followed by a slice)."""
+    kind: str
+    instead_of: tuple[str, ...] = ()
+    category: ClassVar[Category] = "structure"
+
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        unknown = [k for k in (self.kind, *self.instead_of) if k not in COLLECTIVE_KINDS]
+        return [f"{self.id}: unknown collective {k!r} (XLA's are {', '.join(COLLECTIVE_KINDS)})" for k in unknown]
+
+    def judge(self, context: Context) -> Outcome:
+        returned = probe_call(context)
+        want = _a(self.kind) + (f" and no {' or '.join(self.instead_of)}" if self.instead_of else "")
+        if not returned.ok:
+            return Outcome.failed(f"Nothing to judge here: your function {returned.describe()}.", expected=want,
+                                  observed=returned.describe())
+        ran = _collectives(returned.programs)
+        observed = _listed(ran) or "no collective"
+        refused = [entry for entry in ran if entry[0] in self.instead_of]
+        if refused:
+            kind, size, program = refused[0]
+            return Outcome.failed(
+                f"XLA compiled your function into {_a(kind)} of {_size(size)} per device ({program}), where the task "
+                f"asks for {_a(self.kind)}. Everything it ran: {observed}.", expected=want, observed=observed)
+        if not any(entry[0] == self.kind for entry in ran):
+            return Outcome.failed(f"XLA's programs for your function run {observed}, and no {self.kind}.",
+                                  expected=want, observed=observed)
+        return Outcome.passed(f"XLA's programs for your function run {observed}.")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommunicatesAtMost(_Budget):
+    """Over the probe call, the collectives of every XLA program it ran produce at most the
+    budget's bytes per device (each run of a program counts)."""
+
+    def judge(self, context: Context) -> Outcome:
+        returned = probe_call(context)
+        limit, words = self.limit(context.probe)
+        want = f"at most {words} moved by collectives, per device"
+        if not returned.ok:
+            return Outcome.failed(f"Nothing to judge here: your function {returned.describe()}.", expected=want,
+                                  observed=returned.describe())
+        moved = sum(program.communicated for program in returned.programs)
+        observed = f"{_size(moved)} per device: {_listed(_collectives(returned.programs)) or 'no collective'}"
+        if moved > limit:
+            return Outcome.failed(f"Your function's collectives move {observed}; the task allows at most {words}.",
+                                  expected=want, observed=observed)
+        return Outcome.passed(f"Your function's collectives move {observed} (at most {words}).")
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeviceMemoryAtMost(_Budget):
+    """Each XLA program of the probe call needs at most the budget per device: its ``peak``
+    (arguments, outputs and temporaries) or only its ``temp`` buffers. With ``require_jit``
+    one of them is the submission's own jitted function (eager work leaves its intermediates
+    in arrays between programs, where no program's figure shows them)."""
+    kind: MemoryKind = "peak"
+    require_jit: bool = True
+
+    def judge(self, context: Context) -> Outcome:
+        returned = probe_call(context)
+        limit, words = self.limit(context.probe)
+        what = "temporary buffers" if self.kind == "temp" else "memory at its peak"
+        want = f"at most {words} of {what} per device"
+        if not returned.ok:
+            return Outcome.failed(f"Nothing to judge here: your function {returned.describe()}.", expected=want,
+                                  observed=returned.describe())
+        if self.require_jit and not any(program.own for program in returned.programs):
+            return Outcome.failed(
+                "None of your own jitted functions ran, so the memory your computation needs cannot be measured: "
+                "compute it inside one jax.jit function.", expected=want, observed="no jax.jit function of yours ran")
+        largest = max(returned.programs, key=self._bytes, default=None)
+        if largest is None:
+            return Outcome.failed("Your function ran no XLA program to measure.", expected=want,
+                                  observed="no program")
+        used = self._bytes(largest)
+        observed = f"{_size(used)} of {what} per device in {largest.function}"
+        if used > limit:
+            return Outcome.failed(f"{observed[0].upper()}{observed[1:]}; the task allows at most {words}.",
+                                  expected=want, observed=observed)
+        return Outcome.passed(f"At most {observed} (the budget: {words}).")
+
+    def _bytes(self, program: CompiledProgram) -> int:
+        return program.memory.temp if self.kind == "temp" else program.memory.peak
+
+
+@dataclass(frozen=True, kw_only=True)
+class HoldsAtMostPerDevice(Check):
+    """Each device holds at most ``fraction`` of the returned leaf ``leaf``'s bytes, whatever
+    the mesh, the spec or the order of the devices."""
+    fraction: float
+    leaf: str = "result"
+    category: ClassVar[Category] = "structure"
+
+    def judge(self, context: Context) -> Outcome:
+        returned = probe_call(context)
+        want = f"each device holding at most {_share(self.fraction)} of {self.leaf}"
+        found = returned.leaf(self.leaf) if returned.ok else None
+        if found is None or found.kind != "jax_array" or not found.shards:
+            observed = returned.describe() if not returned.ok else (
+                f"{self.leaf} is {found.describe()}" if found is not None else f"no {self.leaf} was returned")
+            return Outcome.failed(f"Nothing to judge here: {observed}.", expected=want, observed=observed)
+        per_device = _bytes_per_device(found)
+        total = _itemsize(found.dtype) * int(np.prod(found.shape))
+        device, most = max(per_device.items(), key=lambda item: item[1])
+        observed = (f"device {device} holds {_size(most)} of the {_size(total)} of {self.leaf} "
+                    f"({_share(most / total if total else 0.0)} of it), over {len(per_device)} devices")
+        if most > self.fraction * total:
+            return Outcome.failed(f"{observed[0].upper()}{observed[1:]}: the task allows each device at most "
+                                  f"{_share(self.fraction)} of it. Split it over more devices, or along more of its "
+                                  "axes.", expected=want, observed=observed)
+        return Outcome.passed(f"The most any device holds: {observed}.")
+
+
+def _bytes_per_device(leaf: Leaf) -> dict[int, int]:
+    size = _itemsize(leaf.dtype)
+    held: dict[int, int] = {}
+    for shard in leaf.shards:
+        count = 1
+        for start, stop in shard.get("index", ()):
+            count *= max(0, int(stop) - int(start))
+        device = int(shard.get("device", -1))
+        held[device] = held.get(device, 0) + count * size
+    return held
+
+
+def _itemsize(dtype: str | None) -> int:
+    return _NARROW.get(dtype or "", None) or np.dtype(dtype or "float32").itemsize
+
+
+def _collectives(programs: tuple[CompiledProgram, ...]) -> list[tuple[str, int, str]]:
+    """(kind, bytes per device, where) of each collective the programs hold."""
+    return [(c.kind, c.bytes, program.function + (f", run {program.runs} times" if program.runs > 1 else ""))
+            for program in programs for c in program.collectives]
+
+
+def _listed(ran: list[tuple[str, int, str]]) -> str:
+    shown = [f"{_a(kind)} of {_size(size)} ({where})" for kind, size, where in ran[:4]]
+    return ", ".join(shown) + (f" and {len(ran) - 4} more" if len(ran) > 4 else "")
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind.startswith("all") else f"a {kind}"
+
+
+def _share(fraction: float) -> str:
+    """``0.125`` as "1/8", ``0.3`` as "0.3"."""
+    if 0 < fraction < 1 and float(round(1 / fraction)) == 1 / fraction:
+        return f"1/{round(1 / fraction)}"
+    return f"{fraction:.3g}"
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:.3g} {unit}"
+    return f"{count} bytes"

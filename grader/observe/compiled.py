@@ -1,0 +1,75 @@
+"""What XLA made of a program: the collectives it runs and the memory it needs, per device
+(runs in the child).
+
+A jaxpr says what the student asked for; the compiled program says what runs. XLA's SPMD
+partitioner inserts collectives the jaxpr never names (a sum over a sharded axis becomes an
+all-reduce, a replicated ``out_shardings`` an all-gather), and only the compiled program knows
+how much memory a step needs (``jax.checkpoint`` trades stored intermediates for recomputation:
+the difference shows in the temporary bytes, not in any value). Both are read from the
+executable JAX ran, after the call, so the grader's own compilation cache changes nothing:
+an executable served from a cache is the same program.
+
+The module is one SPMD program per device, so every figure is per device. A collective's
+``bytes`` is the size of its result on one device (what an all-gather assembles, the slice a
+reduce-scatter keeps, the whole operand of an all-reduce); one inside a loop body is counted
+once, as it is written once.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# XLA's collective operations, by the names its HLO text gives them (async pairs by their start).
+COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all")
+_OPERATION = re.compile(r"=\s*(\(.*?\)|\S+)\s+(" + "|".join(COLLECTIVES) + r")(-start)?\(")
+_SHAPE = re.compile(r"\b(pred|[suf]\d+|bf16|f8\w*|c64|c128)\[([\d,]*)\]")
+_BITS = {"pred": 8, "bf16": 16, "c64": 64, "c128": 128}
+MAX_COLLECTIVES = 64  # of one program: more say nothing a check needs
+
+
+def _bits(element: str) -> int:
+    """Bits of one HLO element type: ``f32`` 32, ``s4`` 4, ``f8e4m3fn`` 8, ``bf16`` 16."""
+    if element in _BITS:
+        return _BITS[element]
+    return int(re.match(r"[suf](\d+)", element).group(1))
+
+
+def _sizes(shape_text: str) -> list[int]:
+    """The bytes of each array in an HLO shape (``f32[8,4]{1,0}``, or a tuple of them)."""
+    sizes = []
+    for element, dims in _SHAPE.findall(shape_text):
+        count = 1
+        for dim in filter(None, dims.split(",")):
+            count *= int(dim)
+        sizes.append((count * _bits(element) + 7) // 8)
+    return sizes
+
+
+def collectives(hlo_text: str) -> list[dict[str, Any]]:
+    """The collective operations of an HLO module's text, each ``{"kind", "bytes"}``."""
+    found = []
+    for line in hlo_text.splitlines():
+        match = _OPERATION.search(line)
+        if match is not None:
+            sizes = _sizes(match.group(1))
+            # an async all-gather or permute starts with (operand, result, ...): its result is the largest
+            moved = max(sizes, default=0) if match.group(3) and match.group(2) != "all-reduce" else sum(sizes)
+            found.append({"kind": match.group(2), "bytes": moved})
+            if len(found) == MAX_COLLECTIVES:
+                break
+    return found
+
+
+def facts(executable: Any) -> dict[str, Any] | None:
+    """The collectives and the per-device memory of a JAX executable (``pxla.MeshExecutable``),
+    or None when it holds no XLA program to read."""
+    try:
+        loaded = executable.xla_extension_executable()
+        modules = loaded.hlo_modules()
+        stats = loaded.get_compiled_memory_stats()
+    except Exception:  # an executable of another kind (a host-only program): nothing to say
+        return None
+    memory = {"argument": int(stats.argument_size_in_bytes), "output": int(stats.output_size_in_bytes),
+              "temp": int(stats.temp_size_in_bytes), "alias": int(stats.alias_size_in_bytes)}
+    return {"collectives": [c for module in modules[:4] for c in collectives(module.to_string())][:MAX_COLLECTIVES],
+            "memory": memory}
