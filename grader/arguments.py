@@ -79,6 +79,10 @@ class Signature:
     ``Signature({"x": Array("float32", "n k"), "w": Array("float32", "k m")}, returns=Array("float32", "n m"))``."""
     parameters: Mapping[str, Spec]
     returns: Spec = field(default_factory=Array)
+    # The graded name is a factory (``make_step()``): called once with no arguments, it returns
+    # the function that takes ``parameters``, which the grader then calls as often as it likes
+    # (a training step built with its configuration, jitted once).
+    factory: bool = False
 
     def __post_init__(self) -> None:
         if not self.parameters:
@@ -96,10 +100,13 @@ class Signature:
     def text(self, function: str) -> str:
         """How the statement writes the function: ``f(x: jax.Array, w: jax.Array) -> jax.Array``."""
         params = ", ".join(f"{name}: {_annotation(spec)}" for name, spec in self.parameters.items())
+        if self.factory:
+            return f"{function}() -> Callable[[{params}], {_annotation(self.returns)}]"
         return f"{function}({params}) -> {_annotation(self.returns)}"
 
     def call_text(self, function: str) -> str:
-        return f"{function}({', '.join(self.names)})"
+        """How the grader calls it: ``f(x, w)``, or ``make_step()(params, lr)`` for a factory."""
+        return f"{function}{'()' if self.factory else ''}({', '.join(self.names)})"
 
     def leaf_specs(self) -> dict[str, Spec]:
         """Every declared leaf by its path (``x``, ``params['dense']['kernel']``), in call order."""

@@ -165,7 +165,7 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
     try:
         session.start()  # JAX imports in the child while the checks load and draw their inputs here
         signature = exercise.signature
-        session.parameters = signature.names
+        session.parameters, session.factory = signature.names, signature.factory
         checks = exercise.checks
         values = next((c for c in checks if isinstance(c, ValueProperty)), None)
         context = Context(session, signature, exercise.probe, seed, exercise.function, module, exercise.devices,

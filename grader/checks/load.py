@@ -1,4 +1,5 @@
-"""``load``: the file can be imported and defines the function, callable with the declared arguments.
+"""``load``: the file can be imported and defines the function, callable with the declared arguments
+(for a factory, ``make_step()`` runs and returns such a function).
 
 A notebook runs cell by cell (``grader.notebook_cells``): the cells the function does not need
 that failed were skipped, and every outcome lists them (a skipped cell may be why the function
@@ -27,8 +28,9 @@ class LoadsFunction(Check):
         arguments = "one argument" if count == 1 else f"{count} arguments"
         skipped = _skipped_cells(loaded.detail)
         if loaded.ok:
-            return Outcome.passed(f"{loaded.detail.get('signature', name)} is defined and takes {arguments}.",
-                                  advisory=notebook_note(context.notes, skipped))
+            made = f"{name}() returns {loaded.detail.get('signature')}, which" if loaded.detail.get("made_by") else \
+                f"{loaded.detail.get('signature', name)} is defined and"
+            return Outcome.passed(f"{made} takes {arguments}.", advisory=notebook_note(context.notes, skipped))
         outcome = self._failure(loaded, name, call, arguments)
         if skipped:  # what ran is not all the student wrote: say what was left behind
             outcome = dataclasses.replace(outcome, message=f"{outcome.message}\nSkipped because they failed (your "
@@ -65,11 +67,21 @@ class LoadsFunction(Check):
             return Outcome.failed(f"Your file does not define a function named {name}.{found} "
                                   f"Rename your function to {name}.", expected=f"def {call}: ...",
                                   observed=", ".join(defined) or "no functions")
+        if loaded.stage == "factory":
+            return Outcome.failed(f"Calling {name}() raised an error, so there is no function to test:\n"
+                                  f"{detail.get('error')}\nThe grader calls {name}() once, with no arguments, and "
+                                  "then calls what it returns.", expected=f"{name}() returns a function",
+                                  observed=f"{name}() raised {detail.get('exception')}")
+        if loaded.stage == "not_callable" and detail.get("made_by"):
+            return Outcome.failed(f"{name}() returned a {detail.get('type')}, not a function. The task calls {call}: "
+                                  f"define the step inside {name} and return it.",
+                                  expected=f"{name}() returns a function", observed=f"a {detail.get('type')}")
         if loaded.stage == "not_callable":
             return Outcome.failed(f"{name} in your file is a {detail.get('type')}, not a function. "
                                   f"Define it with def {call}: ...")
         if loaded.stage == "signature":
-            return Outcome.failed(f"{detail.get('signature')} cannot be called with {arguments}. "
+            made = f" (returned by {name}())" if detail.get("made_by") else ""
+            return Outcome.failed(f"{detail.get('signature')}{made} cannot be called with {arguments}. "
                                   f"The task calls {call}; define {call}.",
                                   expected=call, observed=str(detail.get("signature")))
         if loaded.stage == "read":

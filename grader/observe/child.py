@@ -377,7 +377,8 @@ class Child:
         return values, leaves
 
     # -- requests ----------------------------------------------------------------------------
-    def load(self, path: str, display_name: str, function: str, arity: int = 1) -> dict[str, Any]:
+    def load(self, path: str, display_name: str, function: str, arity: int = 1,
+             factory: bool = False) -> dict[str, Any]:
         self.filename = display_name
         try:
             with open(path, "rb") as handle:
@@ -415,6 +416,18 @@ class Child:
             return {"ok": False, "stage": "function", "defined": defined, **_skipped(skipped)}
         if not callable(candidate):
             return {"ok": False, "stage": "not_callable", "type": type(candidate).__name__, **_skipped(skipped)}
+        made_by = None
+        if factory:  # the graded function is what function() returns, made once
+            made_by = function
+            try:
+                candidate = candidate()
+            except BaseException as error:
+                return {"ok": False, "stage": "factory", "error": _error_text(error, display_name),
+                        "exception": type(error).__name__, **_skipped(skipped)}
+            if not callable(candidate):
+                return {"ok": False, "stage": "not_callable", "type": type(candidate).__name__, "made_by": made_by,
+                        **_skipped(skipped)}
+            function = getattr(candidate, "__name__", "the returned function")
         try:
             signature = inspect.signature(candidate)
         except (TypeError, ValueError):
@@ -428,7 +441,7 @@ class Child:
         self.recorder.student_files = (display_name, os.path.dirname(path))
         self.recorder.clear_caches()  # a shape the import already ran is a first call again for the grader
         return {"ok": True, "signature": f"{function}{signature}" if signature else function, "accepts": accepts,
-                **_skipped(skipped)}
+                **({"made_by": made_by} if made_by else {}), **_skipped(skipped)}
 
     def run_cells(self, source: bytes, cells: list[Any], namespace: dict[str, Any],
                   skipped: list[dict[str, Any]]) -> None:
@@ -547,7 +560,7 @@ class Child:
             try:
                 if op == "load":
                     reply = self.load(request["path"], request["display_name"], request["function"],
-                                      int(request.get("arity", 1)))
+                                      int(request.get("arity", 1)), request.get("factory") is True)
                 elif op == "call":
                     reply = self.call(request["arguments"], request.get("mode", "placements"),
                                       request.get("counterfactual"))

@@ -73,6 +73,7 @@ class Session:
         self.launcher = launcher  # how children start: exec'd (None) or forked warm (grader.sandbox.pool)
         self.hide = hide  # folders the child must not see (the exercises; in a batch, the whole class)
         self.submission, self.function, self.parameters = submission, function, parameters
+        self.factory = False  # the function is made by calling ``function()`` (grader.arguments.Signature)
         self.helpers = helpers  # the submission's own other modules, importable beside it
         self.compile_cache = compile_cache
         self.devices, self.limits = devices, limits
@@ -176,13 +177,15 @@ class Session:
             return self._loaded
         try:
             reply = self._request({"op": "load", "path": str(copy), "display_name": _shown(self.submission.name),
-                                   "function": self.function, "arity": len(self.parameters)},
+                                   "function": self.function, "arity": len(self.parameters),
+                                   "factory": self.factory},
                                   "while importing your file")
         except ChildFailure as failure:
             self._loaded = Loaded(False, "incident", incident=self._incident(failure))
             return self._loaded
         detail = {k: (safe_text(v) if isinstance(v, str) else v) for k, v in reply.items()
-                  if k in ("ok", "stage", "error", "line", "text", "exception", "type", "signature", "accepts")}
+                  if k in ("ok", "stage", "error", "line", "text", "exception", "type", "signature", "accepts",
+                          "made_by")}
         if isinstance(reply.get("defined"), list):
             detail["defined"] = [safe_text(d, 100) for d in reply["defined"][:50]]
         detail.update(_cells_of(reply))
