@@ -113,7 +113,10 @@ class Exercise:
 
     @property
     def checks(self) -> list["Check"]:
-        checks = list(self._checks_module.CHECKS)
+        # Defaults that name the function (LoadsFunction's title) are filled in here, where it is known.
+        module = self._checks_module
+        checks = [c.for_function(self.function, module.SIGNATURE) if hasattr(c, "for_function") else c
+                  for c in module.CHECKS]
         ids = [getattr(c, "id", None) for c in checks]
         if len(set(ids)) != len(ids):
             raise ExerciseError(f"{self.slug}: check ids repeat: {ids}")

@@ -20,7 +20,7 @@ LAYERS = (
     ("grader.sandbox",),
     ("grader.observe",),
     ("grader.checks",),
-    ("grader.exercise", "grader.lint"),
+    ("grader.exercise", "grader.lint", "grader.authoring"),
     ("grader.report",),
     ("grader.engine",),
     ("grader.batch", "grader.validate", "grader.validated", "grader.scaffold", "grader.export"),

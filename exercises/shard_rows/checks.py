@@ -1,11 +1,9 @@
 """Checks for shard_rows, built from the grader's check library."""
 import numpy as np
 
-from grader.checks import (Case, FixedCases, LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
-                           ResultFromPlacement, ResultSharding, Returns, SpecMatches, ValueProperty,
-                           WithinLimits)
-from grader.arguments import Array, Signature
-from grader.strategies import arguments, exact_axis_sum, float32_array, float32_axis_sum_tolerance, shapes
+from grader.authoring import (Array, Case, FixedCases, LoadsFunction, NamedShardingTarget, ResultSharding, Returns,
+                              Signature, ValueProperty, Wording, WithinLimits, arguments, exact_axis_sum,
+                              float32_array, float32_axis_sum_tolerance, placement_checks, shapes)
 
 SIGNATURE = Signature({"x": Array("float32", "r c")}, returns=Array("float32", "r"))
 
@@ -24,7 +22,7 @@ TARGET = NamedShardingTarget(
 RESULT = NamedShardingTarget(axis_names=("data",), spec=("data",))
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines row_sums(x)"),
+    LoadsFunction(),
     Returns(id="type.one_per_row", title="Returns a float32 JAX array with one entry per row",
                  hint="Sum along axis 1 (across the columns): the result has one number per row."),
     ValueProperty(id="value.random_matrices", title="Sums the rows of random matrices correctly (Hypothesis)",
@@ -40,19 +38,16 @@ CHECKS = [
                expected=exact_axis_sum(1), tolerance=float32_axis_sum_tolerance(1),
                hint="Sum with jnp.sum: a NaN in a row makes its sum NaN, as in float32 arithmetic; jnp.nansum "
                     "would hide it."),
-    PlacedOnNamedSharding(id="structure.placed", title="Places x itself with jax.device_put on a NamedSharding",
-                          target=TARGET,
-                          hint="Place the matrix x first, then sum the placed matrix."),
-    MeshMatches(id="structure.mesh", title="The mesh is all of jax.devices() with axis 'data'", target=TARGET,
-                hint="Mesh(np.array(jax.devices()), ('data',)): every device, one axis named 'data'."),
-    SpecMatches(id="structure.spec", title="The spec is PartitionSpec('data', None): rows split, columns whole",
-                target=TARGET,
-                hint="The first entry of the spec is the rows: PartitionSpec('data', None). PartitionSpec() "
-                     "replicates, and PartitionSpec(None, 'data') splits the columns."),
-    ResultFromPlacement(id="structure.sum_of_placed", title="The sums are computed from the placed matrix",
-                        target=TARGET,
-                        hint="Sum the array jax.device_put returned, not the original x; place before summing."),
+    *placement_checks(
+        TARGET, mesh_note="every device, one axis named 'data'",
+        placed=Wording(hint="Place the matrix x first, then sum the placed matrix."),
+        spec=Wording(title="The spec is PartitionSpec('data', None): rows split, columns whole",
+                     hint="The first entry of the spec is the rows: PartitionSpec('data', None). PartitionSpec() "
+                          "replicates, and PartitionSpec(None, 'data') splits the columns."),
+        from_placement=Wording(id="structure.sum_of_placed", title="The sums are computed from the placed matrix",
+                               hint="Sum the array jax.device_put returned, not the original x; place before "
+                                    "summing.")),
     ResultSharding(id="structure.result_sharded", title="The row sums stay split along 'data'", target=RESULT,
                    hint="A row-wise sum of a row-split matrix stays split by rows: return it as JAX computed it."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]

@@ -18,6 +18,7 @@ _EXPORTS = {
     "CommunicatesAtMost": "compiled_program", "DeviceMemoryAtMost": "compiled_program",
     "HoldsAtMostPerDevice": "compiled_program", "UsesCollective": "compiled_program",
     "Returns": "returns",
+    "Wording": "placements", "placement_checks": "placements",
     "MeshMatches": "structure", "NamedShardingTarget": "structure", "PlacedOnNamedSharding": "structure",
     "ResultFromPlacement": "structure", "SpecMatches": "structure",
     "Case": "values", "FixedCases": "values", "ValueProperty": "values",

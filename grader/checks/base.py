@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol, Self, TypeVar
 
 from grader.outcome import Category, Outcome
 
@@ -61,6 +61,11 @@ class Check(ABC):
 
     def prepare(self, seed: int) -> None:
         """Work that needs no submission (drawing inputs), done while the child starts."""
+
+    def for_function(self, function: str, signature: "Signature") -> Self:
+        """This check as the exercise of ``function`` declares it: a check whose default title
+        names the function (``LoadsFunction``) is given it here, when the exercise loads."""
+        return self
 
     def problems(self, signature: "Signature", probe: dict[str, Any]) -> list[str]:
         """What is wrong with this check's declaration for an exercise (an operand that names

@@ -21,6 +21,8 @@ WHAT_TO_DO = {"time": "Make each call return quickly: no unbounded loops, no sle
 @dataclass(frozen=True, kw_only=True)
 class WithinLimits(Check):
     """Judged last, from every incident the session recorded while the other checks ran."""
+    id: str = "limits.resources"
+    title: str = "Runs within the time and memory limits"
     category: ClassVar[Category] = "limits"
 
     def judge(self, context: Context) -> Outcome:

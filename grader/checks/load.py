@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
+from grader.arguments import Signature
 from grader.checks.base import Check, Context
 from grader.observe.session import Loaded
 from grader.outcome import Category, Outcome
@@ -18,7 +19,16 @@ from grader.source import notebook_note
 
 @dataclass(frozen=True, kw_only=True)
 class LoadsFunction(Check):
+    """Its title, unless given, names the function as the task calls it: "The file loads and
+    defines row_sums(x)" (filled in by ``for_function`` when the exercise loads)."""
+    id: str = "load.function"
+    title: str = ""
     category: ClassVar[Category] = "load"
+
+    def for_function(self, function: str, signature: Signature) -> Self:
+        if self.title:
+            return self
+        return dataclasses.replace(self, title=f"The file loads and defines {signature.call_text(function)}")
 
     def judge(self, context: Context) -> Outcome:
         loaded = context.session.load()

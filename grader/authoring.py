@@ -1,0 +1,41 @@
+"""Everything an exercise's checks.py declares its checks with, from one import:
+
+    from grader.authoring import (Array, LoadsFunction, NamedShardingTarget, Signature, ValueProperty,
+                                  WithinLimits, arguments, float32_array, placement_checks, shapes)
+
+the signature's pieces (``grader.arguments``), the checks and their targets (``grader.checks``)
+and the inputs, oracles and tolerances of value checks (``grader.strategies``). It imports
+them all at once, Hypothesis included: only an exercise's checks.py imports it, which the
+engine loads while the submission's child starts."""
+from __future__ import annotations
+
+from grader.arguments import Array, Key, Scalar, Signature
+from grader.checks.budgets import OperationCount
+from grader.checks.compilation import CompilesAtMost, Donates
+from grader.checks.layout import ResultSharding, ShardLayout
+from grader.checks.limits import WithinLimits
+from grader.checks.load import LoadsFunction
+from grader.checks.placements import Wording, placement_checks
+from grader.checks.primitive_params import CyclicShift
+from grader.checks.program_checks import AvoidsPrimitives, UsesPrimitive
+from grader.checks.returns import Returns
+from grader.checks.structure import (MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultFromPlacement,
+                                     SpecMatches)
+from grader.checks.values import Case, FixedCases, ValueProperty
+from grader.strategies import (FLOAT32, LENGTHS, arguments, dims, elementwise_tolerance, exact_axis_sum, exact_matmul,
+                               exact_sum, exactly, float32_array, float32_axis_sum_tolerance, float32_matmul_tolerance,
+                               float32_sum_tolerance, int_array, keys, named, no_tolerance, shapes, tree)
+
+__all__ = [
+    # the function's signature
+    "Array", "Key", "Scalar", "Signature",
+    # checks, and the targets structure checks judge
+    "AvoidsPrimitives", "Case", "CompilesAtMost", "CyclicShift", "Donates", "FixedCases", "LoadsFunction",
+    "MeshMatches", "NamedShardingTarget", "OperationCount", "PlacedOnNamedSharding", "ResultFromPlacement",
+    "ResultSharding", "Returns", "ShardLayout", "SpecMatches", "UsesPrimitive", "ValueProperty", "WithinLimits",
+    "Wording", "placement_checks",
+    # inputs, oracles and tolerances
+    "FLOAT32", "LENGTHS", "arguments", "dims", "elementwise_tolerance", "exact_axis_sum", "exact_matmul",
+    "exact_sum", "exactly", "float32_array", "float32_axis_sum_tolerance", "float32_matmul_tolerance",
+    "float32_sum_tolerance", "int_array", "keys", "named", "no_tolerance", "shapes", "tree",
+]
