@@ -12,6 +12,8 @@ from __future__ import annotations
 from grader.arguments import Array, Key, Scalar, Signature
 from grader.checks.budgets import OperationCount
 from grader.checks.compilation import CompilesAtMost, Donates
+from grader.checks.compiled_program import (CommunicatesAtMost, DeviceMemoryAtMost, HoldsAtMostPerDevice,
+                                            UsesCollective)
 from grader.checks.layout import ResultSharding, ShardLayout
 from grader.checks.limits import WithinLimits
 from grader.checks.load import LoadsFunction
@@ -30,10 +32,11 @@ __all__ = [
     # the function's signature
     "Array", "Key", "Scalar", "Signature",
     # checks, and the targets structure checks judge
-    "AvoidsPrimitives", "Case", "CompilesAtMost", "CyclicShift", "Donates", "FixedCases", "LoadsFunction",
-    "MeshMatches", "NamedShardingTarget", "OperationCount", "PlacedOnNamedSharding", "ResultFromPlacement",
-    "ResultSharding", "Returns", "ShardLayout", "SpecMatches", "UsesPrimitive", "ValueProperty", "WithinLimits",
-    "Wording", "placement_checks",
+    "AvoidsPrimitives", "Case", "CommunicatesAtMost", "CompilesAtMost", "CyclicShift", "DeviceMemoryAtMost",
+    "Donates", "FixedCases", "HoldsAtMostPerDevice", "LoadsFunction", "MeshMatches", "NamedShardingTarget",
+    "OperationCount", "PlacedOnNamedSharding", "ResultFromPlacement", "ResultSharding", "Returns", "ShardLayout",
+    "SpecMatches", "UsesCollective", "UsesPrimitive", "ValueProperty", "WithinLimits", "Wording",
+    "placement_checks",
     # inputs, oracles and tolerances
     "FLOAT32", "LENGTHS", "arguments", "dims", "elementwise_tolerance", "exact_axis_sum", "exact_matmul",
     "exact_sum", "exactly", "float32_array", "float32_axis_sum_tolerance", "float32_matmul_tolerance",

@@ -9,10 +9,9 @@ import math
 
 import numpy as np
 
-from grader.arguments import Array, Signature
-from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
-                           ResultFromPlacement, ResultSharding, Returns, SpecMatches, ValueProperty, WithinLimits)
-from grader.strategies import FLOAT32, arguments, float32_array, shapes, tree
+from grader.authoring import (FLOAT32, Array, LoadsFunction, NamedShardingTarget, ResultFromPlacement, ResultSharding,
+                              Returns, Signature, ValueProperty, Wording, WithinLimits, arguments, float32_array,
+                              placement_checks, shapes, tree)
 
 LEARNING_RATE = 0.1
 PARAMS = {"dense": {"kernel": Array("float32", "k m"), "bias": Array("float32", "m")}}
@@ -107,7 +106,7 @@ BATCH_TARGET = NamedShardingTarget(**MESH, spec=("data",), operand="batch", matc
 NEW_KERNEL = NamedShardingTarget(**MESH, spec=(), operand="result", also_accept=REPLICATED)
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines train_step(params, batch)"),
+    LoadsFunction(),
     Returns(id="type.params_tree", title="Returns new params shaped like params: {'dense': {'kernel', 'bias'}}",
             advice="Return the new params only, with the structure and shapes of params (no loss, no grads).",
             hint="Return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads): the same dict as params."),
@@ -116,24 +115,22 @@ CHECKS = [
                   hint="loss = jnp.mean((x @ kernel + bias - y) ** 2) over all n·m entries, one step "
                        "p - 0.1 * grad on every leaf. Sharding changes no number: the mean is over the whole "
                        "batch, not summed over devices."),
-    PlacedOnNamedSharding(id="structure.params_placed",
-                          title="Places every leaf of params with jax.device_put on a NamedSharding",
-                          target=PARAMS_TARGET,
-                          hint="jax.device_put(params, NamedSharding(mesh, PartitionSpec())) places every leaf of "
-                               "the dict at once."),
-    SpecMatches(id="structure.params_replicated", title="Every leaf of params is replicated: PartitionSpec()",
-                target=PARAMS_TARGET,
-                hint="In data parallelism every device holds the whole model: PartitionSpec() for every leaf."),
-    PlacedOnNamedSharding(id="structure.batch_placed",
-                          title="Places every leaf of batch with jax.device_put on a NamedSharding",
-                          target=BATCH_TARGET,
-                          hint="jax.device_put(batch, NamedSharding(mesh, PartitionSpec('data'))) places x and y "
-                               "at once."),
-    MeshMatches(id="structure.batch_mesh", title="The batch's mesh is all of jax.devices() with axis 'data'",
-                target=BATCH_TARGET, hint="Mesh(np.array(jax.devices()), ('data',)): every device, one axis."),
-    SpecMatches(id="structure.batch_split", title="Every leaf of batch is split by rows: PartitionSpec('data')",
-                target=BATCH_TARGET,
-                hint="Each device gets its own examples: PartitionSpec('data') splits the rows of x and y."),
+    *placement_checks(
+        PARAMS_TARGET, "params", mesh=None, from_placement=None,
+        placed=Wording(title="Places every leaf of params with jax.device_put on a NamedSharding",
+                       hint="jax.device_put(params, NamedSharding(mesh, PartitionSpec())) places every leaf of the "
+                            "dict at once."),
+        spec=Wording(id="structure.params_replicated", title="Every leaf of params is replicated: PartitionSpec()",
+                     hint="In data parallelism every device holds the whole model: PartitionSpec() for every "
+                          "leaf.")),
+    *placement_checks(
+        BATCH_TARGET, "batch", mesh_note="every device, one axis", from_placement=None,
+        placed=Wording(title="Places every leaf of batch with jax.device_put on a NamedSharding",
+                       hint="jax.device_put(batch, NamedSharding(mesh, PartitionSpec('data'))) places x and y at "
+                            "once."),
+        mesh=Wording(title="The batch's mesh is all of jax.devices() with axis 'data'"),
+        spec=Wording(id="structure.batch_split", title="Every leaf of batch is split by rows: PartitionSpec('data')",
+                     hint="Each device gets its own examples: PartitionSpec('data') splits the rows of x and y.")),
     ResultFromPlacement(id="structure.step_from_placed_params", title="The step is computed from the placed params",
                         target=PARAMS_TARGET,
                         hint="Differentiate and update the params jax.device_put returned, not the originals."),
@@ -145,5 +142,5 @@ CHECKS = [
                    result="result['dense']['kernel']",
                    hint="Replicated params minus a gradient averaged over the whole batch stay replicated: "
                         "return the update as JAX computed it."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]

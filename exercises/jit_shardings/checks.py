@@ -1,10 +1,9 @@
 """Checks for jit_shardings, built from the grader's check library."""
 import numpy as np
 
-from grader.arguments import Array, Signature
-from grader.checks import (ResultFromPlacement, LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultSharding,
-                           Returns, SpecMatches, ValueProperty, WithinLimits)
-from grader.strategies import arguments, exact_axis_sum, float32_array, float32_axis_sum_tolerance, shapes
+from grader.authoring import (Array, LoadsFunction, NamedShardingTarget, ResultSharding, Returns, Signature,
+                              ValueProperty, Wording, WithinLimits, arguments, exact_axis_sum, float32_array,
+                              float32_axis_sum_tolerance, placement_checks, shapes)
 
 SIGNATURE = Signature({"x": Array("float32", "r c")}, returns=Array("float32", "c"))
 
@@ -23,33 +22,32 @@ OUTPUT = NamedShardingTarget(axis_names=("data",), spec=(), via="jit_out", opera
                              also_accept={(None,): "PartitionSpec(None) leaves a vector whole too."})
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines column_sums(x)"),
+    LoadsFunction(),
     Returns(id="type.one_per_column", title="Returns a float32 JAX array with one entry per column",
                  hint="Sum over the rows (axis=0): one number per column."),
     ValueProperty(id="value.random_matrices", title="Sums the columns of random matrices correctly (Hypothesis)",
                   inputs=arguments(SHAPES, x=float32_array("r c", bound=1e30)), expected=exact_axis_sum(0),
                   tolerance=float32_axis_sum_tolerance(0),
                   hint="Each entry is the plain sum of one column over all rows."),
-    PlacedOnNamedSharding(id="structure.in_shardings", title="x enters a jax.jit through in_shardings",
-                          target=INPUT,
-                          hint="Pass in_shardings=NamedSharding(mesh, PartitionSpec('data', None)) to jax.jit and "
-                               "call the jitted function on x; do not place x with jax.device_put yourself."),
-    MeshMatches(id="structure.in_mesh", title="The in_shardings mesh is all of jax.devices() with axis 'data'",
-                target=INPUT, hint="Mesh(np.array(jax.devices()), ('data',))."),
-    SpecMatches(id="structure.in_spec", title="in_shardings splits the rows: PartitionSpec('data', None)",
-                target=INPUT,
-                hint="The first entry of the spec is the rows. PartitionSpec() would replicate x."),
-    ResultFromPlacement(id="structure.sums_of_split_x", title="The sums are computed from x as jax.jit splits it",
-                        target=INPUT,
-                        hint="Sum the argument the jitted function receives: not x captured from outside, not on "
-                             "the host (jax.pure_callback), not 0 times the sharded input."),
-    PlacedOnNamedSharding(id="structure.out_shardings", title="The result leaves the jax.jit through out_shardings",
-                          target=OUTPUT,
-                          hint="Pass out_shardings=NamedSharding(mesh, PartitionSpec()) to the same jax.jit."),
-    SpecMatches(id="structure.out_spec", title="out_shardings replicates the result: PartitionSpec()",
-                target=OUTPUT, hint="PartitionSpec() for the output: every device holds all the column sums."),
+    *placement_checks(
+        INPUT, "in",
+        placed=Wording(id="structure.in_shardings",
+                       hint="Pass in_shardings=NamedSharding(mesh, PartitionSpec('data', None)) to jax.jit and "
+                            "call the jitted function on x; do not place x with jax.device_put yourself."),
+        spec=Wording(title="in_shardings splits the rows: PartitionSpec('data', None)",
+                     hint="The first entry of the spec is the rows. PartitionSpec() would replicate x."),
+        from_placement=Wording(id="structure.sums_of_split_x",
+                               title="The sums are computed from x as jax.jit splits it",
+                               hint="Sum the argument the jitted function receives: not x captured from outside, "
+                                    "not on the host (jax.pure_callback), not 0 times the sharded input.")),
+    *placement_checks(
+        OUTPUT, "out", mesh=None, from_placement=None,
+        placed=Wording(id="structure.out_shardings",
+                       hint="Pass out_shardings=NamedSharding(mesh, PartitionSpec()) to the same jax.jit."),
+        spec=Wording(title="out_shardings replicates the result: PartitionSpec()",
+                     hint="PartitionSpec() for the output: every device holds all the column sums.")),
     ResultSharding(id="structure.result_replicated", title="The returned sums are replicated over the mesh",
                    target=NamedShardingTarget(axis_names=("data",), spec=()),
                    hint="Return what the jitted function returns, without moving it."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]

@@ -7,11 +7,9 @@ product comes out split both ways, PartitionSpec('data', 'model'). Each operand 
 target, so a report says which one is misplaced."""
 import numpy as np
 
-from grader.arguments import Array, Signature
-from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
-                           ResultFromPlacement, ResultSharding, Returns, ShardLayout, SpecMatches, ValueProperty,
-                           WithinLimits)
-from grader.strategies import arguments, exact_matmul, float32_array, float32_matmul_tolerance, shapes
+from grader.authoring import (Array, LoadsFunction, NamedShardingTarget, ResultFromPlacement, ResultSharding, Returns,
+                              ShardLayout, Signature, ValueProperty, Wording, WithinLimits, arguments, exact_matmul,
+                              float32_array, float32_matmul_tolerance, placement_checks, shapes)
 
 SIGNATURE = Signature({"x": Array("float32", "n k"), "w": Array("float32", "k m")},
                       returns=Array("float32", "n m"))
@@ -35,28 +33,28 @@ W = NamedShardingTarget(**MESH, spec=(None, "model"), operand="w", match="exact"
 RESULT = NamedShardingTarget(**MESH, spec=("data", "model"), operand="result")
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines matmul_2d(x, w)"),
+    LoadsFunction(),
     Returns(id="type.product_shape", title="Returns a float32 JAX array of shape (n, m)",
             hint="x @ w has one row per row of x and one column per column of w."),
     ValueProperty(id="value.random_matrices", title="Multiplies random matrices correctly (Hypothesis)",
                   inputs=INPUTS, expected=exact_matmul, tolerance=float32_matmul_tolerance,
                   hint="Return the matrix product x @ w of the placed arrays: sharding changes no number."),
-    PlacedOnNamedSharding(id="structure.x_placed", title="Places x itself with jax.device_put on a NamedSharding",
-                          target=X, hint="Place the argument x before multiplying, not the product afterwards."),
-    MeshMatches(id="structure.x_mesh", title="x's mesh is all 8 devices as a 2 x 4 grid with axes ('data', 'model')",
-                target=X, hint="Mesh(np.array(jax.devices()).reshape(2, 4), ('data', 'model')): 2 devices along "
-                               "'data', 4 along 'model', the names in this order."),
-    SpecMatches(id="structure.x_spec", title="x's rows are split over 'data': PartitionSpec('data', None)", target=X,
-                hint="The first entry of the spec is x's rows: PartitionSpec('data', None) splits them over 'data' "
-                     "and keeps a copy on every device along 'model'."),
-    PlacedOnNamedSharding(id="structure.w_placed", title="Places w itself with jax.device_put on a NamedSharding",
-                          target=W, hint="Place w on the same mesh as x before multiplying."),
-    MeshMatches(id="structure.w_mesh", title="w's mesh is the same 2 x 4 ('data', 'model') grid", target=W,
-                hint="Place x and w on one mesh: Mesh(np.array(jax.devices()).reshape(2, 4), ('data', 'model'))."),
-    SpecMatches(id="structure.w_spec", title="w's columns are split over 'model': PartitionSpec(None, 'model')",
-                target=W, hint="The second entry of the spec is w's columns: PartitionSpec(None, 'model'). Splitting "
-                               "w's rows instead (PartitionSpec('model', None)) is the row-parallel layout, which "
-                               "needs a sum across devices."),
+    *placement_checks(
+        X, "x", mesh_note="2 devices along 'data', 4 along 'model', the names in this order", from_placement=None,
+        placed=Wording(hint="Place the argument x before multiplying, not the product afterwards."),
+        spec=Wording(title="x's rows are split over 'data': PartitionSpec('data', None)",
+                     hint="The first entry of the spec is x's rows: PartitionSpec('data', None) splits them over "
+                          "'data' and keeps a copy on every device along 'model'.")),
+    *placement_checks(
+        W, "w", from_placement=None,
+        placed=Wording(hint="Place w on the same mesh as x before multiplying."),
+        mesh=Wording(title="w's mesh is the same 2 x 4 ('data', 'model') grid",
+                     hint="Place x and w on one mesh: Mesh(np.array(jax.devices()).reshape(2, 4), ('data', "
+                          "'model'))."),
+        spec=Wording(title="w's columns are split over 'model': PartitionSpec(None, 'model')",
+                     hint="The second entry of the spec is w's columns: PartitionSpec(None, 'model'). Splitting "
+                          "w's rows instead (PartitionSpec('model', None)) is the row-parallel layout, which needs "
+                          "a sum across devices.")),
     ResultFromPlacement(id="structure.product_of_placed_x", title="The product is computed from the placed x",
                         target=X, hint="Multiply the arrays jax.device_put returned, not the original x."),
     ResultFromPlacement(id="structure.product_of_placed_w", title="The product is computed from the placed w",
@@ -68,5 +66,5 @@ CHECKS = [
     ShardLayout(id="structure.result_blocks", title="Each device holds its own block of the product", target=RESULT,
                 hint="With the 2 x 4 mesh in device order, device i holds row block i // 4 and column block i % 4 "
                      "of the product: build the mesh from jax.devices() in order."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]

@@ -1,10 +1,9 @@
 """Checks for mesh_2d, built from the grader's check library."""
 import numpy as np
 
-from grader.arguments import Array, Signature
-from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
-                           ResultFromPlacement, Returns, ShardLayout, SpecMatches, ValueProperty, WithinLimits)
-from grader.strategies import arguments, elementwise_tolerance, float32_array, shapes
+from grader.authoring import (Array, LoadsFunction, NamedShardingTarget, Returns, ShardLayout, Signature, ValueProperty,
+                              Wording, WithinLimits, arguments, elementwise_tolerance, float32_array, placement_checks,
+                              shapes)
 
 SIGNATURE = Signature({"x": Array("float32", "r c")}, returns=Array("float32", "r c"))
 
@@ -27,26 +26,22 @@ def square(x: np.ndarray) -> np.ndarray:
 
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines square_blocks(x)"),
+    LoadsFunction(),
     Returns(id="type.like_x", title="Returns a float32 JAX array shaped like x"),
     ValueProperty(id="value.random_matrices", title="Squares random matrices element by element (Hypothesis)",
                   inputs=arguments(SHAPES, x=float32_array("r c", bound=1e15)), expected=square,
                   tolerance=elementwise_tolerance(square),
                   hint="Multiply the placed matrix by itself element by element (placed * placed)."),
-    PlacedOnNamedSharding(id="structure.placed", title="Places x itself with jax.device_put on a NamedSharding",
-                          target=TARGET, hint="Place x first, then square the placed matrix."),
-    MeshMatches(id="structure.mesh", title="The mesh is all 8 devices as a 2 x 4 grid with axes ('data', 'model')",
-                target=TARGET,
-                hint="Mesh(np.array(jax.devices()).reshape(2, 4), ('data', 'model')): 2 along 'data', 4 along "
-                     "'model', the names in this order."),
-    SpecMatches(id="structure.spec", title="The spec is PartitionSpec('data', 'model'): rows and columns split",
-                target=TARGET,
-                hint="The spec's first entry splits the rows, the second the columns: PartitionSpec('data', "
-                     "'model'). Leaving one out replicates along that mesh axis."),
-    ResultFromPlacement(id="structure.square_of_placed", title="The squares are computed from the placed matrix",
-                        target=TARGET),
+    *placement_checks(
+        TARGET, mesh_note="2 along 'data', 4 along 'model', the names in this order",
+        placed=Wording(hint="Place x first, then square the placed matrix."),
+        spec=Wording(title="The spec is PartitionSpec('data', 'model'): rows and columns split",
+                     hint="The spec's first entry splits the rows, the second the columns: PartitionSpec('data', "
+                          "'model'). Leaving one out replicates along that mesh axis."),
+        from_placement=Wording(id="structure.square_of_placed", title="The squares are computed from the placed matrix",
+                               hint=None)),
     ShardLayout(id="structure.blocks", title="Each device holds its own block of the result", target=TARGET,
                 hint="With the 2 x 4 mesh in device order and PartitionSpec('data', 'model'), device i holds "
                      "row block i // 4 and column block i % 4."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]

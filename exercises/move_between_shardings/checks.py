@@ -1,10 +1,9 @@
 """Checks for move_between_shardings, built from the grader's check library."""
 import numpy as np
 
-from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, ResultFromPlacement, Returns,
-                           ShardLayout, SpecMatches, ValueProperty, WithinLimits)
-from grader.arguments import Array, Signature
-from grader.strategies import arguments, dims, exactly, float32_array, no_tolerance
+from grader.authoring import (Array, LoadsFunction, NamedShardingTarget, ResultFromPlacement, Returns, ShardLayout,
+                              Signature, ValueProperty, Wording, WithinLimits, arguments, dims, exactly,
+                              float32_array, no_tolerance, placement_checks)
 
 SIGNATURE = Signature({"x": Array("float32", "n")}, returns=Array("float32", "n"))
 
@@ -18,27 +17,30 @@ SECOND = NamedShardingTarget(axis_names=("data",), spec=("data",), devices=(4, N
                              label="the placed array")
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines move_to_second_half(x)"),
+    LoadsFunction(),
     Returns(id="type.like_x", title="Returns a float32 JAX array shaped like x",
                  hint="Return the moved JAX array itself, in float32."),
     ValueProperty(id="value.random_vectors", title="Moving changes no value (Hypothesis)",
                   inputs=arguments(dims(n=(0, 4, 8, 16, 32)), x=float32_array("n", bound=1e30)), expected=exactly,
                   tolerance=no_tolerance,
                   hint="jax.device_put copies values bit for bit: no casting, reordering or arithmetic."),
-    MeshMatches(id="structure.first_mesh", title="x is first placed on jax.devices()[:4] with axis 'data'",
-                target=FIRST, hint="first = Mesh(np.array(jax.devices()[:4]), ('data',)); place x itself there."),
-    SpecMatches(id="structure.first_spec", title="The first placement splits x: PartitionSpec('data')",
-                target=FIRST),
-    MeshMatches(id="structure.second_mesh", title="Then it moves to jax.devices()[4:] with axis 'data'",
-                target=SECOND,
-                hint="second = Mesh(np.array(jax.devices()[4:]), ('data',)); jax.device_put the placed array there."),
-    SpecMatches(id="structure.second_spec", title="The second placement splits it too: PartitionSpec('data')",
-                target=SECOND, hint="PartitionSpec() would copy the whole array to each of the four devices."),
+    *placement_checks(
+        FIRST, "first", placed=None, from_placement=None,
+        mesh=Wording(title="x is first placed on jax.devices()[:4] with axis 'data'",
+                     hint="first = Mesh(np.array(jax.devices()[:4]), ('data',)); place x itself there."),
+        spec=Wording(title="The first placement splits x: PartitionSpec('data')", hint=None)),
+    *placement_checks(
+        SECOND, "second", placed=None, from_placement=None,
+        mesh=Wording(title="Then it moves to jax.devices()[4:] with axis 'data'",
+                     hint="second = Mesh(np.array(jax.devices()[4:]), ('data',)); jax.device_put the placed "
+                          "array there."),
+        spec=Wording(title="The second placement splits it too: PartitionSpec('data')",
+                     hint="PartitionSpec() would copy the whole array to each of the four devices.")),
     ResultFromPlacement(id="structure.moved_the_placed", title="The result comes from moving the first placement",
                         target=FIRST,
                         hint="Move the array the first jax.device_put returned, not the original x."),
     ShardLayout(id="structure.shards", title="Device 4 holds the first quarter, device 5 the second, ...",
                 target=SECOND,
                 hint="The mesh's device order decides who holds which block: use jax.devices()[4:] as it is."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]

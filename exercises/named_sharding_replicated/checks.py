@@ -1,10 +1,9 @@
 """Checks for named_sharding_replicated, built from the grader's check library."""
 import numpy as np
 
-from grader.arguments import Array, Signature
-from grader.checks import (Case, FixedCases, LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
-                           ResultFromPlacement, Returns, SpecMatches, ValueProperty, WithinLimits)
-from grader.strategies import LENGTHS, arguments, dims, float32_array
+from grader.authoring import (LENGTHS, Array, Case, FixedCases, LoadsFunction, MeshMatches, NamedShardingTarget,
+                              PlacedOnNamedSharding, ResultFromPlacement, Returns, Signature, SpecMatches,
+                              ValueProperty, WithinLimits, arguments, dims, float32_array)
 
 SIGNATURE = Signature({"x": Array("float32", "n")}, returns=Array("float32", ()))
 
@@ -16,8 +15,11 @@ TARGET = NamedShardingTarget(
     also_accept={(None,): "PartitionSpec(None) leaves a vector unsplit too, so it is accepted; "
                           "PartitionSpec() says 'replicated' for arrays of every rank, scalars included."})
 
+# Every entry is one check with its id written out (no placement_checks, no default ids): the
+# test suite hides some of these checks from students, and `jaxgrade export student` removes
+# hidden checks from this source by their literal ids.
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines replicated_sharding_value(x)"),
+    LoadsFunction(id="load.function"),
     Returns(id="type.float32_scalar", title="Returns a float32 JAX array of shape ()",
                  hint="Return the JAX array itself: float(...), .item() or np.float32(...) turn it into something "
                       "else, and keepdims=True or reshaping keeps a dimension."),
@@ -48,5 +50,5 @@ CHECKS = [
                         target=TARGET,
                         hint="Sum the array jax.device_put returned, not the original x, and place x before "
                              "summing rather than placing the sum."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(id="limits.resources"),
 ]

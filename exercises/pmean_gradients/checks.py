@@ -9,10 +9,9 @@ import math
 
 import numpy as np
 
-from grader.arguments import Array, Signature
-from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, Returns,
-                           SpecMatches, UsesPrimitive, ValueProperty, WithinLimits)
-from grader.strategies import FLOAT32, arguments, float32_array, shapes, tree
+from grader.authoring import (FLOAT32, Array, LoadsFunction, NamedShardingTarget, Returns, Signature, SpecMatches,
+                              UsesPrimitive, ValueProperty, Wording, WithinLimits, arguments, float32_array,
+                              placement_checks, shapes, tree)
 
 DEVICES = 8
 
@@ -79,7 +78,7 @@ RESULT_OUT = NamedShardingTarget(**MESH, spec=(), via="shard_map_out", operand="
                                               (None, None): "PartitionSpec(None, None) replicates a matrix too."})
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines average_gradients(grads)"),
+    LoadsFunction(),
     Returns(id="type.average_tree", title="Returns {'kernel': float32[k, m], 'bias': float32[m]} as JAX arrays",
             advice="For the probe's grads (kernel (8, 4, 3), bias (8, 3)) the average is kernel (4, 3) and bias "
                    "(3,): one gradient's shape, without the devices' axis.",
@@ -89,16 +88,15 @@ CHECKS = [
                   inputs=INPUTS, expected=average, tolerance=average_tolerance,
                   hint="The answer is the mean over the 8 devices: jax.lax.pmean, not jax.lax.psum (a sum is 8 "
                        "times too large), and no factor afterwards."),
-    PlacedOnNamedSharding(id="structure.shard_map", title="grads is split over a mesh by jax.shard_map",
-                          target=GRADS_IN,
-                          hint="Call jax.shard_map(f, mesh=mesh, in_specs=PartitionSpec('data'), "
-                               "out_specs=PartitionSpec()) on grads; one PartitionSpec covers every leaf."),
-    MeshMatches(id="structure.mesh", title="The shard_map mesh is all of jax.devices() with axis 'data'",
-                target=GRADS_IN, hint="Mesh(np.array(jax.devices()), ('data',)): one device per gradient."),
-    SpecMatches(id="structure.in_spec", title="in_specs gives each device its own gradient: PartitionSpec('data')",
-                target=GRADS_IN,
-                hint="in_specs=PartitionSpec('data') splits the first axis of every leaf, one row per device; "
-                     "PartitionSpec() copies all 8 gradients to every device."),
+    *placement_checks(
+        GRADS_IN, mesh_note="one device per gradient", from_placement=None,
+        placed=Wording(id="structure.shard_map",
+                       hint="Call jax.shard_map(f, mesh=mesh, in_specs=PartitionSpec('data'), "
+                            "out_specs=PartitionSpec()) on grads; one PartitionSpec covers every leaf."),
+        spec=Wording(id="structure.in_spec",
+                     title="in_specs gives each device its own gradient: PartitionSpec('data')",
+                     hint="in_specs=PartitionSpec('data') splits the first axis of every leaf, one row per device; "
+                          "PartitionSpec() copies all 8 gradients to every device.")),
     SpecMatches(id="structure.out_spec", title="out_specs gives back the replicated average: PartitionSpec()",
                 target=RESULT_OUT,
                 hint="After jax.lax.pmean every device holds the same average: out_specs=PartitionSpec() says so."),
@@ -107,5 +105,5 @@ CHECKS = [
                   hint="Inside the per-device function: jax.lax.pmean(local_gradient, 'data'). Averaging outside "
                        "shard_map, or gathering every gradient onto every device, gets the numbers without the "
                        "collective."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]

@@ -6,11 +6,10 @@ moving 1/8 of what an all-reduce (``psum``) followed by a slice moves. Values ar
 exact sums along the device axis."""
 import numpy as np
 
-from grader.arguments import Array, Signature
-from grader.checks import (AvoidsPrimitives, CommunicatesAtMost, LoadsFunction, NamedShardingTarget,
-                           PlacedOnNamedSharding, ResultSharding, Returns, UsesCollective, UsesPrimitive, ValueProperty,
-                           WithinLimits)
-from grader.strategies import arguments, dims, exact_axis_sum, float32_array, float32_axis_sum_tolerance
+from grader.authoring import (AvoidsPrimitives, Array, CommunicatesAtMost, LoadsFunction, NamedShardingTarget,
+                              PlacedOnNamedSharding, ResultSharding, Returns, Signature, UsesCollective, UsesPrimitive,
+                              ValueProperty, WithinLimits, arguments, dims, exact_axis_sum, float32_array,
+                              float32_axis_sum_tolerance)
 
 DEVICES = 8
 SIGNATURE = Signature({"grads": Array("float32", (DEVICES, "n"))}, returns=Array("float32", "n"))
@@ -24,7 +23,7 @@ GRADS_IN = NamedShardingTarget(**MESH, spec=("data",), via="shard_map_in", opera
 RESULT = NamedShardingTarget(**MESH, spec=("data",), operand="result")
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines reduce_scatter_grads(grads)"),
+    LoadsFunction(),
     Returns(id="type.like_a_gradient", title="Returns a float32 JAX array shaped like one gradient (n,)",
             hint="With tiled=True (or out_specs concatenating the slices) the result is one gradient long."),
     ValueProperty(id="value.random_gradients", title="Sums random gradients correctly (Hypothesis)",
@@ -55,5 +54,5 @@ CHECKS = [
     ResultSharding(id="structure.result_split", title="The sum is returned split over 'data'", target=RESULT,
                    hint="Return shard_map's result as it is, with out_specs=PartitionSpec('data'): each device "
                         "holds its own slice of the sum."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]

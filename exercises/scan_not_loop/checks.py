@@ -4,14 +4,11 @@ The recurrence h = a * h + x over a sequence, as one jax.lax.scan: its program k
 the step whatever the sequence's length, where a Python loop (eager, or unrolled while jax.jit
 traces it) holds one per element. Values are judged against the exact recurrence in float64
 within the error of float32 arithmetic, bounded step by step."""
-import math
-
 import numpy as np
 from hypothesis import strategies as st
 
-from grader.arguments import Array, Scalar, Signature
-from grader.checks import LoadsFunction, OperationCount, Returns, UsesPrimitive, ValueProperty, WithinLimits
-from grader.strategies import FLOAT32, arguments, dims, float32_array
+from grader.authoring import (FLOAT32, Array, LoadsFunction, OperationCount, Returns, Scalar, Signature, UsesPrimitive,
+                              ValueProperty, WithinLimits, arguments, dims, float32_array)
 
 SIGNATURE = Signature({"xs": Array("float32", "t"), "a": Scalar("float")}, returns=Array("float32", ()))
 
@@ -39,7 +36,7 @@ def tolerance(xs: np.ndarray, a: float) -> float:
 
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines decayed_sum(xs, a)"),
+    LoadsFunction(),
     Returns(id="type.scalar", title="Returns a float32 JAX array of shape ()",
             hint="Return the final carry of the scan, not the stacked outputs."),
     ValueProperty(id="value.random_sequences", title="Computes the recurrence on random sequences (Hypothesis)",
@@ -56,5 +53,5 @@ CHECKS = [
     UsesPrimitive(id="structure.scan_reads_xs", title="The scan computes from xs", operation="scan", reads="xs",
                   hint="The scan itself must do the work on xs: scan over xs (its leading axis), not over a "
                        "placeholder after computing the answer elsewhere."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]

@@ -7,10 +7,8 @@ float64 within the error of float32 arithmetic."""
 import numpy as np
 from hypothesis import strategies as st
 
-from grader.arguments import Array, Scalar, Signature
-from grader.checks import (AvoidsPrimitives, CompilesAtMost, Donates, LoadsFunction, Returns, ValueProperty,
-                           WithinLimits)
-from grader.strategies import FLOAT32, LENGTHS, arguments, dims, float32_array
+from grader.authoring import (FLOAT32, LENGTHS, Array, AvoidsPrimitives, CompilesAtMost, Donates, LoadsFunction,
+                              Returns, Scalar, Signature, ValueProperty, WithinLimits, arguments, dims, float32_array)
 
 SIGNATURE = Signature({"w": Array("float32", "n"), "g": Array("float32", "n"), "lr": Scalar("float")},
                       returns=Array("float32", "n"))
@@ -39,7 +37,7 @@ TIME_VARIED = CompilesAtMost(
          "on every call.")
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines sgd_step(w, g, lr)"),
+    LoadsFunction(),
     Returns(id="type.like_w", title="Returns a float32 JAX array shaped like w",
             hint="Return the JAX array the jitted step computes, shaped like w."),
     ValueProperty(id="value.random_steps", title="Computes w - lr * g on random inputs (Hypothesis)",
@@ -55,5 +53,5 @@ CHECKS = [
     AvoidsPrimitives(id="structure.no_host_work", title="The step runs in JAX, not on the host",
                      operations=("pure_callback", "io_callback"),
                      hint="Compute w - lr * g with JAX operations inside the jitted function."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]

@@ -1,10 +1,9 @@
 """Checks for shard_map_psum, built from the grader's check library."""
 import numpy as np
 
-from grader.checks import (ResultFromPlacement, LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultSharding,
-                           Returns, SpecMatches, UsesPrimitive, ValueProperty, WithinLimits)
-from grader.arguments import Array, Signature
-from grader.strategies import arguments, dims, float32_array
+from grader.authoring import (Array, LoadsFunction, NamedShardingTarget, ResultSharding, Returns, Signature,
+                              SpecMatches, UsesPrimitive, ValueProperty, Wording, WithinLimits, arguments, dims,
+                              float32_array, placement_checks)
 
 SIGNATURE = Signature({"x": Array("float32", "n")}, returns=Array("float32", ()))
 
@@ -21,25 +20,24 @@ RESULT_OUT = NamedShardingTarget(axis_names=("data",), spec=(), via="shard_map_o
 RESULT = NamedShardingTarget(axis_names=("data",), spec=(), operand="result")
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines sharded_sum(x)"),
+    LoadsFunction(),
     Returns(id="type.float32_scalar", title="Returns a float32 JAX array of shape ()",
                  hint="Return the psum'd total as shard_map gives it back: out_specs=PartitionSpec() makes it a "
                       "scalar."),
     ValueProperty(id="value.random_vectors", title="Sums random vectors correctly (Hypothesis)",
                   inputs=arguments(dims(n=(0, 8, 16, 24, 64)), x=float32_array("n", bound=1e30)),
                   hint="The total is the plain sum of x: psum adds the partial sums (pmean would average them)."),
-    PlacedOnNamedSharding(id="structure.shard_map", title="x is split over a mesh by jax.shard_map", target=TARGET,
-                          hint="Call jax.shard_map(f, mesh=mesh, in_specs=PartitionSpec('data'), "
-                               "out_specs=PartitionSpec()) on x."),
-    MeshMatches(id="structure.mesh", title="The shard_map mesh is all of jax.devices() with axis 'data'",
-                target=TARGET, hint="Mesh(np.array(jax.devices()), ('data',))."),
-    SpecMatches(id="structure.in_spec", title="in_specs gives each device a block: PartitionSpec('data')",
-                target=TARGET, hint="in_specs=PartitionSpec('data') splits x; PartitionSpec() copies all of it "
-                                    "to every device."),
-    ResultFromPlacement(id="structure.total_of_blocks", title="The total is computed from the blocks shard_map hands out",
-                        target=TARGET,
-                        hint="Sum each device's block inside shard_map and psum those sums: not x captured from "
-                             "outside, not on the host, not 0 times the psum."),
+    *placement_checks(
+        TARGET,
+        placed=Wording(id="structure.shard_map",
+                       hint="Call jax.shard_map(f, mesh=mesh, in_specs=PartitionSpec('data'), "
+                            "out_specs=PartitionSpec()) on x."),
+        spec=Wording(id="structure.in_spec", title="in_specs gives each device a block: PartitionSpec('data')",
+                     hint="in_specs=PartitionSpec('data') splits x; PartitionSpec() copies all of it to every device."),
+        from_placement=Wording(id="structure.total_of_blocks",
+                               title="The total is computed from the blocks shard_map hands out",
+                               hint="Sum each device's block inside shard_map and psum those sums: not x captured "
+                                    "from outside, not on the host, not 0 times the psum.")),
     UsesPrimitive(id="structure.psum", title="A psum over 'data' inside shard_map combines the partial sums",
                   operation="psum", axes=("data",), inside="shard_map",
                   hint="Inside the per-device function: jax.lax.psum(jnp.sum(block), 'data'). Adding the partial "
@@ -52,5 +50,5 @@ CHECKS = [
                    title="The total is returned as shard_map gives it: on every device, PartitionSpec()", target=RESULT,
                    hint="After the psum every device holds the total: return shard_map's result as it is "
                         "(out_specs=PartitionSpec()), not one device's copy or a block of per-device values."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]

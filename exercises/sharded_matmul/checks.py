@@ -5,10 +5,9 @@ must be computed from both placed arrays; the result stays split by rows. Messag
 w, the student's own parameters."""
 import numpy as np
 
-from grader.arguments import Array, Signature
-from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
-                           ResultFromPlacement, ResultSharding, Returns, SpecMatches, ValueProperty, WithinLimits)
-from grader.strategies import arguments, exact_matmul, float32_array, float32_matmul_tolerance, shapes
+from grader.authoring import (Array, LoadsFunction, NamedShardingTarget, ResultFromPlacement, ResultSharding, Returns,
+                              Signature, ValueProperty, Wording, WithinLimits, arguments, exact_matmul, float32_array,
+                              float32_matmul_tolerance, placement_checks, shapes)
 
 SIGNATURE = Signature({"x": Array("float32", "n k"), "w": Array("float32", "k m")},
                       returns=Array("float32", "n m"))
@@ -31,22 +30,21 @@ W = NamedShardingTarget(**MESH, spec=(), operand="w", match="exact",
 RESULT = NamedShardingTarget(**MESH, spec=("data", None))
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines sharded_matmul(x, w)"),
+    LoadsFunction(),
     Returns(id="type.product_shape", title="Returns a float32 JAX array of shape (n, m)",
             hint="x @ w has one row per row of x and one column per column of w."),
     ValueProperty(id="value.random_matrices", title="Multiplies random matrices correctly (Hypothesis)",
                   inputs=INPUTS, expected=exact_matmul, tolerance=float32_matmul_tolerance,
                   hint="Return the matrix product x @ w of the placed arrays: sharding changes no number."),
-    PlacedOnNamedSharding(id="structure.x_placed", title="Places x itself with jax.device_put on a NamedSharding",
-                          target=X, hint="Place the argument x before multiplying, not the product afterwards."),
-    MeshMatches(id="structure.x_mesh", title="x's mesh is all of jax.devices() with axis 'data'", target=X,
-                hint="Mesh(np.array(jax.devices()), ('data',)): every device, one axis named 'data'."),
-    SpecMatches(id="structure.x_spec", title="x is split by rows: PartitionSpec('data', None)", target=X,
-                hint="The first entry of the spec is x's rows: PartitionSpec('data', None)."),
-    PlacedOnNamedSharding(id="structure.w_placed", title="Places w itself with jax.device_put on a NamedSharding",
-                          target=W, hint="Place w on the same mesh as x, replicated: every device needs all of w."),
-    SpecMatches(id="structure.w_spec", title="w is replicated: PartitionSpec()", target=W,
-                hint="PartitionSpec() splits nothing: each device holds the whole of w."),
+    *placement_checks(
+        X, "x", mesh_note="every device, one axis named 'data'", from_placement=None,
+        placed=Wording(hint="Place the argument x before multiplying, not the product afterwards."),
+        spec=Wording(title="x is split by rows: PartitionSpec('data', None)",
+                     hint="The first entry of the spec is x's rows: PartitionSpec('data', None).")),
+    *placement_checks(
+        W, "w", mesh=None, from_placement=None,
+        placed=Wording(hint="Place w on the same mesh as x, replicated: every device needs all of w."),
+        spec=Wording(hint="PartitionSpec() splits nothing: each device holds the whole of w.")),
     ResultFromPlacement(id="structure.product_of_placed_x", title="The product is computed from the placed x",
                         target=X, hint="Multiply the arrays jax.device_put returned, not the original x."),
     ResultFromPlacement(id="structure.product_of_placed_w", title="The product is computed from the placed w",
@@ -54,5 +52,5 @@ CHECKS = [
     ResultSharding(id="structure.result_rows", title="The product stays split by rows over 'data'", target=RESULT,
                    hint="Rows of x split over 'data' times a replicated w give rows of the product split the "
                         "same way: return the product as JAX computed it."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]

@@ -3,10 +3,8 @@ import math
 
 import numpy as np
 
-from grader.checks import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
-                           ResultFromPlacement, Returns, SpecMatches, ValueProperty, WithinLimits)
-from grader.arguments import Array, Signature
-from grader.strategies import FLOAT32, arguments, float32_array, shapes
+from grader.authoring import (FLOAT32, Array, LoadsFunction, NamedShardingTarget, Returns, Signature, ValueProperty,
+                              Wording, WithinLimits, arguments, float32_array, placement_checks, shapes)
 
 SIGNATURE = Signature({"x": Array("float32", "r c")}, returns=Array("float32", "r"))
 
@@ -36,23 +34,22 @@ def energy_tolerance(x: np.ndarray) -> np.ndarray:
 
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines row_energies(x)"),
+    LoadsFunction(),
     Returns(id="type.one_per_row", title="Returns a float32 JAX array with one entry per row",
             hint="Sum the squares along axis 1: one number per row."),
     ValueProperty(id="value.random_matrices", title="Sums the squares of each row correctly (Hypothesis)",
                   inputs=arguments(SHAPES, x=float32_array("r c", bound=1e15)), expected=energies, tolerance=energy_tolerance,
                   hint="Square each element, then sum each row: jnp.sum(y, axis=1) with y = m * m."),
-    PlacedOnNamedSharding(id="structure.constrained",
-                          title="The squares are constrained with with_sharding_constraint inside jax.jit",
-                          target=TARGET,
-                          hint="Inside the jitted function: y = jax.lax.with_sharding_constraint(m * m, sharding). "
-                               "Outside jit, or with jax.device_put, nothing constrains the compiled program."),
-    MeshMatches(id="structure.mesh", title="The constraint's mesh is all of jax.devices() with axis 'data'",
-                target=TARGET, hint="Mesh(np.array(jax.devices()), ('data',))."),
-    SpecMatches(id="structure.spec", title="The constraint splits the rows: PartitionSpec('data', None)",
-                target=TARGET, hint="PartitionSpec('data', None): rows split over 'data', columns whole."),
-    ResultFromPlacement(id="structure.constraint_used", title="The row sums are computed from the constrained value",
-                        target=TARGET,
-                        hint="with_sharding_constraint returns the constrained array: sum that one, not y."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    *placement_checks(
+        TARGET,
+        placed=Wording(id="structure.constrained",
+                       title="The squares are constrained with with_sharding_constraint inside jax.jit",
+                       hint="Inside the jitted function: y = jax.lax.with_sharding_constraint(m * m, sharding). "
+                            "Outside jit, or with jax.device_put, nothing constrains the compiled program."),
+        spec=Wording(title="The constraint splits the rows: PartitionSpec('data', None)",
+                     hint="PartitionSpec('data', None): rows split over 'data', columns whole."),
+        from_placement=Wording(id="structure.constraint_used",
+                               title="The row sums are computed from the constrained value",
+                               hint="with_sharding_constraint returns the constrained array: sum that one, not y.")),
+    WithinLimits(),
 ]

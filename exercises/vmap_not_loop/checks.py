@@ -8,9 +8,8 @@ import math
 
 import numpy as np
 
-from grader.arguments import Array, Signature
-from grader.checks import AvoidsPrimitives, LoadsFunction, OperationCount, Returns, UsesPrimitive, ValueProperty, WithinLimits
-from grader.strategies import FLOAT32, arguments, float32_array, shapes
+from grader.authoring import (FLOAT32, Array, AvoidsPrimitives, LoadsFunction, OperationCount, Returns, Signature,
+                              UsesPrimitive, ValueProperty, WithinLimits, arguments, float32_array, shapes)
 
 SIGNATURE = Signature({"xs": Array("float32", "b k"), "w": Array("float32", "k")}, returns=Array("float32", "b"))
 
@@ -33,7 +32,7 @@ def tolerance(xs: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines scores(xs, w)"),
+    LoadsFunction(),
     Returns(id="type.one_per_example", title="Returns a float32 JAX array with one score per example (b,)",
             hint="jax.vmap(score, in_axes=(0, None)) over the examples gives one score each."),
     ValueProperty(id="value.random_batches", title="Scores random batches correctly (Hypothesis)",
@@ -51,5 +50,5 @@ CHECKS = [
                          "jax.vmap batches them into one operation."),
     UsesPrimitive(id="structure.dot_reads_xs", title="One batched dot product reads xs", operation="dot_general",
                   reads="xs", hint="jnp.dot(x, w) inside the per-example function, vmapped over xs."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]
