@@ -5,9 +5,9 @@
     statement.md    the task for students (why it matters, the task, the pitfalls)
     starter.py      what ``jaxgrade start`` writes; the task is its docstring
     reference.py    a correct solution (must get full marks)
-    checks.py       SIGNATURE (grader.arguments.Signature: the parameters and the return
-                    structure), PROBE (a dict of arguments structure is observed on) and CHECKS
-                    (a list built from grader.checks)
+    checks.py       SIGNATURE (Signature: the parameters and the return structure), PROBE
+                    (a dict of arguments structure is observed on) and CHECKS (a list of
+                    checks), all built from grader.authoring
     wrong/*.py      known-wrong variants; the first line says ``# expect: CATEGORY``
     right/*.py      other correct solutions that must also get full marks
 
@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # the check library (and Hypothesis) loads with an exercise's
 
 _WHAT = {"SIGNATURE": "grader.arguments.Signature({name: Array(...)}, returns=...)",
          "PROBE": "a dict from parameter name to the argument structure is observed on",
-         "CHECKS": "a list of checks from grader.checks"}
+         "CHECKS": "a list of checks from grader.authoring"}
 EXPECT = re.compile(r"^#\s*expect:\s*(\w+)", re.MULTILINE)
 
 

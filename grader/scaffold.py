@@ -86,9 +86,8 @@ def {function}(x: jax.Array) -> jax.Array:
 CHECKS = '''"""Checks for {slug}, built from the grader's check library (see docs/authoring.md)."""
 import numpy as np
 
-from grader.arguments import Array, Signature
-from grader.checks import LoadsFunction, Returns, ValueProperty, WithinLimits
-from grader.strategies import LENGTHS, arguments, dims, elementwise_tolerance, float32_array
+from grader.authoring import (LENGTHS, Array, LoadsFunction, Returns, Signature, ValueProperty, WithinLimits,
+                              arguments, dims, elementwise_tolerance, float32_array)
 
 # The parameters (names, dtypes, shapes by dimension name) and what the function returns.
 SIGNATURE = Signature({{"x": Array("float32", "n")}}, returns=Array("float32", "n"))
@@ -103,16 +102,16 @@ def expected(x: np.ndarray) -> np.ndarray:
 
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines {function}(x)"),
+    LoadsFunction(),  # id load.function, titled "The file loads and defines {function}(x)"
     Returns(id="type.array", title="Returns a float32 JAX array shaped like x"),
     ValueProperty(id="value.random_inputs", title="Correct on random inputs (Hypothesis)",
                   inputs=arguments(dims(n=LENGTHS), x=float32_array("n", bound=1e3)), expected=expected,
                   # one float32 rounding per element (and flushed subnormals); derive your own from the
                   # computation (docs/authoring.md, "Value properties")
                   tolerance=elementwise_tolerance(expected)),
-    # Add structure checks (PlacedOnNamedSharding, MeshMatches, SpecMatches, ResultFromPlacement,
-    # UsesPrimitives, ...) with their ids in exercise.toml [points].
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    # Add structure checks (*placement_checks(TARGET) for a NamedShardingTarget, UsesPrimitive, ...)
+    # with their ids in exercise.toml [points].
+    WithinLimits(),  # id limits.resources
 ]
 '''
 
