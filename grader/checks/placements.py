@@ -23,17 +23,17 @@ class _Derived(Enum):
     DERIVED = "derived"
 
 
-DERIVED = _Derived.DERIVED  # a Wording field left to be derived from the target
+_DERIVED = _Derived.DERIVED  # a Wording field not given: derived from the target
 T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class Wording:
-    """What an exercise says itself about one of the standard checks; a field left ``DERIVED``
-    is derived from the target, and ``hint=None`` gives the check no hint."""
-    id: str | _Derived = DERIVED
-    title: str | _Derived = DERIVED
-    hint: str | None | _Derived = DERIVED
+    """What an exercise says itself about one of the standard checks; a field not given is
+    derived from the target, and ``hint=None`` gives the check no hint."""
+    id: str | _Derived = _DERIVED
+    title: str | _Derived = _DERIVED
+    hint: str | None | _Derived = _DERIVED
 
 
 # Whose mesh a title talks about, by how the sharding is given.
@@ -59,8 +59,8 @@ def placement_checks(target: NamedShardingTarget, name: str = "", *, placed: Wor
          _placed_hint(target, label)),
         (MeshMatches, mesh, f"{prefix}mesh", _mesh_title(target, subject if name else ""), mesh_hint),
         (SpecMatches, spec, f"{prefix}spec", _spec_title(target, subject if name else ""), _spec_hint(target, label)),
-        (ResultFromPlacement, from_placement, f"{prefix}from_placed" if name else "structure.from_placed",
-         f"The result is computed from the placed {label}", _from_placement_hint(target, label)),
+        (ResultFromPlacement, from_placement, f"{prefix}from_placed", f"The result is computed from the placed {label}",
+         _from_placement_hint(target, label)),
     )
     return [kind(id=_given(wording.id, id_), title=_given(wording.title, title), hint=_given(wording.hint, hint),
                  target=target)
@@ -68,7 +68,7 @@ def placement_checks(target: NamedShardingTarget, name: str = "", *, placed: Wor
 
 
 def _given(said: T | _Derived, derived: T) -> T:
-    return derived if said is DERIVED else said
+    return derived if said is _DERIVED else said
 
 
 def _placed_title(target: NamedShardingTarget, label: str, subject: str) -> str:
@@ -92,13 +92,13 @@ def _placed_hint(target: NamedShardingTarget, label: str) -> str:
 def _mesh_title(target: NamedShardingTarget, subject: str) -> str:
     """"The mesh is all of jax.devices() with axis 'data'", "x's mesh is jax.devices()[:4] as a
     2 x 2 grid with axes ('data', 'model')"."""
-    grid = target.mesh_shape is not None and len(target.mesh_shape) > 1
+    grid = target.mesh_shape if target.mesh_shape is not None and len(target.mesh_shape) > 1 else None
     if target.devices == (None, None):
-        devices = f"all {prod(target.mesh_shape)} devices" if grid else "all of jax.devices()"
+        devices = f"all {prod(grid)} devices" if grid else "all of jax.devices()"
     else:
         devices = target.devices_text()
     if grid:
-        devices += f" as a {' x '.join(map(str, target.mesh_shape))} grid"
+        devices += f" as a {' x '.join(map(str, grid))} grid"
     axes = f"axis {target.axis_names[0]!r}" if len(target.axis_names) == 1 else f"axes {target.axis_names!r}"
     owner = f"{subject}'s mesh" if subject and target.via == "device_put" else MESH_OWNER[target.via]
     return f"{owner} is {devices} with {axes}"
