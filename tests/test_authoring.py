@@ -22,6 +22,9 @@ def test_load_and_limits_checks_default_their_wording_from_the_exercise():
     signature = Signature({"x": Array("float32", "n"), "w": Array("float32", "n")})
     assert LoadsFunction().for_function("f", signature).title == "The file loads and defines f(x, w)"
     assert LoadsFunction(title="Mine").for_function("f", signature).title == "Mine"
+    factory = Signature({"w": Array("float32", "n"), "lr": Array("float32", ())}, factory=True)
+    assert LoadsFunction().for_function("make_step", factory).title == \
+        "The file loads, and make_step() returns a function of (w, lr)"
     assert (WithinLimits().id, LoadsFunction().id) == ("limits.resources", "load.function")
 
 

@@ -11,10 +11,8 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from grader.arguments import Array, Scalar, Signature
-from grader.checks import (AvoidsPrimitives, CompilesAtMost, LoadsFunction, Returns, UsesPrimitive, ValueProperty,
-                           WithinLimits)
-from grader.strategies import FLOAT32, arguments, float32_array, shapes
+from grader.authoring import (FLOAT32, Array, AvoidsPrimitives, CompilesAtMost, LoadsFunction, Returns, Scalar,
+                              Signature, UsesPrimitive, ValueProperty, WithinLimits, arguments, float32_array, shapes)
 
 SIGNATURE = Signature({"w": Array("float32", "k"), "x": Array("float32", "n k"), "y": Array("float32", "n"),
                        "lr": Scalar("float")},
@@ -73,7 +71,7 @@ def step_tolerance(w: np.ndarray, x: np.ndarray, y: np.ndarray, lr: float) -> tu
 
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads, and make_step() returns step(w, x, y, lr)"),
+    LoadsFunction(title="The file loads, and make_step() returns step(w, x, y, lr)"),
     Returns(id="type.new_w_and_loss", title="The step returns (new w, loss): a float32 array shaped like w and a "
                                             "float32 scalar",
             hint="return w - lr * grad, loss: a tuple of two JAX arrays, the loss of shape ()."),
@@ -92,5 +90,5 @@ CHECKS = [
     AvoidsPrimitives(id="structure.no_host_work", title="The step runs in JAX, not on the host",
                      operations=("pure_callback", "io_callback"),
                      hint="Compute the loss and its gradient with JAX operations inside the jitted step."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]

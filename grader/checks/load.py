@@ -20,7 +20,8 @@ from grader.source import notebook_note
 @dataclass(frozen=True, kw_only=True)
 class LoadsFunction(Check):
     """Its title, unless given, names the function as the task calls it: "The file loads and
-    defines row_sums(x)" (filled in by ``for_function`` when the exercise loads)."""
+    defines row_sums(x)", or for a factory "The file loads, and make_step() returns a function
+    of (w, lr)" (filled in by ``for_function`` when the exercise loads)."""
     id: str = "load.function"
     title: str = ""
     category: ClassVar[Category] = "load"
@@ -28,7 +29,9 @@ class LoadsFunction(Check):
     def for_function(self, function: str, signature: Signature) -> Self:
         if self.title:
             return self
-        return dataclasses.replace(self, title=f"The file loads and defines {signature.call_text(function)}")
+        title = (f"The file loads, and {function}() returns a function of ({', '.join(signature.names)})"
+                 if signature.factory else f"The file loads and defines {signature.call_text(function)}")
+        return dataclasses.replace(self, title=title)
 
     def judge(self, context: Context) -> Outcome:
         loaded = context.session.load()
