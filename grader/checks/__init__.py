@@ -1,4 +1,5 @@
-"""The check library: exercises declare their checks from these pieces.
+"""The check library: exercises declare their checks from these pieces (imported, with
+signatures and strategies, from ``grader.authoring``).
 
 Names are imported on first use: ``grader.checks.base`` is all the engine needs before a
 submission's child is launched, and the rest (Hypothesis above all) then loads while the
