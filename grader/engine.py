@@ -10,6 +10,7 @@ import shlex
 import time
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 from grader import __version__
 from grader.cache import warmed_marker, xla_cache_folder
@@ -135,6 +136,19 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
     ``hide``: folders the child must not see besides the submission's own (other students').
     ``helpers``: the submission's other modules, importable beside it (``grader.source``);
     ``notes``: what preparing it changed (a notebook's IPython lines), said in the report."""
+    return grade_seeds(exercise, submission, (seed,), limits=limits, display_path=display_path,
+                       compile_cache=compile_cache, launcher=launcher, hide=hide, helpers=helpers, notes=notes)[0]
+
+
+def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *, limits: Limits | None = None,
+                display_path: str | None = None, compile_cache: str | None | bool = True,
+                launcher: Launcher | None = None, hide: tuple[str, ...] = (), helpers: tuple[Path, ...] = (),
+                notes: tuple[str, ...] = ()) -> list[Report]:
+    """``grade`` under each of ``seeds``, one report each, in one child: the file is imported
+    once, and each later seed's checks start afresh (their own calls, incidents and time
+    limit) in the same process. A check that is ``judged_once`` (its calls do not depend on
+    the seed, and what earlier calls compiled would hide what it counts) keeps its first
+    verdict, as the load check does. What validation grades many times costs one child."""
     started = time.monotonic()
     cache = warm_compile_cache(exercise) if compile_cache is True else (compile_cache or None)
     submission = Path(submission)
@@ -150,45 +164,62 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
                       cache, launcher, (str(exercises_root()), str(exercise.directory), *hide), helpers)
     module = submission.stem if submission.stem.isidentifier() else "submission"
     budgets = check_budgets(exercise)
-    results: dict[str, CheckResult] = {}
-
-    def run(check: Check, outcome: Outcome | None = None) -> None:
-        started_check = time.monotonic()
-        if outcome is None:
-            with session.budget(budgets[check.id]):
-                outcome = _judge(check, context)
-        results[check.id] = _result(check, exercise.points[check.id], outcome, exercise.visibility_of(check.id),
-                                    time.monotonic() - started_check)
-
+    graded: list[tuple[int, dict[str, CheckResult], float]] = []  # (seed, results, seconds) per seed
     not_loaded = Outcome.skipped("Skipped: your file could not be loaded (see the load check).")
     checks: list[Check] = []
+    results: dict[str, CheckResult] = {}
     try:
         session.start()  # JAX imports in the child while the checks load and draw their inputs here
         signature = exercise.signature
         session.parameters, session.factory = signature.names, signature.factory
         checks = exercise.checks
         values = next((c for c in checks if isinstance(c, ValueProperty)), None)
-        context = Context(session, signature, exercise.probe, seed, exercise.function, module, exercise.devices,
-                          notes, values)
-        for check in checks:
-            check.prepare(seed)
-        loaded = None
-        for check in sorted(checks, key=lambda c: RUN_ORDER.index(c.category)):
-            if check.category == "load":
-                run(check)
-                loaded = session.load()
-            elif check.category != "limits":
-                run(check, not_loaded if loaded is not None and not loaded.ok else None)
-            else:  # the incidents every other check ran into
-                run(check, not_loaded if loaded is not None and not loaded.ok and not session.incidents else None)
+        for seed in seeds:
+            first, results, seed_started = not graded, {}, time.monotonic()
+            if not first:
+                session.begin_grading()
+            context = Context(session, signature, exercise.probe, seed, exercise.function, module, exercise.devices,
+                              notes, values)
+
+            def run(check: Check, outcome: Outcome | None = None) -> None:
+                started_check = time.monotonic()
+                if outcome is None:
+                    with session.budget(budgets[check.id]):
+                        outcome = _judge(check, context)
+                results[check.id] = _result(check, exercise.points[check.id], outcome,
+                                            exercise.visibility_of(check.id), time.monotonic() - started_check)
+
+            for check in checks:
+                check.prepare(seed)
+            loaded = None
+            for check in sorted(checks, key=lambda c: RUN_ORDER.index(c.category)):
+                if not first and (check.category == "load" or check.judged_once):
+                    results[check.id] = graded[0][1][check.id]
+                    loaded = session.load() if check.category == "load" else loaded
+                elif check.category == "load":
+                    run(check)
+                    loaded = session.load()
+                elif check.category != "limits":
+                    run(check, not_loaded if loaded is not None and not loaded.ok else None)
+                else:  # the incidents every other check ran into
+                    run(check, not_loaded if loaded is not None and not loaded.ok and not session.incidents else None)
+            graded.append((seed, results, time.monotonic() - (started if first else seed_started)))
     except SandboxError as error:  # the grader's environment failed, not the submission
         checks = checks or exercise.checks
         broken = Outcome("error", f"The sandbox could not be set up, so nothing was graded ({error}). This is not "
                                   "your fault: tell whoever runs the grader.")
-        for check in checks:  # every check, those already judged too: the submission as a whole is ungraded
-            results[check.id] = _result(check, exercise.points[check.id], broken, exercise.visibility_of(check.id))
+        # every check under every seed, those already judged too: the submission as a whole is ungraded
+        results = {check.id: _result(check, exercise.points[check.id], broken, exercise.visibility_of(check.id))
+                   for check in checks}
+        graded = [(seed, results, time.monotonic() - started) for seed in seeds]
     finally:
         output = session.close()
+    return [_report(exercise, checks, found, seed, seconds, shown, sha256, session, output)
+            for seed, found, seconds in graded]
+
+
+def _report(exercise: Exercise, checks: list[Check], results: dict[str, CheckResult], seed: int, seconds: float,
+            shown: str, sha256: str | None, session: Session, output: dict[str, Any]) -> Report:
     ordered = tuple(results[c.id] for c in checks)
     graded_at_all = any(r.status in ("passed", "failed") for r in ordered)
     score, max_score = sum(r.score for r in ordered), sum(r.max_score for r in ordered)
@@ -199,4 +230,4 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
     command = f"jaxgrade check {shlex.quote(shown)} -e {exercise.slug} --seed {seed}"
     return Report(exercise=exercise.slug, title=exercise.title, status=status, checks=ordered,
                   submission={"path": shown, "sha256": sha256}, environment=environment,
-                  duration_s=time.monotonic() - started, command=command, output=output)
+                  duration_s=seconds, command=command, output=output)

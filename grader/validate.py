@@ -107,22 +107,26 @@ def judge(job: Job, report: Report, budget_s: float) -> str | None:
     return None
 
 
-def run_job(job: Job, exercise: Exercise, launcher: Callable[..., Any] | None = None,
-            compile_cache: str | bool = True) -> Verdict:
-    """Grade one job; never raises for what the variant does. ``launcher`` and
+def run_jobs(jobs: list[Job], exercise: Exercise, launcher: Callable[..., Any] | None = None,
+             compile_cache: str | bool = True) -> list[Verdict]:
+    """Grade one variant under the seeds of ``jobs`` (all of that variant), in one child
+    (``grader.engine.grade_seeds``); never raises for what the variant does. ``launcher`` and
     ``compile_cache`` mean what they mean to ``grader.engine.grade``."""
-    from grader.engine import grade
+    from grader.engine import grade_seeds
 
-    started = time.monotonic()
+    started, job = time.monotonic(), jobs[0]
     try:
-        report = grade(exercise, Path(job.path), seed=job.seed, display_path=job.name,
-                       compile_cache=compile_cache, launcher=launcher)
+        reports = grade_seeds(exercise, Path(job.path), tuple(j.seed for j in jobs), display_path=job.name,
+                              compile_cache=compile_cache, launcher=launcher)
     except Exception as error:  # a broken exercise (checks.py raising) must not stop the others
-        return Verdict(job, f"grading raised {type(error).__name__}: {error}", 0.0, exercise.max_score,
-                       time.monotonic() - started, ())
-    failed = tuple(sorted({c.category for c in report.checks if c.status == "failed"}))
-    return Verdict(job, judge(job, report, exercise.limits.total_s), report.score, report.max_score,
-                   report.duration_s, failed)
+        return [Verdict(j, f"grading raised {type(error).__name__}: {error}", 0.0, exercise.max_score,
+                        time.monotonic() - started, ()) for j in jobs]
+    verdicts = []
+    for one, report in zip(jobs, reports):
+        failed = tuple(sorted({c.category for c in report.checks if c.status == "failed"}))
+        verdicts.append(Verdict(one, judge(one, report, exercise.limits.total_s), report.score, report.max_score,
+                                report.duration_s, failed))
+    return verdicts
 
 
 def jobs_for(exercise: Exercise, seeds: Sequence[int], variant_seeds: Sequence[int]) -> list[Job]:
@@ -217,12 +221,16 @@ def _run(jobs: list[Job], exercises: dict[str, Exercise], workers: int,
                 # validate grades the variants itself: warming the cache from them first gains nothing
                 caches[(job.directory, job.seed)] = prepare(exercises[job.directory], job.seed, variants=False,
                                                             launcher=pool.launch)
-        futures = [threads.submit(run_job, job, exercises[job.directory], pool.launch,
-                                  caches[(job.directory, job.seed)] or False) for job in jobs]
+        variants: dict[tuple[str, str, str, str], list[Job]] = {}  # each variant's seeds share one child
+        for job in jobs:
+            variants.setdefault((job.directory, job.path, job.name, job.expect), []).append(job)
+        futures = [threads.submit(run_jobs, group, exercises[group[0].directory], pool.launch,
+                                  caches[(group[0].directory, group[0].seed)] or False) for group in variants.values()]
         for future in futures:
-            verdicts.append(future.result())
-            if progress:
-                progress(verdicts[-1])
+            for verdict in future.result():
+                verdicts.append(verdict)
+                if progress:
+                    progress(verdict)
     return verdicts
 
 

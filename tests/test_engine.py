@@ -166,3 +166,26 @@ def test_every_reproduce_command_is_valid_python(seed_exercise):
     for command in commands:
         [code] = [word for word in shlex.split(command) if word.startswith("import ")]
         ast.parse(code)
+
+
+@pytest.mark.parametrize("variant", ["reference.py", "wrong/structure_static_lr.py", "wrong/value_ascent.py",
+                                     "right/jit_applied_each_call.py"])
+def test_grading_under_several_seeds_in_one_child_gives_each_seeds_own_report(variant):
+    """grade_seeds imports the file once; each seed's report is the one grade() gives alone:
+    the same verdicts, and the same words but for a check judged once (a compile count judged
+    in a child that compiled it all before would say "none"; judged first, its verdict holds,
+    and which earlier trace it blames for a recompilation depends on what ran before it)."""
+    from grader import find_exercise
+    from grader.engine import grade_seeds
+
+    exercise = find_exercise("sgd_step")
+    once = {c.id for c in exercise.checks if c.judged_once}
+    assert once == {"structure.compiles_once"}
+    path = exercise.directory / variant
+    together = grade_seeds(exercise, path, (0, 3), compile_cache=False)
+    for seed, report in zip((0, 3), together):
+        alone = grade(exercise, path, seed=seed, compile_cache=False)
+        assert report.environment["seed"] == seed
+        assert [(c.id, c.status, c.score) for c in report.checks] == [(c.id, c.status, c.score) for c in alone.checks]
+        assert [c.message for c in report.checks if c.id not in once] == \
+            [c.message for c in alone.checks if c.id not in once]

@@ -54,6 +54,10 @@ class Check(ABC):
     title: str
     hint: str | None = None
     category: ClassVar[Category]
+    # Judged once per child: grading under several seeds in one child (grader.engine.grade_seeds)
+    # keeps the first verdict. For a check whose calls do not depend on the seed and which counts
+    # what the child has not done before (compilations), which earlier gradings would hide.
+    judged_once: ClassVar[bool] = False
 
     @abstractmethod
     def judge(self, context: Context) -> Outcome:

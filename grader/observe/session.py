@@ -118,6 +118,13 @@ class Session:
         return {"head": safe_text(head, keep), "tail": safe_text(tail, keep), "total_bytes": total,
                 "dropped_bytes": sum(o["dropped_bytes"] for o in self.outputs)}
 
+    def begin_grading(self) -> None:
+        """Start another grading of the same loaded submission (under another seed): its own
+        calls, incidents and time limit, in the same child (a new one if the last was retired)."""
+        self.calls.clear()
+        self.incidents.clear()
+        self._deadline = time.monotonic() + self.limits.total_s
+
     @contextmanager
     def budget(self, seconds: float) -> Iterator[None]:
         """Give the requests made inside at most ``seconds`` in all (one check's budget)."""

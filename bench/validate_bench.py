@@ -1,0 +1,69 @@
+"""An instructor's first validation of one exercise, against grading its variants once.
+
+`jaxgrade validate SLUG --fresh` (the reference and every right/ and wrong/ variant under the
+five seeds, nothing reused) and `jaxgrade grade` of the same files as a class with two workers
+(`-j 2`, one seed), each from an empty cache (a first run: both fill the compilation cache from
+the reference, and grade warms it from the variants too), alternated so that machine noise
+hits both. Prints the medians and the ratio validate/grade. Goal: at most 1.5.
+
+    .venv/bin/python bench/validate_bench.py [--rounds N] [--exercise SLUG]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+JAXGRADE = Path(sys.executable).parent / "jaxgrade"
+
+
+def timed(command: list[str]) -> float:
+    """Seconds one run takes, from an empty jaxgrade cache of its own."""
+    cache = tempfile.mkdtemp(prefix="jaxgrade-bench-cache-")
+    started = time.perf_counter()
+    subprocess.run(command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=1800,
+                   env={**os.environ, "JAXGRADE_CACHE": cache})
+    elapsed = time.perf_counter() - started
+    shutil.rmtree(cache, ignore_errors=True)
+    return elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "3")))
+    parser.add_argument("--exercise", default="sgd_step")
+    args = parser.parse_args()
+    folder = REPO / "exercises" / args.exercise
+    work = Path(tempfile.mkdtemp(prefix="jaxgrade-bench-class-"))
+    shutil.copy(folder / "reference.py", work / "reference.py")
+    for kind in ("right", "wrong"):
+        for variant in sorted((folder / kind).glob("*.py")):
+            shutil.copy(variant, work / f"{kind}_{variant.name}")
+    count = len(list(work.glob("*.py")))
+    validate = [str(JAXGRADE), "validate", args.exercise, "--fresh"]
+    grade = [str(JAXGRADE), "grade", str(work), "-e", args.exercise, "-j", "2", "-o", str(work / "out")]
+    validations, gradings = [], []
+    for _ in range(args.rounds):
+        validations.append(timed(validate))
+        gradings.append(timed(grade))
+        shutil.rmtree(work / "out", ignore_errors=True)
+    v, g = statistics.median(validations), statistics.median(gradings)
+    print(f"{args.exercise}: {count} files (reference, right/, wrong/), medians of {args.rounds}")
+    print(f"jaxgrade validate {args.exercise} --fresh (5 seeds): {v:.1f} s   "
+          f"(runs: {', '.join(f'{t:.1f}' for t in validations)})")
+    print(f"jaxgrade grade -j 2 of the same files (1 seed):   {g:.1f} s   "
+          f"(runs: {', '.join(f'{t:.1f}' for t in gradings)})")
+    print(f"ratio validate/grade: {v / g:.2f}   (goal: at most 1.5)")
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
