@@ -99,15 +99,17 @@ INPUTS = arguments(
     shapes("L b d", (0, 3, 2), (1, 0, 3), (1, 1, 1), (2, 4, 3), (5, 3, 6), (12, 2, 4)),
     ws=float32_array("L d d", bound=4.0), x=float32_array("b d", bound=4.0))
 
-# Temporary buffers of the probe's gradient program on XLA's CPU backend (jax 0.10.2; PROBE's
-# shapes, where one activation per layer, all 32 layers, is 1 MiB = 1/2 of ws):
-#   scan, jax.checkpoint on the body (any spelling)    1,212,612 bytes (the inputs of the layers, kept)
-#   scan, checkpoint with policy=dots_saveable        2,261,188 (the products kept as well)
-#   unrolled Python loop under jit (checkpoint or not) 3,145,728 / 4,128,768
-#   scan without checkpoint                           3,309,764 (three arrays per layer)
-#   jax.checkpoint around the whole loss              3,309,764 (recomputes the forward pass, stores it)
-# The budget, 3/4 of ws (1,572,864 bytes), is 1.30 times what the right styles need and 1/1.44
-# of the least that a wrong one does.
+# Temporary buffers of the probe's gradient program on XLA's CPU backend (jax 0.10.2), in bytes;
+# one activation per layer, for all 32 layers, is 1 MiB (1/2 of ws):
+#   scan, jax.checkpoint on the body (any spelling, value_and_grad)   1,212,612  (each layer's input)
+#   the same with scan(..., unroll=2)                                 1,376,452
+#   scan, checkpoint with policy=dots_saveable                        2,261,188  (the products too)
+#   unrolled Python loop under jit, without / with checkpoint         3,145,728 / 4,128,768
+#   scan without checkpoint; checkpoint around the whole loss         3,309,764  (about 3 per layer)
+# The budget, 3/4 of ws (1,572,864 bytes), is 1.30 times what reference.py and right/ need and 1/1.44 of
+# the least a wrong one does. The batch is smaller than the width on purpose: an unrolled loop
+# keeps about the activations plus ws, a checkpointed scan the activations alone, so the gap is
+# ws (at b = 256: 6,291,456 unrolled against 4,653,252 checkpointed, too close for a budget).
 MEMORY = DeviceMemoryAtMost(
     id="structure.memory", title="The backward pass keeps no more than each layer's input (XLA's temporaries)",
     of="ws", fraction=3 / 4, kind="temp",
