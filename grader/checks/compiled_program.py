@@ -14,6 +14,7 @@ shapes change.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -161,8 +162,9 @@ class HoldsAtMostPerDevice(Check):
         per_device = _bytes_per_device(found)
         total = _itemsize(found.dtype) * int(np.prod(found.shape))
         device, most = max(per_device.items(), key=lambda item: item[1])
+        spread = f"{len(per_device)} device" + ("" if len(per_device) == 1 else "s")
         observed = (f"device {device} holds {_size(most)} of the {_size(total)} of {self.leaf} "
-                    f"({_share(most / total if total else 0.0)} of it), over {len(per_device)} devices")
+                    f"({_share(most / total if total else 0.0)} of it), over {spread}")
         if most > self.fraction * total:
             return Outcome.failed(f"{observed[0].upper()}{observed[1:]}: the task allows each device at most "
                                   f"{_share(self.fraction)} of it. Split it over more devices, or along more of its "
@@ -202,9 +204,12 @@ def _a(kind: str) -> str:
 
 
 def _share(fraction: float) -> str:
-    """``0.125`` as "1/8", ``0.3`` as "0.3"."""
-    if 0 < fraction < 1 and float(round(1 / fraction)) == 1 / fraction:
-        return f"1/{round(1 / fraction)}"
+    """``0.125`` as "1/8", ``0.75`` as "3/4", ``1`` as "all", ``0.01`` as "0.01" (denominators up to 64, exactly)."""
+    if fraction == 1:
+        return "all"
+    exact = Fraction(fraction).limit_denominator(64)
+    if 0 < fraction < 1 and float(exact) == fraction:
+        return f"{exact.numerator}/{exact.denominator}"
     return f"{fraction:.3g}"
 
 
