@@ -13,10 +13,9 @@ cross-checks ``structure.no_host_work`` runs; one pulled to NumPy and placed aga
 (``jax.device_put(np.asarray(w), ...)``) is not caught."""
 import numpy as np
 
-from grader.arguments import Array, Signature
-from grader.checks import (AvoidsPrimitives, CommunicatesAtMost, HoldsAtMostPerDevice, LoadsFunction, Returns,
-                           ValueProperty, WithinLimits)
-from grader.strategies import arguments, exactly, float32_array, no_tolerance, shapes
+from grader.authoring import (Array, AvoidsPrimitives, CommunicatesAtMost, HoldsAtMostPerDevice, LoadsFunction, Returns,
+                              Signature, ValueProperty, WithinLimits, arguments, exactly, float32_array, no_tolerance,
+                              shapes)
 
 DEVICES = 8
 SIGNATURE = Signature({"w": Array("float32", "n m")}, returns=Array("float32", "n m"))
@@ -25,7 +24,7 @@ SIGNATURE = Signature({"w": Array("float32", "n m")}, returns=Array("float32", "
 PROBE = {"w": (np.arange(16 * 24, dtype=np.float32).reshape(16, 24) * 0.5 - 90.0)}
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines shard_params(w)"),
+    LoadsFunction(),
     Returns(id="type.like_w", title="Returns a float32 JAX array shaped like w (n, m)",
             hint="Return the placed JAX array itself: jax.device_put gives one, np.asarray would make a NumPy copy."),
     ValueProperty(id="value.w_itself", title="Returns w itself, bit for bit, on random matrices (Hypothesis)",
@@ -40,12 +39,12 @@ CHECKS = [
                               "PartitionSpec('d') over a mesh of 8, or PartitionSpec('a', 'b') over a 2 x 4 mesh. "
                               "PartitionSpec() replicates it; a mesh of 4 devices gives each 1/4."),
     AvoidsPrimitives(id="structure.no_host_work", title="Placed by JAX, not assembled on the host",
-                     operations=("pure_callback", "io_callback"),
+                     operations=("pure_callback", "io_callback"), host=True,
                      why="Place w with jax.device_put (or a jitted function's out_shardings): JAX then moves each "
                          "block to its device itself."),
     CommunicatesAtMost(id="structure.nothing_gathered", title="Placing w moves nothing between the devices",
                        at_most_bytes=0,
                        hint="Each device takes its own block of w once: gathering the blocks back (a replicated "
                             "copy) or re-laying them out runs collectives between the devices."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]

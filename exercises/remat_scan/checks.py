@@ -8,10 +8,8 @@ temporary buffers of the compiled program, per device). Values are judged agains
 NumPy backward pass within a bound on the error of float32 arithmetic, carried through it."""
 import numpy as np
 
-from grader.arguments import Array, Signature
-from grader.checks import (AvoidsPrimitives, DeviceMemoryAtMost, LoadsFunction, Returns, UsesPrimitive,
-                           ValueProperty, WithinLimits)
-from grader.strategies import FLOAT32, arguments, float32_array, shapes
+from grader.authoring import (FLOAT32, Array, AvoidsPrimitives, DeviceMemoryAtMost, LoadsFunction, Returns, Signature,
+                              UsesPrimitive, ValueProperty, WithinLimits, arguments, float32_array, shapes)
 
 SIGNATURE = Signature({"ws": Array("float32", "L d d"), "x": Array("float32", "b d")},
                       returns=Array("float32", "L d d"))
@@ -118,7 +116,7 @@ MEMORY = DeviceMemoryAtMost(
          "storing its intermediates. A policy that saves the products (dots_saveable) stores them again.")
 
 CHECKS = [
-    LoadsFunction(id="load.function", title="The file loads and defines loss_grad(ws, x)"),
+    LoadsFunction(),
     Returns(id="type.like_ws", title="Returns a float32 JAX array shaped like ws (L, d, d)",
             hint="Differentiate with respect to ws (jax.grad's argnums=0) and return that gradient alone."),
     ValueProperty(id="value.random_networks", title="Computes the gradient of random networks (Hypothesis)",
@@ -134,5 +132,5 @@ CHECKS = [
                      operations=("pure_callback", "io_callback"),
                      why="A host callback computes outside XLA, where neither jax.checkpoint nor its memory "
                          "applies."),
-    WithinLimits(id="limits.resources", title="Runs within the time and memory limits"),
+    WithinLimits(),
 ]

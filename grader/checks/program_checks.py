@@ -251,17 +251,24 @@ class UsesPrimitive(Check):
 @dataclass(frozen=True, kw_only=True)
 class AvoidsPrimitives(Check):
     """None of ``operations`` appears in the program (for tasks that must not, say, gather the
-    whole array onto every device). ``why`` says what each would mean."""
+    whole array onto every device). ``why`` says what each would mean. With ``host``, no call
+    does work on the host either (``grader.checks.evidence.host_work``: a callback, a custom
+    derivative rule of the student's own, a value pulled to NumPy and given back to JAX)."""
     operations: tuple[str, ...]
     why: str = ""
+    host: bool = False
     category: ClassVar[Category] = "structure"
 
     def judge(self, context: Context) -> Outcome:
         program, reason = observed_program(context)
-        listed = ", ".join(spelled(o) for o in self.operations)
+        listed = ", ".join(spelled(o) for o in self.operations) + (" or host work" if self.host else "")
         if program is None:
             return Outcome.failed(f"The program could not be inspected: {reason}.",
                                   expected=f"no {listed}", observed=str(reason))
+        work = host_work(context) if self.host else None
+        if work is not None:
+            return Outcome.failed(host_text(work, "all of it") + ".", expected=f"no {listed}",
+                                  observed=f"{work.kind.replace('_', ' ')}: {work.call}")
         used = [o for o in self.operations if any(n.primitive in names_of(o) for n in program.nodes)]
         if used:
             text = ", ".join(spelled(o) for o in used)
