@@ -31,8 +31,9 @@ from grader import grade
 from grader.sandbox.confine import Policy
 from grader.report.result import Report
 from grader.sandbox.scratch import measure_tree, remove_tree
-from grader.sandbox.process import (MARKER, Child, Limits, UidLease, child_environment, kill_uid, marked_processes,
-                            processes_of_uid)
+from grader.sandbox.process import Child, Limits, child_environment
+from grader.sandbox.reaper import MARKER, kill_uid, marked_processes, processes_of_uid
+from grader.sandbox.uids import UidLease
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 LIMITS = Limits(call_s=2, total_s=20, startup_s=30, memory_mib=2048)
@@ -570,7 +571,7 @@ def test_a_uid_an_older_grader_holds_is_never_shared(tmp_path, monkeypatch):
     """Graders before leases were machine-wide kept them under their own temp dir: a uid one of
     them holds there is skipped."""
     import fcntl
-    from grader.sandbox.process import lease_directory
+    from grader.sandbox.uids import lease_directory
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     old_leases = tmp_path / "jaxgrade-uids"
     old_leases.mkdir(mode=0o700)
@@ -606,7 +607,9 @@ import json, os, sys, tempfile
 from pathlib import Path
 from grader import grade
 from grader.exercise import find_exercise
-from grader.sandbox.process import Limits, lease_directory, marked_processes
+from grader.sandbox.process import Limits
+from grader.sandbox.reaper import marked_processes
+from grader.sandbox.uids import lease_directory
 exercise, results = find_exercise("named_sharding_replicated"), []
 for path, limits in json.loads(sys.argv[1]):
     report = grade(exercise, Path(path), compile_cache=False, limits=Limits(**limits))

@@ -51,7 +51,7 @@ PRELOAD = ("grader.sandbox.protocol", "grader.observe.child", "numpy", "jax", "j
 # child would otherwise make for itself (grader.observe.child: what its Child holds on to).
 BEFORE_FORK = ("grader.observe.child",)
 # Variables that differ between children of one zygote; every other variable must match it.
-# JAXGRADE_SANDBOX is grader.sandbox.process.MARKER, which names one child (for cleanup).
+# JAXGRADE_SANDBOX is grader.sandbox.reaper.MARKER, which names one child (for cleanup).
 PER_CHILD = frozenset({"HOME", "TMPDIR", "JAXGRADE_SANDBOX"})
 MAX_MESSAGE = 1 << 16
 PR_SET_PDEATHSIG = 1
