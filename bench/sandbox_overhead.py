@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grader.engine import grade  # noqa: E402
 from grader.exercise import find_exercise  # noqa: E402
-from grader.sandbox.process import Child, Limits  # noqa: E402
+from grader.sandbox.limits import Limits  # noqa: E402
+from grader.sandbox.process import Child  # noqa: E402
 
 
 def measure(rounds: int, slug: str) -> dict[str, float]:

@@ -31,7 +31,8 @@ from grader import grade
 from grader.sandbox.confine import Policy
 from grader.report.result import Report
 from grader.sandbox.scratch import measure_tree, remove_tree
-from grader.sandbox.process import Child, Limits, child_environment
+from grader.sandbox.limits import Limits
+from grader.sandbox.process import Child, child_environment
 from grader.sandbox.reaper import MARKER, kill_uid, marked_processes, processes_of_uid
 from grader.sandbox.uids import UidLease
 
@@ -607,7 +608,7 @@ import json, os, sys, tempfile
 from pathlib import Path
 from grader import grade
 from grader.exercise import find_exercise
-from grader.sandbox.process import Limits
+from grader.sandbox.limits import Limits
 from grader.sandbox.reaper import marked_processes
 from grader.sandbox.uids import lease_directory
 exercise, results = find_exercise("named_sharding_replicated"), []

@@ -29,7 +29,8 @@ from grader.errors import ChildFailure, Malformed, SandboxError
 from grader.observe.program import Program
 from grader.observe.returned import (Incident, Returned, parse_host, parse_jit_calls, parse_leaves, parse_programs,
                                      safe_reply, safe_text)
-from grader.sandbox.process import Child, Launcher, Limits
+from grader.sandbox.limits import Limits
+from grader.sandbox.process import Child, Launcher
 from grader.source import helper_at
 
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:

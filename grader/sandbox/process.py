@@ -28,13 +28,13 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from grader.errors import ChildFailure, SandboxError
 from grader.sandbox.cgroup import ChildGroup
 from grader.sandbox.confine import Policy, process_limit
 from grader.sandbox.hiding import PACKAGE_PARENT, hidden_paths
+from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import HEADER, MAX_MESSAGE_BYTES
 from grader.sandbox.reaper import MARKER, kill_marked, kill_uid
 from grader.sandbox.scratch import ScratchWatch, remove_tree
@@ -55,36 +55,6 @@ XLA_FLAGS = "--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=fa
 SCRATCH = "scratch"  # the child's working folder (cwd, HOME, TMPDIR), inside the folder holding its copy
 log = logging.getLogger("jaxgrade.sandbox")
 _numbers = itertools.count(1)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """How long and how big a submission may run. ``call_s`` bounds each request (an
-    import, a call, a trace); ``check_s`` the requests of one check together (at least: the
-    engine raises it for checks the reference solution itself needs long for); ``total_s``
-    the whole grading of one submission."""
-    call_s: float = 5.0
-    check_s: float = 30.0
-    total_s: float = 60.0
-    startup_s: float = 60.0
-    memory_mib: int = 4096
-    output_kib: int = 64
-    file_mib: int = 64
-    # Everything the child may write, all places together (its working folder, /tmp, /var/tmp,
-    # /dev/shm): a tmpfs of this size where it has a mount namespace, else a watched folder.
-    scratch_mib: int = 256
-    scratch_files: int = 16384
-    # False runs the foundation's plain child (no uid drop, namespaces or in-child limits):
-    # only for measuring what the hardened sandbox costs (bench/sandbox_overhead.py).
-    confine: bool = True
-
-    @property
-    def cpu_s(self) -> int:
-        """CPU seconds for the child's whole life: a backstop behind the wall-clock limits
-        (XLA may run on every core, so it is not the wall-clock limit itself)."""
-        return int(self.startup_s + 2 * self.total_s) + 1
-
-
 
 
 class CapturedOutput:
@@ -224,8 +194,7 @@ class Child:
         if limits.confine:
             policy = Policy(workdir=self.workdir, scratch=self.scratch, keep_fds=(to_child_r, from_child_w),
                             uid=self.lease.uid if self.lease else None, gid=self.lease.uid if self.lease else None,
-                            cpu_s=limits.cpu_s, memory_mib=limits.memory_mib, file_mib=limits.file_mib,
-                            scratch_mib=limits.scratch_mib, scratch_files=limits.scratch_files,
+                            limits=limits,
                             hide=hidden_paths(hide, keep=(compile_cache,) if compile_cache else ()),
                             reach=(PACKAGE_PARENT, *([compile_cache] if compile_cache else [])),
                             read_only=(compile_cache,) if compile_cache else (),
