@@ -162,8 +162,9 @@ def _make_workdir(lease: UidLease | None) -> tuple[str, str]:
                            f"{error.strerror or error}{full}") from None
 
 
-class Child:
-    """One live child process. Use as a context manager; ``request`` sends one message and
+class ChildProcess:
+    """The grader's handle on one live child process (what serves inside it is
+    grader.observe.child.Child). Use as a context manager; ``request`` sends one message and
     waits at most ``timeout`` seconds for the answer. ``hide``: folders the child must not
     see (the submission's own folder, which holds other students' files in batch grading)."""
 
@@ -418,7 +419,7 @@ class Child:
             log.error("could not remove everything the sandbox left in %s: %s", self.workdir, shown)
             self.protections["workdir"] = {"active": False, "detail": f"not removed entirely: {shown}"}
 
-    def __enter__(self) -> "Child":
+    def __enter__(self) -> "ChildProcess":
         return self
 
     def __exit__(self, *exc: object) -> None:
