@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grader.engine import grade  # noqa: E402
 from grader.exercise import find_exercise  # noqa: E402
-from grader.sandbox.process import Child, Limits  # noqa: E402
+from grader.sandbox.limits import Limits  # noqa: E402
+from grader.sandbox.process import ChildProcess  # noqa: E402
 
 
 def measure(rounds: int, slug: str) -> dict[str, float]:
@@ -77,7 +78,7 @@ def child_lifetimes(rounds: int, devices: int, hardened: Limits, plain: Limits,
     for round_number in range(rounds):
         for limits in (hardened, plain) if round_number % 2 == 0 else (plain, hardened):
             started = time.perf_counter()
-            with Child(devices, limits, launcher=launcher) as child:
+            with ChildProcess(devices, limits, launcher=launcher) as child:
                 child.ready
             times[limits.confine].append(time.perf_counter() - started)
     return {k: statistics.median(v) for k, v in times.items()}

@@ -16,7 +16,7 @@ _EXPORTS = {
     "Exercise": "grader.exercise", "ExerciseError": "grader.errors", "find_exercise": "grader.exercise",
     "all_exercises": "grader.exercise", "load_exercise": "grader.exercise",
     "Report": "grader.report.result", "CheckResult": "grader.report.result",
-    "Limits": "grader.sandbox.process",
+    "Limits": "grader.sandbox.limits",
     "render": "grader.report.render",
 }
 __all__ = ["__version__", *_EXPORTS]

@@ -21,7 +21,8 @@ from grader.exercise import Exercise, exercises_root
 from grader.observe.session import Session
 from grader.outcome import Outcome
 from grader.report.result import CheckResult, Report
-from grader.sandbox.process import Launcher, Limits
+from grader.sandbox.limits import Limits
+from grader.sandbox.process import Launcher
 
 # Checks run in this order (load first: nothing else can run without it; structure after the
 # value checks, so it can compare every call they made; limits last: it reads the incidents

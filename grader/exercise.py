@@ -36,7 +36,7 @@ from grader.arguments import Signature
 from grader.errors import ExerciseError
 from grader.outcome import CATEGORIES
 from grader.paths import data_folder
-from grader.sandbox.process import Limits
+from grader.sandbox.limits import Limits
 from grader.release import VISIBILITIES, Release, parse_release
 
 if TYPE_CHECKING:  # the check library (and Hypothesis) loads with an exercise's checks.py

@@ -93,7 +93,7 @@ def test_scalars_keys_and_pytrees_reach_the_function_as_declared(tmp_path) -> No
     """Through a real child: a Python float stays a float (static when traced), a key is a typed
     PRNG key, a dict of arrays arrives as a dict, and a dict comes back leaf by leaf."""
     from grader.observe.session import Session
-    from grader.sandbox.process import Limits
+    from grader.sandbox.limits import Limits
 
     path = tmp_path / "submission.py"
     path.write_text(

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from grader.sandbox.process import PACKAGE_PARENT, child_environment
+from grader.sandbox.hiding import PACKAGE_PARENT
+from grader.sandbox.process import child_environment
 
 COMPILE_THREE_TIMES = """
 import sys

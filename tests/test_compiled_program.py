@@ -14,7 +14,7 @@ import pytest
 
 from grader import find_exercise, grade
 from grader.observe.session import Session
-from grader.sandbox.process import Limits
+from grader.sandbox.limits import Limits
 
 HEADER = """\
 import jax

@@ -110,7 +110,7 @@ def test_bundled_source_installs_the_exercise_and_templates(autograder_zip, tmp_
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     built = {str(p.relative_to(tmp_path / "lib")) for p in (tmp_path / "lib").rglob("*") if p.is_file()}
-    assert {"grader/export.py", "grader/templates/report.html.j2", f"grader/exercises/{SLUG}/checks.py",
+    assert {"grader/export/__init__.py", "grader/templates/report.html.j2", f"grader/exercises/{SLUG}/checks.py",
             f"grader/exercises/{SLUG}/reference.py"} <= built
 
 
@@ -543,7 +543,7 @@ def test_prairielearn_image_source_installs_without_any_exercise(prairielearn_qu
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     built = {str(p.relative_to(tmp_path / "lib")) for p in (tmp_path / "lib").rglob("*") if p.is_file()}
-    assert {"grader/export.py", "grader/templates/check.txt.j2", "grader/templates/prairielearn_message.txt.j2"} <= built
+    assert {"grader/export/__init__.py", "grader/templates/check.txt.j2", "grader/templates/prairielearn_message.txt.j2"} <= built
     assert [p for p in built if p.startswith("grader/exercises/")] == ["grader/exercises/README.txt"]
 
 

@@ -45,7 +45,7 @@ def test_non_editable_install_carries_exercises_and_templates(installed, tmp_pat
     for relative in ("exercises/named_sharding_replicated/exercise.toml",
                      "exercises/named_sharding_replicated/checks.py",
                      "exercises/named_sharding_replicated/wrong/structure_no_placement.py",
-                     "templates/report.txt.j2"):
+                     "templates/report.txt.j2", "templates/export/gradescope/run_autograder"):
         assert (package / relative).is_file(), relative
     assert not list(package.rglob("*.pyc")), "bytecode of the checkout must not ship"
     # The installed copy finds its own exercises and templates, not the source tree's.

@@ -21,7 +21,7 @@ from grader.checks import (AvoidsPrimitives, Context, CyclicShift, MeshMatches, 
                            UsesPrimitive)
 from grader.checks.base import Check
 from grader.outcome import Outcome
-from grader.sandbox.process import Limits
+from grader.sandbox.limits import Limits
 from grader.observe.session import Session
 
 HEADER = """\

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from grader.observe.session import Counterfactual, Session
-from grader.sandbox.process import Limits
+from grader.sandbox.limits import Limits
 
 HEADER = """\
 import jax

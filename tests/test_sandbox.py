@@ -31,8 +31,10 @@ from grader import grade
 from grader.sandbox.confine import Policy
 from grader.report.result import Report
 from grader.sandbox.scratch import measure_tree, remove_tree
-from grader.sandbox.process import (MARKER, Child, Limits, UidLease, child_environment, kill_uid, marked_processes,
-                            processes_of_uid)
+from grader.sandbox.limits import Limits
+from grader.sandbox.process import ChildProcess, child_environment
+from grader.sandbox.reaper import MARKER, kill_uid, marked_processes, processes_of_uid
+from grader.sandbox.uids import UidLease
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 LIMITS = Limits(call_s=2, total_s=20, startup_s=30, memory_mib=2048)
@@ -411,7 +413,7 @@ def test_the_report_says_which_protections_were_active(graded):
 # -- the mechanisms, directly ------------------------------------------------------------------
 def test_the_child_is_confined_before_the_submission_runs(tmp_path):
     """A child that is never given a submission: what its process looks like from outside."""
-    with Child(2, LIMITS) as child:
+    with ChildProcess(2, LIMITS) as child:
         assert child.ready["op"] == "ready"
         pid = child.process.pid
         status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
@@ -453,7 +455,7 @@ def test_a_child_that_cannot_start_leaves_nothing_behind(private_tmp):
         raise PoolError("the warm grading process has exited")
     before = sorted(os.listdir("/proc/self/fd"))
     with pytest.raises(PoolError):
-        Child(2, LIMITS, launcher=broken)
+        ChildProcess(2, LIMITS, launcher=broken)
     assert sorted(os.listdir("/proc/self/fd")) == before  # no pipe, and no uid lease (a lock file) held
     # and private_tmp checks that no folder is left
 
@@ -570,7 +572,7 @@ def test_a_uid_an_older_grader_holds_is_never_shared(tmp_path, monkeypatch):
     """Graders before leases were machine-wide kept them under their own temp dir: a uid one of
     them holds there is skipped."""
     import fcntl
-    from grader.sandbox.process import lease_directory
+    from grader.sandbox.uids import lease_directory
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     old_leases = tmp_path / "jaxgrade-uids"
     old_leases.mkdir(mode=0o700)
@@ -606,7 +608,9 @@ import json, os, sys, tempfile
 from pathlib import Path
 from grader import grade
 from grader.exercise import find_exercise
-from grader.sandbox.process import Limits, lease_directory, marked_processes
+from grader.sandbox.limits import Limits
+from grader.sandbox.reaper import marked_processes
+from grader.sandbox.uids import lease_directory
 exercise, results = find_exercise("named_sharding_replicated"), []
 for path, limits in json.loads(sys.argv[1]):
     report = grade(exercise, Path(path), compile_cache=False, limits=Limits(**limits))
@@ -1025,7 +1029,7 @@ def test_the_owner_takes_back_the_rights_a_submission_removed(tmp_path, outside)
 def test_what_cannot_be_removed_is_said_loudly_and_never_crossed(tmp_path, outside, caplog):
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
-    with Child(2, LIMITS) as child:
+    with ChildProcess(2, LIMITS) as child:
         child.ready
         mounted = Path(child.workdir) / "mounted"
         mounted.mkdir()

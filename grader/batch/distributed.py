@@ -64,7 +64,7 @@ from grader.source import helper_at, helper_path
 if TYPE_CHECKING:
     from distributed import Client
     from grader.batch.run import Worker
-    from grader.batch.intake import Submission
+    from grader.batch.submissions import Submission
     from grader.sandbox.pool import Pool
 
 RETRIES = 2             # for the grader's own failures on a worker; a worker's death is the scheduler's
@@ -194,7 +194,7 @@ class WorkerGrader:
         """Grade one submission as ``jaxgrade check`` would: the file keeps its name (the module
         name and the messages come from it) in a folder of its own with its helper modules,
         hidden from its child."""
-        from grader.batch.intake import Submission
+        from grader.batch.submissions import Submission
         if name in ("", ".", "..") or PurePosixPath(name).name != name or "\\" in name:
             raise ValueError(f"refusing the submission file name {name!r}: a name, not a path")
         placed = [(helper_path(helper), content) for helper, content in helpers]  # refused before anything is written

@@ -34,7 +34,7 @@ import threading
 from pathlib import Path
 from typing import Any, Collection, Iterable, Sequence
 
-from grader.batch.intake import Problem
+from grader.batch.submissions import Problem
 from grader.batch.safe_text import for_csv
 
 FIXED = ("student", "score", "max_score", "status")

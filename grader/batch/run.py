@@ -58,7 +58,8 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, TextIO
 from grader import __version__
 from grader.exercise import Exercise
 from grader.batch.gradebook import write_atomically, write_gradebook
-from grader.batch.intake import Intake, Problem, Submission, find_submissions
+from grader.batch.intake import find_submissions
+from grader.batch.submissions import Intake, Problem, Submission
 from grader.batch.safe_text import for_terminal
 from grader.errors import GraderFailure, IntakeError
 from grader.report.result import Report

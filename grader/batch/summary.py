@@ -25,7 +25,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from grader.batch.gradebook import write_atomically
-from grader.batch.intake import Problem
+from grader.batch.submissions import Problem
 from grader.batch.safe_text import for_html, for_markdown
 
 TOP_FAILURES = 10

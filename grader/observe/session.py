@@ -29,7 +29,8 @@ from grader.errors import ChildFailure, Malformed, SandboxError
 from grader.observe.program import Program
 from grader.observe.returned import (Incident, Returned, parse_host, parse_jit_calls, parse_leaves, parse_programs,
                                      safe_reply, safe_text)
-from grader.sandbox.process import Child, Launcher, Limits
+from grader.sandbox.limits import Limits
+from grader.sandbox.process import ChildProcess, Launcher
 from grader.source import helper_at
 
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:
@@ -81,21 +82,21 @@ class Session:
         self.environment: dict[str, Any] = {}
         self.outputs: list[dict[str, Any]] = []
         self.calls: list[tuple[Mapping[str, Any], Returned]] = []  # every call and its arguments, in order
-        self._child: Child | None = None
+        self._child: ChildProcess | None = None
         self._loaded: Loaded | None = None
         self._deadline = time.monotonic() + limits.total_s
         self._check_budget: tuple[float, float] | None = None  # (deadline, seconds) of the running check
         self.cache: dict[str, Any] = {}
 
     # -- the child's life --------------------------------------------------------------------
-    def start(self) -> Child:
+    def start(self) -> ChildProcess:
         """Launch the child (if none is running) without waiting for it to be ready."""
         if self._child is None:
-            self._child = Child(self.devices, self.limits, self.compile_cache, launcher=self.launcher,
-                                hide=(str(self.submission.resolve().parent), *self.hide))
+            self._child = ChildProcess(self.devices, self.limits, self.compile_cache, launcher=self.launcher,
+                                       hide=(str(self.submission.resolve().parent), *self.hide))
         return self._child
 
-    def _ready_child(self) -> Child:
+    def _ready_child(self) -> ChildProcess:
         child = self.start()
         ready = child.ready
         self.environment = {"jax": ready.get("jax"), "devices": [safe_text(d, 100) for d in ready.get("devices", [])],

@@ -47,10 +47,11 @@ import signal
 import stat
 import struct
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, NoReturn
 
 from grader.errors import ConfinementError
+from grader.sandbox.limits import Limits
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
@@ -71,10 +72,11 @@ class Policy:
 
     ``workdir``: the folder holding the submission's copy (read-only to the child where it has
     a mount namespace); ``scratch``: the folder inside it where the child works (cwd, HOME,
-    TMPDIR), with its private /tmp, /var/tmp and /dev/shm one tmpfs of ``scratch_mib`` MiB and
-    ``scratch_files`` inodes in all.
+    TMPDIR), with its private /tmp, /var/tmp and /dev/shm one tmpfs of ``limits.scratch_mib``
+    MiB and ``limits.scratch_files`` inodes in all.
     ``uid``/``gid``: the dedicated unprivileged identity to drop to when running as root
-    (None: keep the current one). ``hide``: paths made empty and unreadable when a mount
+    (None: keep the current one). ``limits``: the submission's, of which the child applies the
+    CPU time, memory, file size and scratch space to itself. ``hide``: paths made empty and unreadable when a mount
     namespace can be made (the exercise with its reference, other submissions, the grader's
     checkout, a class run's output).
     ``reach``: paths the child must still be able to read after dropping privileges.
@@ -86,11 +88,7 @@ class Policy:
     keep_fds: tuple[int, ...] = ()
     uid: int | None = None
     gid: int | None = None
-    cpu_s: int = 120
-    memory_mib: int = 4096
-    file_mib: int = 64
-    scratch_mib: int = 256
-    scratch_files: int = 16384
+    limits: Limits = field(default_factory=Limits)
     open_files: int = 512
     processes: int = 0  # 0: 128 + 4 per CPU (XLA starts thread pools sized by the CPU count)
     isolate_network: bool = True
@@ -107,6 +105,7 @@ class Policy:
         data = json.loads(text)
         for key in ("keep_fds", "hide", "reach", "read_only", "cgroups"):
             data[key] = tuple(data.get(key, ()))
+        data["limits"] = Limits(**data["limits"])
         return cls(**data)
 
 
@@ -282,7 +281,7 @@ def _scratch_space(libc: ctypes.CDLL, policy: Policy, keep: tuple[str, ...]) -> 
     temporary directories replaced."""
     scratch = policy.scratch or policy.workdir
     _mount(libc, "tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV,
-           f"mode=0755,size={policy.scratch_mib}m,nr_inodes={policy.scratch_files}")
+           f"mode=0755,size={policy.limits.scratch_mib}m,nr_inodes={policy.limits.scratch_files}")
     # Binding over the scratch folder and /tmp changes what paths name: reach the root by a descriptor.
     mounted = os.open(scratch, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
     root = f"/proc/self/fd/{mounted}"
@@ -375,14 +374,15 @@ def _processes(policy: Policy) -> int:
 
 
 def _set_limits(policy: Policy, dedicated_uid: bool) -> str:
-    limits = [(resource.RLIMIT_CORE, 0, 0),
-              (resource.RLIMIT_CPU, policy.cpu_s, policy.cpu_s + 2),  # SIGXCPU, then SIGKILL
-              (resource.RLIMIT_AS, policy.memory_mib << 20, policy.memory_mib << 20),
-              (resource.RLIMIT_FSIZE, policy.file_mib << 20, policy.file_mib << 20),
-              (resource.RLIMIT_NOFILE, policy.open_files, policy.open_files)]
+    limits = policy.limits
+    rlimits = [(resource.RLIMIT_CORE, 0, 0),
+               (resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 2),  # SIGXCPU, then SIGKILL
+               (resource.RLIMIT_AS, limits.memory_mib << 20, limits.memory_mib << 20),
+               (resource.RLIMIT_FSIZE, limits.file_mib << 20, limits.file_mib << 20),
+               (resource.RLIMIT_NOFILE, policy.open_files, policy.open_files)]
     if dedicated_uid:  # RLIMIT_NPROC counts every process of the user: only sound for our own uid
-        limits.append((resource.RLIMIT_NPROC, _processes(policy), _processes(policy)))
-    for which, soft, hard in limits:
+        rlimits.append((resource.RLIMIT_NPROC, _processes(policy), _processes(policy)))
+    for which, soft, hard in rlimits:
         _, current_hard = resource.getrlimit(which)
         if current_hard != resource.RLIM_INFINITY and hard > current_hard:
             soft, hard = min(soft, current_hard), current_hard  # never raise a limit we were given
@@ -390,7 +390,7 @@ def _set_limits(policy: Policy, dedicated_uid: bool) -> str:
             resource.setrlimit(which, (soft, hard))
         except (ValueError, OSError) as error:
             raise ConfinementError(f"could not set resource limit {which}: {error}") from None
-    text = (f"CPU {policy.cpu_s} s, memory {policy.memory_mib} MiB, files up to {policy.file_mib} MiB, "
+    text = (f"CPU {limits.cpu_s} s, memory {limits.memory_mib} MiB, files up to {limits.file_mib} MiB, "
             f"{policy.open_files} open files, no core dumps")
     return text + (f", {_processes(policy)} processes and threads" if dedicated_uid else "")
 
@@ -547,9 +547,9 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
     if mounts:
         _call(libc.mount(None, b"/", None, ctypes.c_ulong(MS_REC | MS_PRIVATE), None), "mount --make-rprivate /")
         replaced = _scratch_space(libc, policy, (policy.workdir, *reach))
-        note("scratch", True, f"one private tmpfs of {policy.scratch_mib} MiB and {policy.scratch_files} files "
-                              f"holds all it can write: its working folder and {', '.join(replaced)} (empty, "
-                              "its own); gone with the child")
+        note("scratch", True, f"one private tmpfs of {policy.limits.scratch_mib} MiB and "
+                              f"{policy.limits.scratch_files} files holds all it can write: its working folder "
+                              f"and {', '.join(replaced)} (empty, its own); gone with the child")
         _read_only_workdir(libc, policy.workdir)
         hidden = _hide(libc, policy.hide)
         frozen = _bind_read_only(libc, policy.read_only)

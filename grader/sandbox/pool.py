@@ -15,7 +15,7 @@ the *zygote*, is a separate, single-threaded process that only imports modules a
   descriptor closed, and is killed if the zygote dies; then it runs ``grader.observe.child.main()``,
   the same entry point the exec'd child runs. The judging stays in the grading process.
 
-Use :class:`Pool` as the ``launcher`` of :class:`grader.sandbox.process.Child` (through
+Use :class:`Pool` as the ``launcher`` of :class:`grader.sandbox.process.ChildProcess` (through
 ``grader.engine.grade(..., launcher=pool.launch)``). It is thread-safe: several grading
 threads share one zygote per distinct child environment.
 """
@@ -51,7 +51,7 @@ PRELOAD = ("grader.sandbox.protocol", "grader.observe.child", "numpy", "jax", "j
 # child would otherwise make for itself (grader.observe.child: what its Child holds on to).
 BEFORE_FORK = ("grader.observe.child",)
 # Variables that differ between children of one zygote; every other variable must match it.
-# JAXGRADE_SANDBOX is grader.sandbox.process.MARKER, which names one child (for cleanup).
+# JAXGRADE_SANDBOX is grader.sandbox.reaper.MARKER, which names one child (for cleanup).
 PER_CHILD = frozenset({"HOME", "TMPDIR", "JAXGRADE_SANDBOX"})
 MAX_MESSAGE = 1 << 16
 PR_SET_PDEATHSIG = 1
@@ -59,7 +59,7 @@ PR_SET_PDEATHSIG = 1
 
 
 class ForkedProcess:
-    """The part of ``subprocess.Popen`` that :class:`grader.sandbox.process.Child` uses, for a child
+    """The part of ``subprocess.Popen`` that :class:`grader.sandbox.process.ChildProcess` uses, for a child
     forked by the zygote (which reaps it and reports how it ended)."""
 
     def __init__(self, pid: int) -> None:
@@ -353,7 +353,7 @@ def zygote_main() -> None:
 
 
 def _become_child(request: dict[str, Any], fds: list[int], libc: Any, set_by_imports: dict[str, str]) -> None:
-    """In the forked process: become what ``grader.sandbox.process.Child`` would have exec'd, then run
+    """In the forked process: become what ``grader.sandbox.process.ChildProcess`` would have exec'd, then run
     the same ``-c`` code with the same arguments (its modules are already imported)."""
     code = 70
     try:

@@ -10,41 +10,36 @@ gets a dedicated unprivileged uid, leased machine-wide with a lock file; on clos
 process of that uid is killed, so nothing the submission started (double-forked, ``setsid``)
 survives it. Without root the process group and every process carrying the child's
 environment marker are killed. Then its folder is removed, whatever it holds
-(``grader.sandbox.scratch``); what cannot be is reported.
+(``grader.sandbox.scratch``); what cannot be is reported. The uids are grader.sandbox.uids, the
+killing grader.sandbox.reaper, what the child is kept from seeing grader.sandbox.hiding.
 """
 from __future__ import annotations
 
-import ctypes
 import errno
-import fcntl
-import functools
 import itertools
 import json
 import logging
 import os
-import pwd
-import re
 import resource
 import select
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable
 
 from grader.errors import ChildFailure, SandboxError
 from grader.sandbox.cgroup import ChildGroup
 from grader.sandbox.confine import Policy, process_limit
+from grader.sandbox.hiding import PACKAGE_PARENT, hidden_paths
+from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import HEADER, MAX_MESSAGE_BYTES
+from grader.sandbox.reaper import MARKER, kill_marked, kill_uid
 from grader.sandbox.scratch import ScratchWatch, remove_tree
+from grader.sandbox.uids import UidLease
 
-PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])  # the folder holding grader/
-GRADER_PACKAGE = str(Path(__file__).resolve().parents[1])  # grader/ itself: the child imports it
 BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.observe.child import main; main()"
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
 # Starts the child another way than exec (grader.sandbox.pool forks it): gets the exec command line, its
@@ -57,44 +52,9 @@ Launcher = Callable[[list[str], dict[str, str], str, tuple[int, int, int]], Any]
 # compiles its operations once per input shape. Every child (the reference filling the
 # cache included) gets the same options, which are part of the compilation cache's key.
 XLA_FLAGS = "--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false"
-MARKER = "JAXGRADE_SANDBOX"  # in every child's environment: <grader pid>-<child number>
-SANDBOX_UIDS = range(61000, 62000)  # dedicated uids, one per live child, when the grader is root
-# Where uid leases live: fixed, root-only and the same for every grader on the machine whatever its
-# $TMPDIR (the first whose parent exists). /run is emptied at boot, as leases should be.
-LEASE_DIRECTORIES = ("/run/jaxgrade", "/var/lib/jaxgrade")
 SCRATCH = "scratch"  # the child's working folder (cwd, HOME, TMPDIR), inside the folder holding its copy
 log = logging.getLogger("jaxgrade.sandbox")
 _numbers = itertools.count(1)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """How long and how big a submission may run. ``call_s`` bounds each request (an
-    import, a call, a trace); ``check_s`` the requests of one check together (at least: the
-    engine raises it for checks the reference solution itself needs long for); ``total_s``
-    the whole grading of one submission."""
-    call_s: float = 5.0
-    check_s: float = 30.0
-    total_s: float = 60.0
-    startup_s: float = 60.0
-    memory_mib: int = 4096
-    output_kib: int = 64
-    file_mib: int = 64
-    # Everything the child may write, all places together (its working folder, /tmp, /var/tmp,
-    # /dev/shm): a tmpfs of this size where it has a mount namespace, else a watched folder.
-    scratch_mib: int = 256
-    scratch_files: int = 16384
-    # False runs the foundation's plain child (no uid drop, namespaces or in-child limits):
-    # only for measuring what the hardened sandbox costs (bench/sandbox_overhead.py).
-    confine: bool = True
-
-    @property
-    def cpu_s(self) -> int:
-        """CPU seconds for the child's whole life: a backstop behind the wall-clock limits
-        (XLA may run on every core, so it is not the wall-clock limit itself)."""
-        return int(self.startup_s + 2 * self.total_s) + 1
-
-
 
 
 class CapturedOutput:
@@ -134,244 +94,6 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-_STATE = re.compile(r"^State:\s*(\S)", re.M)
-_UIDS = re.compile(r"^Uid:\s*(\d+)\s+(\d+)\s+(\d+)", re.M)
-
-
-def _status(pid: str) -> tuple[str, tuple[int, ...]]:
-    """A process's state letter and its real, effective and saved uids ("" and () once it is
-    gone or not ours to read). Two fields of ~55: found, not parsed into a dict (a scan of
-    /proc follows every child's end)."""
-    try:
-        with open(f"/proc/{pid}/status") as handle:
-            text = handle.read()
-    except OSError:
-        return "", ()
-    state, uids = _STATE.search(text), _UIDS.search(text)
-    return (state.group(1) if state else ""), (tuple(int(u) for u in uids.groups()) if uids else ())
-
-
-def _alive(state: str) -> bool:
-    return state not in ("Z", "X")  # a zombie, or dead: nothing left to kill
-
-
-def processes_of_uid(uid: int) -> list[int]:
-    """Live processes (zombies excluded) whose real, effective or saved uid is ``uid``."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            state, uids = _status(pid)
-            if uid in uids and _alive(state):
-                found.append(int(pid))
-    return found
-
-
-def marked_processes(marker: str) -> list[int]:
-    """Live processes whose environment holds ``JAXGRADE_SANDBOX=<marker>`` (a prefix ending
-    in "-" finds all of one grader's children). A process can scrub its environment, so as
-    root the uid is what cleanup relies on; this is the fallback, and how tests look."""
-    needle = f"{MARKER}={marker}".encode()
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as handle:
-                variables = handle.read().split(b"\0")
-        except OSError:
-            continue
-        if any(v.startswith(needle) for v in variables) and _alive(_status(pid)[0]):
-            found.append(int(pid))
-    return found
-
-
-def kill_uid(uid: int, patience_s: float = 5.0) -> bool:
-    """SIGKILL every process of ``uid``; True once none is left. ``kill(-1, SIGKILL)`` from a
-    process of that uid reaches all of them in one call (a fork cannot slip between scans);
-    the parent then checks /proc, and repeats while any remain."""
-    deadline = time.monotonic() + patience_s
-    while processes_of_uid(uid):
-        pid = os.fork()
-        if pid == 0:  # only async-signal-safe system calls until _exit
-            try:
-                os.setgroups([])
-                os.setresgid(uid, uid, uid)
-                os.setresuid(uid, uid, uid)
-                os.kill(-1, signal.SIGKILL)
-            finally:
-                os._exit(0)
-        os.waitpid(pid, 0)
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.005)
-    return True
-
-
-def kill_marked(marker: str, patience_s: float = 5.0) -> bool:
-    """SIGKILL every process carrying ``marker``; True once none is left."""
-    deadline = time.monotonic() + patience_s
-    while pids := marked_processes(marker):
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.005)
-    return True
-
-
-# /proc/sysvipc tables: (file, column of the owner's uid, column of the creator's uid).
-SYSV_TABLES = (("shm", 7, 9), ("sem", 4, 6), ("msg", 7, 9))
-IPC_RMID = 0
-
-
-def remove_ipc_objects(uid: int) -> list[str]:
-    """Remove every System V shared memory segment, semaphore set and message queue that ``uid``
-    owns or created, and its POSIX message queues where /dev/mqueue is mounted, in the grader's
-    IPC namespace: what a child without an IPC namespace of its own leaves there (a child with
-    one takes its objects with it). Returns what could not be removed."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    remove = {"shm": lambda i: libc.shmctl(i, IPC_RMID, None), "sem": lambda i: libc.semctl(i, 0, IPC_RMID),
-              "msg": lambda i: libc.msgctl(i, IPC_RMID, None)}
-    failed = []
-    for kind, owner, creator in SYSV_TABLES:
-        try:
-            with open(f"/proc/sysvipc/{kind}") as table:
-                rows = [row.split() for row in table.read().splitlines()[1:]]
-        except OSError:
-            continue
-        for row in rows:
-            if len(row) > creator and uid in (int(row[owner]), int(row[creator])) and remove[kind](int(row[1])) != 0:
-                failed.append(f"System V {kind} {row[1]}: {os.strerror(ctypes.get_errno())}")
-    if os.path.ismount("/dev/mqueue"):
-        with os.scandir("/dev/mqueue") as queues:
-            for queue in queues:
-                try:
-                    if queue.stat(follow_symlinks=False).st_uid == uid:
-                        os.unlink(queue.path)
-                except OSError as error:
-                    failed.append(f"POSIX message queue {queue.name}: {error.strerror}")
-    return failed
-
-
-def sweep_uid(uid: int) -> bool:
-    """Kill every process of ``uid``, then remove its IPC objects; True if nothing is left."""
-    if not kill_uid(uid):
-        return False
-    leaks = remove_ipc_objects(uid)
-    if leaks:
-        log.error("could not remove what sandbox uid %d left: %s", uid, "; ".join(leaks))
-    return not leaks
-
-
-CLEAN, IN_USE = b"0", b"1"
-
-
-def _named(uid: int) -> bool:
-    try:
-        pwd.getpwuid(uid)
-        return True
-    except KeyError:
-        return False
-
-
-def _private_directory(directory: Path, create: bool) -> bool:
-    """Whether ``directory`` is a real directory of the grader's user that no one else may use
-    (created 0700 if ``create``); raises SandboxError if it exists but is not."""
-    if create:
-        try:
-            directory.mkdir(mode=0o700)
-        except FileExistsError:
-            pass
-    try:
-        info = directory.lstat()
-    except FileNotFoundError:
-        return False
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
-        raise SandboxError(f"{directory} is not a private directory of the grader's user; remove it and grade again")
-    return True
-
-
-def lease_directory() -> Path:
-    """The machine-wide directory of uid leases (see LEASE_DIRECTORIES), created if need be."""
-    for candidate in map(Path, LEASE_DIRECTORIES):
-        if candidate.parent.is_dir():
-            try:
-                if _private_directory(candidate, create=True):
-                    return candidate
-            except PermissionError:  # a read-only /run: try the next
-                continue
-    raise SandboxError(f"none of {', '.join(LEASE_DIRECTORIES)} can hold the sandbox's uid leases: "
-                       "create one, owned by root with mode 0700")
-
-
-def _legacy_lease_directories() -> list[Path]:
-    """Where graders before leases were machine-wide kept them (under their own temp dir): still
-    honoured, so an older grader running on the same machine never shares a uid with this one."""
-    found = []
-    for base in dict.fromkeys((tempfile.gettempdir(), "/tmp")):
-        directory = Path(base) / "jaxgrade-uids"
-        try:
-            if _private_directory(directory, create=False):
-                found.append(directory)
-        except SandboxError:
-            continue  # not one of ours
-    return found
-
-
-def _try_lock(directory: Path, uid: int) -> int | None:
-    """The lock file of ``uid`` in ``directory``, locked; None if another grader holds it."""
-    fd = os.open(directory / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    return fd
-
-
-class UidLease:
-    """One dedicated uid (and gid of the same number) for one live child. The lease is an
-    flock on a file in a root-only directory that is the same for every grader on the machine:
-    it dies with the grader, so a crashed grader leaks no uid, and concurrent graders (whatever
-    their $TMPDIR) never share one."""
-
-    def __init__(self) -> None:
-        directory, legacy = lease_directory(), _legacy_lease_directories()
-        for uid in SANDBOX_UIDS:  # lowest first: the same few uids (and lock files) serve again and again
-            if _named(uid):
-                continue  # a real account: never share it, never kill its processes
-            fd = _try_lock(directory, uid)
-            if fd is None:
-                continue
-            others = [_try_lock(old, uid) for old in legacy]
-            # "0": the last lessee saw the uid empty when it gave it back. Anything else (a new
-            # file, a grader that crashed while holding it) may have leftovers: kill them first.
-            if None not in others and (os.pread(fd, 1, 0) == CLEAN or sweep_uid(uid)):
-                os.pwrite(fd, IN_USE, 0)
-                self.uid, self._fd, self._legacy = uid, fd, [o for o in others if o is not None]
-                return
-            for held in (fd, *[o for o in others if o is not None]):
-                os.close(held)
-        raise SandboxError(f"no free sandbox uid in {SANDBOX_UIDS.start}-{SANDBOX_UIDS.stop - 1}: "
-                           "too many children at once, or leftovers that cannot be killed")
-
-    def release(self) -> bool:
-        """Kill what still runs under the uid and remove its IPC objects, then give the uid back;
-        False if something could not be (the uid then stays locked until this grader exits)."""
-        if self._fd < 0:
-            return True
-        if not sweep_uid(self.uid):
-            return False
-        for fd in (self._fd, *self._legacy):
-            os.pwrite(fd, CLEAN, 0)
-            os.close(fd)
-        self._fd, self._legacy = -1, []
-        return True
-
-
 def child_environment(devices: int, workdir: str, marker: str, compile_cache: str | None = None) -> dict[str, str]:
     """The child's whole environment: an allowlist of the grader's variables, then ours.
     The grader's own variables (tokens, credentials) never reach a submission."""
@@ -391,85 +113,6 @@ def child_environment(devices: int, workdir: str, marker: str, compile_cache: st
                    # file names would be in it. Locations are no part of the cache's keys.
                    JAX_HLO_SOURCE_FILE_CANONICALIZATION_REGEX=".*")
     return env
-
-
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
-def _git_directories(dot_git: str) -> list[str]:
-    """For a ``.git`` file (a worktree or submodule checkout), the git directory it names and
-    that directory's common one (which holds every object and branch of the repository)."""
-    try:
-        with open(dot_git) as handle:
-            line = handle.read(4096).strip()
-    except (OSError, UnicodeDecodeError):
-        return []
-    if not line.startswith("gitdir:"):
-        return []
-    gitdir = os.path.realpath(os.path.join(os.path.dirname(dot_git), line[len("gitdir:"):].strip()))
-    found = [gitdir]
-    try:
-        with open(os.path.join(gitdir, "commondir")) as handle:
-            found.append(os.path.realpath(os.path.join(gitdir, handle.read(4096).strip())))
-    except (OSError, UnicodeDecodeError):
-        pass
-    return found
-
-
-@functools.lru_cache(maxsize=1)
-def _checkout() -> tuple[str, tuple[str, ...]] | None:
-    """The grader's own source checkout (the real folder holding grader/) and the git
-    directories its ``.git`` file names, if any; None when the grader is installed (the folder
-    holding grader/ is then site-packages, which the child needs) or is not a checkout (no
-    ``.git`` or pyproject.toml there)."""
-    parent = os.path.realpath(PACKAGE_PARENT)
-    if any(_inside(parent, prefix) for prefix in _python_installation()):
-        return None
-    dot_git = os.path.join(parent, ".git")
-    if not os.path.lexists(dot_git) and not os.path.exists(os.path.join(parent, "pyproject.toml")):
-        return None
-    named = _git_directories(dot_git) if os.path.isfile(dot_git) and not os.path.islink(dot_git) else []
-    return parent, tuple(named)
-
-
-@functools.lru_cache(maxsize=1)
-def _python_installation() -> tuple[str, ...]:
-    return tuple(dict.fromkeys(os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
-                                                             sys.base_exec_prefix)))
-
-
-def checkout_entries() -> tuple[str, ...]:
-    """Every folder and file of the grader's own checkout but ``grader/`` (its exercises, tests,
-    ``.git`` with every version of every reference), and the git directories a ``.git`` file
-    points to; empty when the grader is not run from a checkout. Links are left out: covering
-    one would cover what it points to. Listed anew for each child (a few µs), so what appears
-    later (a class run's out/) is hidden too."""
-    found = _checkout()
-    if found is None:
-        return ()
-    parent, git_directories = found
-    try:
-        with os.scandir(parent) as listing:  # the entry types come with the listing: no stat
-            entries = [e.path for e in listing
-                       if e.name != "grader" and not e.is_symlink() and (e.is_dir() or e.is_file())]
-    except OSError:  # unreadable to the grader itself: then to the child too
-        entries = []
-    return (*sorted(entries), *git_directories)
-
-
-def hidden_paths(paths: tuple[str, ...] = (), checkout: bool = True, keep: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """What a child can be kept from seeing: of ``paths`` (the exercises with their references
-    and checks, the folders submissions came from, a class run's output folder) every existing
-    folder, and with ``checkout`` every entry of the grader's own checkout but grader/ (plain
-    files included), except what holds the grader, Python, the temporary directory itself or
-    a path of ``keep`` (the compilation cache)."""
-    needed = [*_python_installation(), *(os.path.realpath(n) for n in (tempfile.gettempdir(), *keep))]
-    candidates = [os.path.realpath(p) for p in paths if os.path.isdir(p)]
-    if checkout:
-        candidates += checkout_entries()
-    hidden = [c for c in candidates if not any(_inside(n, c) for n in needed) and not _inside(GRADER_PACKAGE, c)]
-    return tuple(dict.fromkeys(hidden))
 
 
 def parent_protections(limits: Limits, lease: UidLease | None) -> dict[str, dict[str, Any]]:
@@ -519,8 +162,9 @@ def _make_workdir(lease: UidLease | None) -> tuple[str, str]:
                            f"{error.strerror or error}{full}") from None
 
 
-class Child:
-    """One live child process. Use as a context manager; ``request`` sends one message and
+class ChildProcess:
+    """The grader's handle on one live child process (what serves inside it is
+    grader.observe.child.Child). Use as a context manager; ``request`` sends one message and
     waits at most ``timeout`` seconds for the answer. ``hide``: folders the child must not
     see (the submission's own folder, which holds other students' files in batch grading)."""
 
@@ -551,8 +195,7 @@ class Child:
         if limits.confine:
             policy = Policy(workdir=self.workdir, scratch=self.scratch, keep_fds=(to_child_r, from_child_w),
                             uid=self.lease.uid if self.lease else None, gid=self.lease.uid if self.lease else None,
-                            cpu_s=limits.cpu_s, memory_mib=limits.memory_mib, file_mib=limits.file_mib,
-                            scratch_mib=limits.scratch_mib, scratch_files=limits.scratch_files,
+                            limits=limits,
                             hide=hidden_paths(hide, keep=(compile_cache,) if compile_cache else ()),
                             reach=(PACKAGE_PARENT, *([compile_cache] if compile_cache else [])),
                             read_only=(compile_cache,) if compile_cache else (),
@@ -776,7 +419,7 @@ class Child:
             log.error("could not remove everything the sandbox left in %s: %s", self.workdir, shown)
             self.protections["workdir"] = {"active": False, "detail": f"not removed entirely: {shown}"}
 
-    def __enter__(self) -> "Child":
+    def __enter__(self) -> "ChildProcess":
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -1,0 +1,40 @@
+"""What every export carries: the jaxgrade source pip installs, an exercise's files, and the
+export's own scripts and pages (``templates/export/``, found as the report templates are)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from grader.exercise import Exercise
+from grader.paths import PACKAGE, data_folder
+
+SOURCE_ROOT = PACKAGE.parent
+# What of an exercise folder a grader needs (reference.py warms the compilation cache).
+GRADER_PARTS = ("exercise.toml", "statement.md", "starter.py", "checks.py", "reference.py")
+SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
+
+
+def template(name: str) -> str:
+    """The text of ``templates/export/NAME`` (a script, the Dockerfile, a page), placeholders unfilled."""
+    return (data_folder("templates") / "export" / name).read_text(encoding="utf-8")
+
+
+def copy_grader(target: Path) -> None:
+    """The jaxgrade source pip needs (pyproject, grader/, templates/), without any exercise."""
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        if (SOURCE_ROOT / name).is_file():
+            shutil.copy2(SOURCE_ROOT / name, target / name)
+    if not (target / "README.md").exists():  # pyproject names it as the readme
+        (target / "README.md").write_text("jaxgrade, bundled for an autograder.\n")
+    shutil.copytree(PACKAGE, target / "grader", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*",
+                                                                            "exercises", "templates"))
+    shutil.copytree(data_folder("templates"), target / "templates", ignore=SKIP)
+
+
+def copy_exercise(exercise: Exercise, destination: Path, parts: tuple[str, ...] = GRADER_PARTS) -> Path:
+    """Copy the ``parts`` of an exercise folder that exist (default: what grading needs) to ``destination``."""
+    destination.mkdir(parents=True)
+    for part in parts:
+        if (exercise.directory / part).is_file():
+            shutil.copy2(exercise.directory / part, destination / part)
+    return destination

@@ -1,0 +1,80 @@
+"""The command line of the exports: ``jaxgrade export gradescope|prairielearn|student`` (registered
+on the CLI by :func:`add_commands`), and ``python -m grader.export ...`` (:func:`main`), what the
+exported scripts run inside their containers."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+from grader.errors import ExerciseError, ExitCode, ExportError, GraderFailure
+from grader.exercise import find_exercise
+from grader.export.container_grading import protect_exercise, shared_compile_cache
+from grader.export.gradescope import autograde, export_gradescope
+from grader.export.prairielearn import export_prairielearn, prairielearn_grade
+from grader.export.student import export_student
+
+
+def _export(args: argparse.Namespace) -> int:
+    exercise = find_exercise(args.exercise)
+    if args.image and args.target != "prairielearn":
+        raise ExerciseError("--image is for jaxgrade export prairielearn only")
+    try:
+        if args.target == "gradescope":
+            path = export_gradescope(exercise, Path(args.output))
+            print(f"Wrote {path}: upload it as the autograder of a Gradescope programming assignment; "
+                  f"students submit {exercise.slug}.py.")
+        elif args.target == "prairielearn":
+            path = export_prairielearn(exercise, Path(args.output), args.image)
+            print(f"Wrote {path}/: copy it to questions/ in your PrairieLearn course. Build and push the grader "
+                  f"image from {path}/image (see its Dockerfile)"
+                  + ("." if args.image else ", then set externalGradingOptions.image in info.json (or export again "
+                                             "with --image ACCOUNT/NAME:TAG)."))
+        else:
+            path = export_student(exercise, Path(args.output))
+            print(f"Wrote {path}/: give students this folder; they run  python check  inside it.")
+    except ExportError as error:
+        raise ExerciseError(str(error)) from None
+    return ExitCode.OK
+
+
+def add_commands(commands: Any) -> None:
+    """Register ``jaxgrade export`` on the CLI's subcommand parsers."""
+    export = commands.add_parser("export", help="package an exercise for Gradescope, PrairieLearn or students")
+    export.add_argument("target", choices=["gradescope", "prairielearn", "student"],
+                        help="gradescope: an autograder .zip; prairielearn: a question folder with its external "
+                             "grader; student: a folder without solutions or hidden checks")
+    export.add_argument("-e", "--exercise", required=True, help="exercise slug")
+    export.add_argument("-o", "--output", required=True, help="the .zip (gradescope) or a new folder")
+    export.add_argument("--image", help="prairielearn: the grader image's name in info.json (default: a placeholder "
+                                        "to replace once you have pushed the image built from image/)")
+    export.set_defaults(run=_export)
+
+
+def main(argv: list[str]) -> int:
+    """``python -m grader.export autograde|lock|warm-cache|prairielearn-grade --root ROOT -e SLUG``: what
+    Gradescope's run_autograder and setup.sh, and PrairieLearn's tests/run.sh, call."""
+    parser = argparse.ArgumentParser(prog="python -m grader.export")
+    parser.add_argument("action", choices=["autograde", "lock", "warm-cache", "prairielearn-grade"])
+    parser.add_argument("--root", type=Path, default=Path(os.environ.get("JAXGRADE_AUTOGRADER_ROOT", "/autograder")))
+    parser.add_argument("-e", "--exercise", required=True)
+    args = parser.parse_args(argv)
+    if args.action == "warm-cache":
+        print(f"jaxgrade: compilation cache {shared_compile_cache(find_exercise(args.exercise)) or 'off'}")
+        return ExitCode.OK
+    if args.action == "lock":
+        try:
+            print(f"jaxgrade: {protect_exercise(args.root, find_exercise(args.exercise)).detail}")
+            return ExitCode.OK
+        except GraderFailure as fault:
+            print(f"jaxgrade: {fault}", file=sys.stderr)
+            return ExitCode.UNGRADABLE
+    try:
+        grade_one = prairielearn_grade if args.action == "prairielearn-grade" else autograde
+        return grade_one(args.root, args.exercise)
+    except Exception:  # an unforeseen grader failure: no results.json, so Gradescope flags the run
+        traceback.print_exc()
+        return ExitCode.NOT_ALL
