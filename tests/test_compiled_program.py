@@ -190,3 +190,43 @@ def test_a_factory_made_step_is_called_as_often_as_the_checks_need(no_recompile,
     ''', "load.function", "type.new_w_and_loss", "value.random_steps", "structure.compiles_once")
     assert [c.status for c in checks] == ["passed"] * 4, [c.message for c in checks]
     assert checks[0].message.startswith("make_step() returns step(w, x, y, lr), which takes 4 arguments")
+
+
+@pytest.fixture(scope="module")
+def memory_per_device():
+    return find_exercise("memory_per_device")
+
+
+def test_an_eighth_per_device_on_a_mesh_the_variants_lack_passes(memory_per_device, tmp_path: Path) -> None:
+    # a 4 x 2 mesh with its axes named in the other order, the spec naming them backwards
+    holds, host = judged(memory_per_device, tmp_path, '''
+        import jax, numpy as np
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+        def shard_params(w):
+            mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("b", "a"))
+            return jax.device_put(w, NamedSharding(mesh, P("a", "b")))
+    ''', "structure.an_eighth_each", "structure.no_host_work")
+    assert holds.status == "passed" and "1/8 of it), over 8 devices" in holds.message, holds.message
+    assert host.status == "passed", host.message
+
+
+def test_a_copy_through_the_host_fails_the_host_check(memory_per_device, tmp_path: Path) -> None:
+    holds, host = judged(memory_per_device, tmp_path, '''
+        import jax, numpy as np
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+        def shard_params(w):
+            mesh = Mesh(np.array(jax.devices()), ("d",))
+            return jax.device_put(np.array(w, copy=True), NamedSharding(mesh, P(None, "d")))
+    ''', "structure.an_eighth_each", "structure.no_host_work")
+    assert holds.status == "passed", holds.message
+    assert host.status == "failed" and "a JAX array pulled to NumPy" in host.message, host.message
+
+
+def test_a_quarter_on_each_of_four_devices_fails_the_share(memory_per_device, tmp_path: Path) -> None:
+    holds, = judged(memory_per_device, tmp_path, '''
+        import jax, numpy as np
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+        def shard_params(w):
+            return jax.device_put(w, NamedSharding(Mesh(np.array(jax.devices()[4:]), ("d",)), P(None, "d")))
+    ''', "structure.an_eighth_each")
+    assert holds.status == "failed" and "1/4 of it), over 4 devices" in holds.message, holds.message
