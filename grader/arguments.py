@@ -9,7 +9,7 @@ Arguments are plain Python in the grader's process (NumPy arrays, numbers, :clas
 dicts and tuples of them), keyed by parameter name. Everything here works leaf by leaf on the
 *paths* JAX's ``jax.tree_util.keystr`` would print (``params['dense']['kernel']``, ``batch[0]``),
 so a report, a structure target and the child all name the same leaf the same way. The grader's
-process never imports JAX; the child builds the JAX values (``grader.observe.child``).
+process never imports JAX; the child builds the JAX values (``grader.child.server``).
 """
 from __future__ import annotations
 

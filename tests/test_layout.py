@@ -16,7 +16,7 @@ GRADER = Path(__file__).resolve().parent.parent / "grader"
 LAYERS = (
     ("grader", "grader.errors", "grader.outcome", "grader.release", "grader.arguments", "grader.strategies",
      "grader.source",
-     "grader.cache"),
+     "grader.cache", "grader.wire", "grader.child"),
     ("grader.sandbox",),
     ("grader.observe",),
     ("grader.checks",),

@@ -15,7 +15,7 @@ import numpy as np
 
 from grader.errors import Malformed
 from grader.observe.program import Program
-from grader.sandbox.protocol import EXTRA_FLOATS, decode_array, holds_reals
+from grader.wire import EXTRA_FLOATS, decode_array, holds_reals
 
 MAX_TEXT = 2000  # characters of any one message from the child (an exception, a repr)
 # What JAX raises when its compiler or runtime fails (not a Python error in the student's code).

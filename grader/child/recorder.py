@@ -22,7 +22,7 @@ eager paths, in place before the submission is imported:
   a JAX array pulled to the host (``np.asarray``, ``float()``, ``.item()``, ``print``);
   ``custom_vjp.__call__`` and ``custom_jvp.__call__``: a custom derivative rule applied;
   ``compiler.compile_or_get_cached``: a program compiled. In a full record every XLA program
-  the call ran is kept (JAX's own too) for what XLA made of it (``grader.observe.compiled``).
+  the call ran is kept (JAX's own too) for what XLA made of it (``grader.child.compiled``).
 
 Counterfactual calls (``Recorder.swap``, a :class:`Swap`): a *capturing* call (the function
 on other values of one argument) keeps what each placing operation received (an eager
@@ -50,9 +50,9 @@ import hashlib
 import os
 from typing import Any, Callable
 
-from grader.observe import compiled
-from grader.observe.jaxpr_graph import Builder, Describe, is_library, mesh_data, simple_param
-from grader.sandbox.protocol import EXTRA_FLOATS
+from grader.child import compiled
+from grader.child.jaxpr_graph import Builder, Describe, is_library, mesh_data, simple_param
+from grader.wire import EXTRA_FLOATS
 
 FULL, PLACEMENTS = "full", "placements"
 # Primitives that run Python on the host in the middle of a program.
@@ -379,7 +379,7 @@ class Recorder:
         """Every XLA program a fully recorded call ran, once each, in the order first run: its
         name, the function (``step at solution.py:12`` for a jitted function the call made),
         whether it is the submission's own, how many times it ran, and what XLA made of it
-        (``grader.observe.compiled``: collectives and memory per device). JAX's own programs
+        (``grader.child.compiled``: collectives and memory per device). JAX's own programs
         count too: an eager ``shard_map`` runs each collective as one, an eager sum over a sharded
         array its all-reduce."""
         made: dict[int, tuple[str, bool]] = {}  # id(executable) -> the jitted function the call made
@@ -668,7 +668,7 @@ def buffers(array: Any) -> list[dict[str, Any]]:
     for single in (array._arrays or [])[:64]:  # none once donated
         device = next(iter(single.devices()))
         data = np.ascontiguousarray(np.asarray(single))
-        if data.dtype.name in EXTRA_FLOATS:  # digested as they travel (grader.observe.child)
+        if data.dtype.name in EXTRA_FLOATS:  # digested as they travel (grader.child.server)
             data = data.astype(np.float32)
         found.append({"device": int(device.id), "shape": list(data.shape),
                       "digest": hashlib.sha1(data.tobytes()).hexdigest()[:20]})

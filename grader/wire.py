@@ -21,7 +21,7 @@ MAX_MESSAGE_BYTES = 64 << 20
 
 # The real floats NumPy knows only through ml_dtypes (JAX's dependency): their ``dtype.str`` is
 # an anonymous void ('<V2'), so they travel by name and are decoded as the numbers they are.
-# A returned array of one of them travels widened to float32 (grader.observe.child), so the
+# A returned array of one of them travels widened to float32 (grader.child.server), so the
 # grader's process never imports ml_dtypes (~0.5 s); arguments travel as they are.
 EXTRA_FLOATS = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
 
