@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from grader.child.jax_patches import remember_compilations, share_ir_context
 from grader.child.server import Child
-from grader.wire import write_message
+from grader.wire import Failed, write_message
+
+if TYPE_CHECKING:
+    from grader.child.confine import Policy
 
 
 def _forget_grader() -> None:
@@ -34,7 +37,7 @@ def main() -> None:
     start(int(sys.argv[1]), int(sys.argv[2]), policy)
 
 
-def start(inbox: int, outbox: int, policy: Any = None) -> None:
+def start(inbox: int, outbox: int, policy: Policy | None = None) -> None:
     """Import JAX (backend not started), put the observers in place, confine the process as
     ``policy`` (a ``grader.child.confine.Policy``) says, then serve; never returns."""
     try:
@@ -48,7 +51,8 @@ def start(inbox: int, outbox: int, policy: Any = None) -> None:
             child.protections = confine(policy)
         _forget_grader()
     except BaseException as error:
-        write_message(outbox, {"op": "failed", "error": f"{type(error).__name__}: {error}"})
+        failed: Failed = {"op": "failed", "error": f"{type(error).__name__}: {error}"}
+        write_message(outbox, failed)
         os._exit(70)
     child.serve()
     sys.stdout.flush()

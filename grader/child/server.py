@@ -22,7 +22,8 @@ from typing import Any, Callable
 
 from grader.child.pins import originals
 from grader.errors import CellFailed, ChannelClosed
-from grader.wire import EXTRA_FLOATS, carries, decode_array, encode_array, read_message, write_message
+from grader.wire import (EXTRA_FLOATS, CallReply, LoadReply, Ready, Reply, Skipped, TraceReply, ValueData,
+                         carries, decode_array, encode_array, read_message, write_message)
 
 MAX_RETURNED_ELEMENTS = 1 << 20
 MAX_RETURNED_LEAVES = 256
@@ -70,7 +71,7 @@ class Child:
         # The shared compilation cache is read-only here (grader.child.confine): a miss is not news.
         warnings.filterwarnings("ignore", message="Error writing persistent compilation cache entry")
         warnings.filterwarnings("ignore", message="Error reading persistent compilation cache entry")
-        self.protections: dict[str, Any] = {}
+        self.protections: dict[str, dict[str, Any]] = {}
         self.ArrayImpl, self.NamedSharding, self.SingleDeviceSharding = ArrayImpl, NamedSharding, SingleDeviceSharding
         self.function: Callable[..., Any] | None = None
         self.captured: list[Any] = []  # what the placing operations of the last capturing call received
@@ -84,11 +85,11 @@ class Child:
         for name in ("load", "call", "trace"):
             setattr(self, name, self._guarded(getattr(self, name)))
 
-    def _guarded(self, handler: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    def _guarded(self, handler: Callable[..., Reply]) -> Callable[..., Reply]:
         """The request handler, run with the original JAX, and again after it."""
         restore = self.pins.restore
 
-        def guarded(*args: Any) -> dict[str, Any]:
+        def guarded(*args: Any) -> Reply:
             restore()
             reply = handler(*args)
             restore()
@@ -129,6 +130,7 @@ class Child:
         return shards
 
     def describe_leaf(self, value: Any) -> dict[str, Any]:
+        """A ``grader.wire.LeafData`` but its ``path`` (``describe_value`` puts it first)."""
         np = self.np
         kind = type(value)
         described: dict[str, Any] = {"type": f"{kind.__module__}.{kind.__qualname__}"}
@@ -179,7 +181,7 @@ class Child:
             return [(prefix, _TooBig(len(found)))]
         return [(prefix + tree_util.keystr(path), leaf) for path, leaf in found]
 
-    def describe_value(self, returned: list[tuple[str, Any]]) -> dict[str, Any]:
+    def describe_value(self, returned: list[tuple[str, Any]]) -> ValueData:
         return {"leaves": [{"path": path, **self.describe_leaf(leaf)} for path, leaf in returned]}
 
     # -- arguments -------------------------------------------------------------------------------
@@ -211,7 +213,7 @@ class Child:
 
     # -- requests ----------------------------------------------------------------------------
     def load(self, path: str, display_name: str, function: str, arity: int = 1,
-             factory: bool = False) -> dict[str, Any]:
+             factory: bool = False) -> LoadReply:
         self.filename = display_name
         try:
             with open(path, "rb") as handle:
@@ -229,7 +231,7 @@ class Child:
         module.__file__ = path
         sys.modules[name] = module
         cells = self.read_cells(source)
-        skipped: list[dict[str, Any]] = []  # the notebook cells skipped because they failed
+        skipped: list[Skipped] = []  # the notebook cells skipped because they failed
         try:
             if cells is None:  # a .py file: run whole, as Python imports it
                 exec(code, module.__dict__)
@@ -277,7 +279,7 @@ class Child:
                 **({"made_by": made_by} if made_by else {}), **_skipped(skipped)}
 
     def run_cells(self, source: bytes, cells: list[Any], namespace: dict[str, Any],
-                  skipped: list[dict[str, Any]]) -> None:
+                  skipped: list[Skipped]) -> None:
         """Run a converted notebook cell by cell in one namespace, as Jupyter's Run All does,
         except that a cell the function does not need that raises an Exception (or calls
         sys.exit) is skipped, added to ``skipped`` (number, line in the cell, error), and the
@@ -316,7 +318,7 @@ class Child:
                 raise CellFailed(cell.number, cell.needed, error) from None
 
     def call(self, named: list[list[Any]], mode: str = "placements",
-             counterfactual: dict[str, Any] | None = None) -> dict[str, Any]:
+             counterfactual: dict[str, Any] | None = None) -> CallReply:
         """Run the function once. ``counterfactual`` ({"capture": bool, "sharding", "shape",
         "turn"}): capture what the placing operations receive (of eager device_puts of ``shape``
         onto ``sharding``, only the ``turn``-th; each when given), kept for the next call; or
@@ -354,7 +356,7 @@ class Child:
         except BaseException as error:  # a computation that fails only when its result is awaited
             return {"ok": False, "exception": type(error).__name__, "error": _error_text(error, self.filename),
                     "placements": []}
-        reply = {"ok": True, "value": self.describe_value(returned),
+        reply: CallReply = {"ok": True, "value": self.describe_value(returned),
                  "placements": self.placements_of(events, leaves, self.describe_sharding), "intact": intact,
                  "jit_calls": recorder.jit_calls(events, leaves), "host": recorder.host_work(events)}
         if swapped is not None:
@@ -365,7 +367,7 @@ class Child:
                                                     lambda v: type(v) is self.ArrayImpl)
         return reply
 
-    def trace(self, named: list[list[Any]]) -> dict[str, Any]:
+    def trace(self, named: list[list[Any]]) -> TraceReply:
         values, leaves = self.arguments(named)
         static = tuple(i for i, v in enumerate(values) if isinstance(v, (bool, int, float)))
         traced = [leaf for leaf in leaves if not isinstance(leaf[1], (bool, int, float))]
@@ -379,9 +381,9 @@ class Child:
     def serve(self) -> None:
         jax = self.jax
         import resource
-        write_message(self.outbox, {"op": "ready", "jax": jax.__version__,
-                                    "devices": [str(d) for d in jax.devices()], "protections": self.protections,
-                                    "memory_limit": resource.getrlimit(resource.RLIMIT_AS)[0]})
+        ready: Ready = {"op": "ready", "jax": jax.__version__, "devices": [str(d) for d in jax.devices()],
+                        "protections": self.protections, "memory_limit": resource.getrlimit(resource.RLIMIT_AS)[0]}
+        write_message(self.outbox, ready)
         while True:
             try:
                 request = read_message(self.inbox)
@@ -390,6 +392,7 @@ class Child:
             op = request.get("op")
             if op == "exit":
                 return
+            reply: Reply
             try:
                 if op == "load":
                     reply = self.load(request["path"], request["display_name"], request["function"],
@@ -406,7 +409,7 @@ class Child:
             write_message(self.outbox, reply)
 
 
-def _skipped(skipped: list[dict[str, Any]]) -> dict[str, Any]:
+def _skipped(skipped: list[Skipped]) -> dict[str, Any]:
     """The load reply's account of skipped cells: the first ``MAX_SKIPPED``, and how many in all."""
     return {"skipped": skipped[:MAX_SKIPPED], "skipped_count": len(skipped)} if skipped else {}
 

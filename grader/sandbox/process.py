@@ -35,7 +35,7 @@ from grader.sandbox.cgroup import ChildGroup
 from grader.child.confine import Policy, process_limit
 from grader.sandbox.hiding import PACKAGE_PARENT, hidden_paths
 from grader.sandbox.limits import Limits
-from grader.wire import HEADER, MAX_MESSAGE_BYTES
+from grader.wire import HEADER, MAX_MESSAGE_BYTES, frame
 from grader.sandbox.reaper import MARKER, kill_marked, kill_uid
 from grader.sandbox.scratch import ScratchWatch, remove_tree
 from grader.sandbox.uids import UidLease
@@ -297,8 +297,7 @@ class ChildProcess:
     def request(self, message: dict[str, Any], timeout: float, during: str) -> dict[str, Any]:
         self.ready
         deadline = time.monotonic() + timeout
-        body = json.dumps(message).encode("utf-8")
-        self._send(HEADER.pack(len(body)) + body, deadline, during)
+        self._send(frame(message), deadline, during)
         answer = self._receive(deadline, during)
         full = self._scratch_full()
         if full is not None:  # ENOSPC told the code; the report says it plainly, as the watch does
@@ -382,7 +381,7 @@ class ChildProcess:
             return self._closed
         if self.process.poll() is None:
             try:
-                os.write(self._to_child, HEADER.pack(14) + b'{"op": "exit"}')
+                os.write(self._to_child, frame({"op": "exit"}))
                 self.process.wait(timeout=1)
             except (OSError, subprocess.TimeoutExpired):
                 pass
