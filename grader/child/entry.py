@@ -1,7 +1,6 @@
-"""The child's entry point: ``main`` in an exec'd child (``grader.sandbox.process.BOOT``),
-``start`` in one forked from the zygote (``grader.sandbox.pool``, which runs the same boot line).
-It patches JAX, makes the request server, confines the process, forgets the grader's modules,
-then serves.
+"""The child's entry point: ``main``, which ``grader.sandbox.process.BOOT`` runs in an exec'd
+child and ``grader.sandbox.pool`` in one forked from the zygote. ``start`` patches JAX, makes the
+request server, confines the process, forgets the grader's modules, then serves.
 """
 from __future__ import annotations
 
