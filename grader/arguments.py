@@ -9,7 +9,7 @@ Arguments are plain Python in the grader's process (NumPy arrays, numbers, :clas
 dicts and tuples of them), keyed by parameter name. Everything here works leaf by leaf on the
 *paths* JAX's ``jax.tree_util.keystr`` would print (``params['dense']['kernel']``, ``batch[0]``),
 so a report, a structure target and the child all name the same leaf the same way. The grader's
-process never imports JAX; the child builds the JAX values (``grader.observe.child``).
+process never imports JAX; the child builds the JAX values (``grader.child.server``).
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from typing import Any, Iterator, Literal, Mapping, Union
 import numpy as np
 
 from grader.errors import ExerciseError
+from grader.wire import encode_array
 
 
 @dataclass(frozen=True)
@@ -262,10 +263,10 @@ def resolve_shape(spec: Array, dims: Mapping[str, int]) -> tuple[int, ...]:
 
 # -- the channel: arguments to the child, as JSON ---------------------------------------------------
 def encode(value: Any) -> dict[str, Any]:
-    """A JSON-able tree for the child, which rebuilds it with JAX values."""
+    """A JSON-able tree for the child, which rebuilds it with JAX values (``grader.child.server``
+    ``Child.build``); arrays in the wire's one codec."""
     if isinstance(value, np.ndarray):
-        return {"kind": "array", "dtype": value.dtype.str, "shape": list(value.shape),
-                "b64": base64.b64encode(np.ascontiguousarray(value).tobytes()).decode("ascii")}
+        return {"kind": "array", **encode_array(value)}
     if isinstance(value, KeySeed):
         return {"kind": "key", "seed": int(value.seed)}
     if isinstance(value, bool):

@@ -108,7 +108,7 @@ class ChannelClosed(SubmissionFault):
 
 
 class CellFailed(SubmissionFault):
-    """In the child, a notebook cell whose failure fails the load (``grader.observe.child``):
+    """In the child, a notebook cell whose failure fails the load (``grader.child.server``):
     its number, whether the graded function needs it, and ``error`` as the cell raised it."""
 
     def __init__(self, cell: int, needed: bool, error: BaseException) -> None:

@@ -17,7 +17,7 @@ class run's intake, the Gradescope and PrairieLearn autograders):
   grader lacks, plots, or calls the function on a bad input). Which cells the function needs
   is judged from their syntax (``_needed``: the cell that last defines it, and those defining
   the helpers, constants and imports it uses, transitively); the converted file ends with that
-  table (``grader.notebook_cells``), and the child (``grader.observe.child``) runs the cells and
+  table (``grader.child.cells``), and the child (``grader.child.server``) runs the cells and
   reports those it skipped, which the load check lists. A needed cell that fails fails the
   load, named by its number. Notebooks of more than ``MAX_ANALYSED_CODE`` of code, and ``.py``
   files, run whole.
@@ -41,7 +41,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
 from grader.errors import NotebookError
-from grader.notebook_cells import Cell, cells_line
+from grader.child.cells import Cell, cells_line
 
 SUFFIXES = (".py", ".ipynb")
 MAX_HELPERS, MAX_HELPER_BYTES = 32, 1 << 20
@@ -86,7 +86,7 @@ def notebook_python(data: bytes, function: str | None = None, beside: frozenset[
     """A notebook's code cells as one Python file. With ``function`` (the exercise's), a cell
     that imports a module the grader does not provide, or uses what such a cell defined, is
     left out (and listed) unless ``function`` needs it; ``beside``: the student's own modules.
-    The file then ends with the table of its cells (``grader.notebook_cells``): the child runs
+    The file then ends with the table of its cells (``grader.child.cells``): the child runs
     them one by one and skips a cell ``function`` does not need when it fails."""
     notes = _Notes()
     cells = [_cell_python(number, source, notes) for number, source in read_notebook(data)]

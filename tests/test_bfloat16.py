@@ -15,12 +15,12 @@ import pytest
 from grader import find_exercise, grade
 from grader.checks.values import compare
 from grader.observe.returned import Returned, parse_leaves
-from grader.sandbox.protocol import carries, decode_array, encode_array
+from grader.wire import carries, decode_array, encode_array
 
 
 def returned(value: np.ndarray) -> Returned:
     """What the parent makes of the child's description of a JAX array holding ``value``
-    (grader.observe.child: widened to float32 on the way)."""
+    (grader.child.server: widened to float32 on the way)."""
     described = {"path": "result", "kind": "jax_array", "type": "jaxlib._jax.ArrayImpl", "dtype": str(value.dtype),
                  "shape": list(value.shape), "array": encode_array(value.astype(np.float32))}
     return Returned(True, leaves=parse_leaves({"leaves": [described]}))

@@ -19,8 +19,8 @@ def refuse(self, key, value):  # what a confined child meets: the shared cache m
     raise PermissionError("read-only file system")
 lru_cache.LRUCache.put = refuse
 if {remember}:
-    from grader.observe.child import _remember_compilations
-    _remember_compilations()
+    from grader.child.jax_patches import remember_compilations
+    remember_compilations()
 import jax, jax.numpy as jnp
 from jax._src import compiler
 x = jnp.arange(5.0).block_until_ready()

@@ -1,4 +1,4 @@
-"""grader.observe.compiled and grader.checks.compiled_program, on real children with 8
+"""grader.child.compiled and grader.checks.compiled_program, on real children with 8
 simulated devices: the collectives XLA compiled (the ones the SPMD partitioner inserts too),
 their bytes per device, each program's memory per device, and the checks that judge them, on
 the reduce_scatter_grads exercise and solutions in styles its variants do not have. Factory

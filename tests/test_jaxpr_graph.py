@@ -1,4 +1,4 @@
-"""grader.observe.jaxpr_graph (in the child) and grader.observe.program (in the parent): traced programs of
+"""grader.child.jaxpr_graph (in the child) and grader.observe.program (in the parent): traced programs of
 real JAX functions become data whose dataflow answers the structure checks' questions."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from grader.observe.jaxpr_graph import program_of
+from grader.child.jaxpr_graph import program_of
 from grader.observe.program import Program
 
 X = jnp.arange(4, dtype=jnp.float32)

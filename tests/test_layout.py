@@ -5,6 +5,8 @@ exercise (the declarations) → report (the result and its renderings) → engin
 → batch, validate, export, scaffold (many gradings, authoring, platforms) → cli.
 A module may import its own layer or any layer below it, never one above, and no import
 cycle exists even inside a layer (function-level imports included: they are still imports).
+What runs inside the child (grader/child/) sits in the bottom layer and imports, of the grader,
+only the wire (grader/wire.py, which both sides speak) and the errors.
 """
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ GRADER = Path(__file__).resolve().parent.parent / "grader"
 LAYERS = (
     ("grader", "grader.errors", "grader.outcome", "grader.release", "grader.arguments", "grader.strategies",
      "grader.source",
-     "grader.cache"),
+     # grader.child here too: grader.source writes the cell table the child reads (grader.child.cells)
+     "grader.cache", "grader.wire", "grader.child"),
     ("grader.sandbox",),
     ("grader.observe",),
     ("grader.checks",),
@@ -50,11 +53,15 @@ def _imports() -> dict[str, set[str]]:
     return found
 
 
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
 def _layer(module: str) -> int:
     best = None
     for rank, prefixes in enumerate(LAYERS):
         for prefix in prefixes:
-            if module == prefix or module.startswith(prefix + "."):
+            if _within(module, prefix):
                 if best is None or len(prefix) > best[1]:
                     best = (rank, len(prefix))
     assert best is not None, f"{module} belongs to no layer: add it to LAYERS in tests/test_layout.py"
@@ -90,3 +97,17 @@ def test_errors_live_in_one_module() -> None:
                if isinstance(node, ast.ClassDef) and any(getattr(b, "id", "").endswith(("Error", "Exception"))
                                                          for b in node.bases)]
     assert not defined, defined
+
+
+CHILD_MAY_IMPORT = {"grader.wire", "grader.errors"}
+
+
+def test_the_child_imports_only_the_wire_and_the_errors() -> None:
+    """Everything under grader/child/ runs in the submission's process: of the grader it imports
+    its own modules, the wire and the errors, nothing else, at any level of a module; and the
+    wire, which the child imports, only the errors."""
+    graph = _imports()
+    outside = [f"{module} imports {target}" for module, targets in graph.items() if _within(module, "grader.child")
+               for target in targets if not _within(target, "grader.child") and target not in CHILD_MAY_IMPORT]
+    assert not outside, outside
+    assert graph["grader.wire"] <= {"grader.errors"}, graph["grader.wire"]

@@ -1,4 +1,4 @@
-"""grader.notebook_cells: a notebook runs cell by cell in the sandboxed child, as Jupyter's Run All
+"""grader.child.cells: a notebook runs cell by cell in the sandboxed child, as Jupyter's Run All
 runs it, a cell the graded function does not need skipped (and listed) when it fails as it
 runs, a needed one failing the load by its number. Through ``jaxgrade check`` and the library
 on real notebooks, graded for real."""
@@ -14,7 +14,7 @@ import pytest
 
 from conftest import REPO
 from grader.engine import grade
-from grader.notebook_cells import Cell, cells_line, read_cells
+from grader.child.cells import Cell, cells_line, read_cells
 from grader.source import python_of
 
 FUNCTION = "replicated_sharding_value"

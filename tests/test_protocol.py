@@ -1,4 +1,4 @@
-"""grader.sandbox.protocol: the channel between grader and child, over real pipes."""
+"""grader.wire: the channel between grader and child, over real pipes."""
 from __future__ import annotations
 
 import os
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from grader.errors import ChannelClosed
-from grader.sandbox.protocol import decode_array, encode_array, read_message, write_message
+from grader.wire import decode_array, encode_array, read_message, write_message
 
 
 @pytest.mark.parametrize("array", [

@@ -1,4 +1,4 @@
-"""grader.observe.recorder: what a real call did, seen whole. Real children with 8 simulated
+"""grader.child.recorder: what a real call did, seen whole. Real children with 8 simulated
 devices, real submissions written to temporary files, read through the session's replies.
 
 - every call of a jitted function is in the record, repeats served by JAX's caches included,

@@ -1,4 +1,4 @@
-"""grader.sandbox.process and grader.sandbox.confine against the hostile corpus in tests/hostile/.
+"""grader.sandbox.process and grader.child.confine against the hostile corpus in tests/hostile/.
 
 Every hostile submission is graded for real (real child processes, real JAX) with short
 limits. Each test asserts the verdict and the message, that grading ended within its
@@ -28,7 +28,7 @@ import pytest
 
 from conftest import GRADER_ENVIRONMENT, REPO, SEED_EXERCISE
 from grader import grade
-from grader.sandbox.confine import Policy
+from grader.child.confine import Policy
 from grader.report.result import Report
 from grader.sandbox.scratch import measure_tree, remove_tree
 from grader.sandbox.limits import Limits
@@ -589,7 +589,7 @@ def test_a_uid_an_older_grader_holds_is_never_shared(tmp_path, monkeypatch):
 
 
 def test_a_policy_survives_its_json_form():
-    policy = Policy(workdir="/tmp/x", keep_fds=(5, 6), uid=61001, gid=61001, hide=("/a",), read_only=("/c",))
+    policy = Policy(workdir="/tmp/x", limits=Limits().in_child(), keep_fds=(5, 6), uid=61001, gid=61001, hide=("/a",), read_only=("/c",))
     assert Policy.from_json(policy.to_json()) == policy
 
 

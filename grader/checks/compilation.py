@@ -4,7 +4,7 @@ which argument buffers they donate.
 A jitted step that is compiled anew on every call (a static argument whose value changes,
 ``jax.jit`` applied inside the function, a shape that differs from call to call) returns the
 right numbers, only ten to a thousand times slower, so no value check can see it. The
-recorder (``grader.observe.recorder``) sees every call of a jitted function, served from
+recorder (``grader.child.recorder``) sees every call of a jitted function, served from
 JAX's caches or not, counts the programs compiled during it (a program the persistent
 compilation cache serves counts too: what the grader's cache holds changes no count), and
 says why a function was traced or compiled again (which argument changed, and how).

@@ -3,7 +3,7 @@
 The values cannot tell an all-reduce followed by a slice from a reduce-scatter, nor a step
 that keeps every intermediate for its backward pass from one that recomputes them
 (``jax.checkpoint``): the numbers are the same, the traffic and the memory are not. These
-checks read the XLA programs the probe call really ran (``grader.observe.compiled``: the
+checks read the XLA programs the probe call really ran (``grader.child.compiled``: the
 collectives of each, their bytes, its memory per device; JAX's programs for eager operations
 included), and the shards of what the function returned.
 

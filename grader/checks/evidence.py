@@ -1,7 +1,7 @@
 """The evidence structure is judged on: what a real call on the probe arguments did, and the
 cross-checks that make it trustworthy.
 
-The probe call is recorded as a program in the child (``grader.observe.recorder``): every
+The probe call is recorded as a program in the child (``grader.child.recorder``): every
 placement it made (``jax.device_put``, the in/out shardings of every ``jax.jit`` it called,
 sharding constraints, ``shard_map`` specs), with exact dataflow, and the real device buffers
 of what it placed and returned. Code that cannot be traced is judged exactly like code that

@@ -1,7 +1,7 @@
 """``load``: the file can be imported and defines the function, callable with the declared arguments
 (for a factory, ``make_step()`` runs and returns such a function).
 
-A notebook runs cell by cell (``grader.notebook_cells``): the cells the function does not need
+A notebook runs cell by cell (``grader.child.cells``): the cells the function does not need
 that failed were skipped, and every outcome lists them (a skipped cell may be why the function
 is missing); a needed cell that failed is the failure, named by its number."""
 from __future__ import annotations

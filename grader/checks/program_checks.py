@@ -3,7 +3,7 @@
 A sharded computation is only what the task asks when the program really does it: a sum
 over a sharded array that matches ``jnp.sum(x)`` can come from a ``psum`` across devices or
 from gathering everything to one place first. These checks read the program the probe call
-really ran (``grader.observe.recorder``: jitted functions and shard_map bodies included) and
+really ran (``grader.child.recorder``: jitted functions and shard_map bodies included) and
 declare, per exercise, which operations must appear (over which mesh axes, inside which
 transformation, on the path from the arguments to the result) and which must not.
 

@@ -35,7 +35,7 @@ from grader.checks.base import Check, Context
 from grader.errors import ExerciseError
 from grader.observe.returned import Leaf, Returned, describe_structure
 from grader.outcome import Category, Outcome
-from grader.sandbox.protocol import holds_reals
+from grader.wire import holds_reals
 from grader.strategies import Arguments, Named, exact_sum, float32_sum_tolerance
 
 # An oracle takes the arguments by name (``expected(x=..., w=...)``) and gives the exact

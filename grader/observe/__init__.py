@@ -1,3 +1,3 @@
-"""Stage 2: what a submission did. ``child`` runs inside the sandbox and records raw facts;
-``session`` is the grader's side of one live child; ``program`` reads the recorded programs.
-Kept empty: the child imports ``grader.observe.child`` and must start fast."""
+"""Stage 2: what a submission did, on the grader's side. ``session`` is the grader's side of one
+live child (what runs inside it is ``grader.child``); ``returned`` parses its replies;
+``program`` reads the recorded programs."""

@@ -1,8 +1,8 @@
 """A submission's program, as data, with the dataflow questions checks ask.
 
 Built in the grader's process from what the child sent: the program ``jax.make_jaxpr``
-traced, or the program a real call ran (``grader.observe.recorder``); both have the same
-shape (see ``grader.observe.jaxpr_graph``). Inputs are the argument leaves, named by path
+traced, or the program a real call ran (``grader.child.recorder``); both have the same
+shape (see ``grader.child.jaxpr_graph``). Inputs are the argument leaves, named by path
 (``x``, ``params['dense']['kernel']``); outputs are the returned leaves (``result``,
 ``result['w']``). "May derive" is conservative: control flow links everything it reads to
 everything it writes, so a "does not derive" answer is certain and a "derives" answer is at

@@ -3,8 +3,10 @@
 Everything here came from a process the submission ran in: every string is made safe and
 bounded (:func:`safe_text`) and every field checked (:func:`parse_leaves`) once, where it
 enters the grader, so no check, renderer or file ever sees a lone surrogate, an 8 MiB message
-or a reply of the wrong shape. A malformed reply raises :class:`Malformed`, which the session
-turns into a "protocol" incident: the submission's failure, not the grader's.
+or a reply of the wrong shape (the shapes are ``grader.wire``'s typed replies; each helper below
+takes one as the protocol says it is, and checks it). A malformed reply raises
+:class:`Malformed`, which the session turns into a "protocol" incident: the submission's
+failure, not the grader's.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import numpy as np
 
 from grader.errors import Malformed
 from grader.observe.program import Program
-from grader.sandbox.protocol import EXTRA_FLOATS, decode_array, holds_reals
+from grader.wire import EXTRA_FLOATS, JitCallData, LeafData, ProgramData, decode_array, holds_reals
 
 MAX_TEXT = 2000  # characters of any one message from the child (an exception, a repr)
 # What JAX raises when its compiler or runtime fails (not a Python error in the student's code).
@@ -89,7 +91,7 @@ def parse_leaves(value: Any) -> tuple[Leaf, ...]:
         raise Malformed(f"a returned value was not described as the protocol says ({error})") from None
 
 
-def _leaf(data: dict[str, Any]) -> Leaf:
+def _leaf(data: LeafData) -> Leaf:
     kind = data["kind"]
     if kind not in ("jax_array", "numpy", "python", "other"):
         raise ValueError(f"unknown kind {kind!r}")
@@ -207,7 +209,7 @@ def parse_jit_calls(data: Any) -> tuple[JitCall, ...]:
     return tuple(_jit_call(d) for d in data[:256])
 
 
-def _jit_call(data: dict[str, Any]) -> JitCall:
+def _jit_call(data: JitCallData) -> JitCall:
     again = data.get("again")
     if again is not None and not (isinstance(again, dict) and again.get("what") in RECOMPILE_CAUSES
                                   and all(isinstance(again.get(k), str) for k in ("argument", "before", "after"))):
@@ -235,7 +237,7 @@ def parse_programs(data: Any) -> tuple[CompiledProgram, ...]:
         raise Malformed(f"compiled programs are not as the protocol says ({error})") from None
 
 
-def _program(data: dict[str, Any]) -> CompiledProgram:
+def _program(data: ProgramData) -> CompiledProgram:
     def count(value: Any) -> int:
         if type(value) is not int or value < 0:
             raise ValueError(f"{value!r} is not a count")

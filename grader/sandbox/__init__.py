@@ -1,2 +1,3 @@
-"""Stage 1: run a submission in a confined child process (process, confine, pool) and talk
-to it over a private channel (protocol). Nothing here judges anything."""
+"""Stage 1: run a submission in a child process (process, pool), confined by the child itself
+(grader.child.confine), and talk to it over the private channel (grader.wire). Nothing here
+judges anything."""

@@ -38,7 +38,7 @@ PUBLIC_PARTS = frozenset({"statement.md", "starter.py", "exercise.toml"})
 MIN_SECRET_BYTES = 64
 # Protections the sandbox reports that a Gradescope run cannot do without: grading fails closed.
 REQUIRED = ("user", "limits")
-# What a fully confined child reports as active (grader/sandbox/confine.py); one it does not
+# What a fully confined child reports as active (grader/child/confine.py); one it does not
 # report at all was not had.
 EXPECTED = ("descriptors", "limits", "user", "network", "hidden_paths", "temporary_files")
 # Sandbox protections the export puts in place by other means when the sandbox cannot.

@@ -2,7 +2,7 @@
 students' folders, a class run's output, and the grader's own checkout (its tests, its
 ``.git`` with every version of every reference), but never what the child needs to run (the
 grader package, Python, the temporary directory, the compilation cache). The child hides
-them itself (grader.sandbox.confine) where it can make a mount namespace.
+them itself (grader.child.confine) where it can make a mount namespace.
 """
 from __future__ import annotations
 

@@ -1,8 +1,12 @@
 """How long and how big a submission may run: what the parent enforces (grader.sandbox.process)
-and what the child applies to itself (grader.sandbox.confine.Policy holds them)."""
+and what the child applies to itself (grader.child.confine.Policy holds them)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from grader.child.confine import ChildLimits
 
 
 @dataclass(frozen=True)
@@ -31,3 +35,8 @@ class Limits:
         """CPU seconds for the child's whole life: a backstop behind the wall-clock limits
         (XLA may run on every core, so it is not the wall-clock limit itself)."""
         return int(self.startup_s + 2 * self.total_s) + 1
+
+    def in_child(self) -> ChildLimits:
+        """What the child applies to itself (``grader.child.confine.Policy`` carries it)."""
+        from grader.child.confine import ChildLimits
+        return ChildLimits(self.cpu_s, self.memory_mib, self.file_mib, self.scratch_mib, self.scratch_files)

@@ -12,7 +12,7 @@ the *zygote*, is a separate, single-threaded process that only imports modules a
 - it refuses to serve if importing started a backend;
 - each forked child gets the pipes the grading process made for it, a new process group,
   the child's own environment, working directory and stdout/stderr capture, every other
-  descriptor closed, and is killed if the zygote dies; then it runs ``grader.observe.child.main()``,
+  descriptor closed, and is killed if the zygote dies; then it runs ``grader.child.entry.main()``,
   the same entry point the exec'd child runs. The judging stays in the grading process.
 
 Use :class:`Pool` as the ``launcher`` of :class:`grader.sandbox.process.ChildProcess` (through
@@ -44,12 +44,12 @@ PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])  # the folder holding 
 ZYGOTE_BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.sandbox.pool import zygote_main; zygote_main()"
 # What a child imports before the student's module does, and what JAX imports lazily on its
 # first compilation (about 50 ms a child); importing them never starts a backend.
-PRELOAD = ("grader.sandbox.protocol", "grader.observe.child", "numpy", "jax", "jax.numpy", "jax.sharding", "jax._src.dispatch",
-           "jax._src.array", "grader.observe.jaxpr_graph", "jax.experimental.multihost_utils", "jaxlib.mlir.dialects.mhlo",
+PRELOAD = ("grader.wire", "grader.child.entry", "numpy", "jax", "jax.numpy", "jax.sharding", "jax._src.dispatch",
+           "jax._src.array", "grader.child.jaxpr_graph", "jax.experimental.multihost_utils", "jaxlib.mlir.dialects.mhlo",
            "jaxlib.mlir.dialects.builtin", "jaxlib.mlir.extras.meta")
 # Preloaded modules whose before_fork() the zygote calls once, after its imports: what every
-# child would otherwise make for itself (grader.observe.child: what its Child holds on to).
-BEFORE_FORK = ("grader.observe.child",)
+# child would otherwise make for itself (grader.child.pins: what its Child holds on to).
+BEFORE_FORK = ("grader.child.pins",)
 # Variables that differ between children of one zygote; every other variable must match it.
 # JAXGRADE_SANDBOX is grader.sandbox.reaper.MARKER, which names one child (for cleanup).
 PER_CHILD = frozenset({"HOME", "TMPDIR", "JAXGRADE_SANDBOX"})

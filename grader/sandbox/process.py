@@ -1,6 +1,6 @@
 """Start a submission's child process, talk to it with deadlines, and always clean it up.
 
-Parent side of the sandbox (the child confines itself with ``grader.sandbox.confine``): the child
+Parent side of the sandbox (the child confines itself with ``grader.child.confine``): the child
 runs in its own session, in a fresh folder of the grader's temporary directory (it works in
 its ``scratch`` folder: a bounded tmpfs where it has a mount namespace, else a folder the
 grader measures while it runs), with an environment built from an allowlist, stdin from
@@ -32,15 +32,15 @@ from typing import Any, Callable
 
 from grader.errors import ChildFailure, SandboxError
 from grader.sandbox.cgroup import ChildGroup
-from grader.sandbox.confine import Policy, process_limit
+from grader.child.confine import Policy, process_limit
 from grader.sandbox.hiding import PACKAGE_PARENT, hidden_paths
 from grader.sandbox.limits import Limits
-from grader.sandbox.protocol import HEADER, MAX_MESSAGE_BYTES
+from grader.wire import HEADER, MAX_MESSAGE_BYTES, frame
 from grader.sandbox.reaper import MARKER, kill_marked, kill_uid
 from grader.sandbox.scratch import ScratchWatch, remove_tree
 from grader.sandbox.uids import UidLease
 
-BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.observe.child import main; main()"
+BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.child.entry import main; main()"
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
 # Starts the child another way than exec (grader.sandbox.pool forks it): gets the exec command line, its
 # environment, working directory and (inbox read end, outbox write end, output write end); returns
@@ -164,7 +164,7 @@ def _make_workdir(lease: UidLease | None) -> tuple[str, str]:
 
 class ChildProcess:
     """The grader's handle on one live child process (what serves inside it is
-    grader.observe.child.Child). Use as a context manager; ``request`` sends one message and
+    grader.child.server.Child). Use as a context manager; ``request`` sends one message and
     waits at most ``timeout`` seconds for the answer. ``hide``: folders the child must not
     see (the submission's own folder, which holds other students' files in batch grading)."""
 
@@ -195,7 +195,7 @@ class ChildProcess:
         if limits.confine:
             policy = Policy(workdir=self.workdir, scratch=self.scratch, keep_fds=(to_child_r, from_child_w),
                             uid=self.lease.uid if self.lease else None, gid=self.lease.uid if self.lease else None,
-                            limits=limits,
+                            limits=limits.in_child(),
                             hide=hidden_paths(hide, keep=(compile_cache,) if compile_cache else ()),
                             reach=(PACKAGE_PARENT, *([compile_cache] if compile_cache else [])),
                             read_only=(compile_cache,) if compile_cache else (),
@@ -297,8 +297,7 @@ class ChildProcess:
     def request(self, message: dict[str, Any], timeout: float, during: str) -> dict[str, Any]:
         self.ready
         deadline = time.monotonic() + timeout
-        body = json.dumps(message).encode("utf-8")
-        self._send(HEADER.pack(len(body)) + body, deadline, during)
+        self._send(frame(message), deadline, during)
         answer = self._receive(deadline, during)
         full = self._scratch_full()
         if full is not None:  # ENOSPC told the code; the report says it plainly, as the watch does
@@ -382,7 +381,7 @@ class ChildProcess:
             return self._closed
         if self.process.poll() is None:
             try:
-                os.write(self._to_child, HEADER.pack(14) + b'{"op": "exit"}')
+                os.write(self._to_child, frame({"op": "exit"}))
                 self.process.wait(timeout=1)
             except (OSError, subprocess.TimeoutExpired):
                 pass

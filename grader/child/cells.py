@@ -2,15 +2,15 @@
 
 A notebook is graded as one Python file (``grader.source``), but it runs as the student ran it:
 cell by cell, a cell the graded function does not need skipped when it fails
-(``grader.observe.child``). The conversion ends the file with one comment line naming each
+(``grader.child.server``). The conversion ends the file with one comment line naming each
 cell's number, its first line, and whether the function needs it; the child reads that line
 back. The table travels inside the file so that every entry point that grades a file (``jaxgrade
 check``, a class run, Dask workers, the autograders) carries it without being told.
 
 A ``.py`` file has no such line and runs whole, as it always did. One that writes the line
 itself gains nothing it could not write in plain Python (``try: ... except Exception: pass``
-around the same statements). Kept apart from ``grader.source`` so that the child, which reads
-it, imports only this.
+around the same statements). Kept in the child package, apart from ``grader.source`` which writes
+the line, so that the child, which reads it, imports only this.
 """
 from __future__ import annotations
 

@@ -47,11 +47,10 @@ import signal
 import stat
 import struct
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, NoReturn
 
 from grader.errors import ConfinementError
-from grader.sandbox.limits import Limits
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
@@ -65,6 +64,16 @@ PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
 _CAPABILITY_VERSION_3 = 0x20080522
 
 
+@dataclass(frozen=True)
+class ChildLimits:
+    """Of the submission's limits (``grader.sandbox.limits.Limits.in_child``), those the child
+    applies to itself: CPU seconds, memory, file size and scratch space."""
+    cpu_s: int
+    memory_mib: int
+    file_mib: int
+    scratch_mib: int
+    scratch_files: int
+
 
 @dataclass(frozen=True)
 class Policy:
@@ -75,8 +84,8 @@ class Policy:
     TMPDIR), with its private /tmp, /var/tmp and /dev/shm one tmpfs of ``limits.scratch_mib``
     MiB and ``limits.scratch_files`` inodes in all.
     ``uid``/``gid``: the dedicated unprivileged identity to drop to when running as root
-    (None: keep the current one). ``limits``: the submission's, of which the child applies the
-    CPU time, memory, file size and scratch space to itself. ``hide``: paths made empty and unreadable when a mount
+    (None: keep the current one). ``limits``: what the child applies to itself of the
+    submission's limits. ``hide``: paths made empty and unreadable when a mount
     namespace can be made (the exercise with its reference, other submissions, the grader's
     checkout, a class run's output).
     ``reach``: paths the child must still be able to read after dropping privileges.
@@ -84,11 +93,11 @@ class Policy:
     (the shared compilation cache: a submission must not plant programs for the next).
     ``cgroups``: control-group folders (one per hierarchy) the submission's process joins."""
     workdir: str
+    limits: ChildLimits
     scratch: str = ""
     keep_fds: tuple[int, ...] = ()
     uid: int | None = None
     gid: int | None = None
-    limits: Limits = field(default_factory=Limits)
     open_files: int = 512
     processes: int = 0  # 0: 128 + 4 per CPU (XLA starts thread pools sized by the CPU count)
     isolate_network: bool = True
@@ -105,7 +114,7 @@ class Policy:
         data = json.loads(text)
         for key in ("keep_fds", "hide", "reach", "read_only", "cgroups"):
             data[key] = tuple(data.get(key, ()))
-        data["limits"] = Limits(**data["limits"])
+        data["limits"] = ChildLimits(**data["limits"])
         return cls(**data)
 
 

@@ -1,145 +1,34 @@
-"""The sandboxed side of grading: runs inside a child process, never in the grader's.
+"""The request server of the sandboxed child: runs inside a child process, never in the grader's.
 
-It imports JAX for the exercise's device count, puts its observers in place *before* the
-submission is imported (``grader.observe.recorder``), then answers the parent's requests
-over a private channel: ``load`` (import the file, find the function; a converted notebook
-runs cell by cell, ``Child.run_cells``), ``call`` (run it on
-one set of arguments and describe what came back, which placements happened and, when asked,
-the whole program the call ran with the real buffers of what it placed and returned),
-``trace`` (the program ``jax.make_jaxpr`` records for it), ``exit``. It describes raw facts
-only; every judgement is made by the parent. It imports nothing from the grader but the
-channel, the program recorders and the notebook cell table, so it starts fast.
+Started by ``grader.child.entry`` once JAX is imported for the exercise's device count and its
+observers are in place (``grader.child.recorder``), *before* the submission is imported, it
+answers the parent's requests over a private channel (``grader.wire``): ``load`` (import the
+file, find the function; a converted notebook runs cell by cell, ``Child.run_cells``), ``call``
+(run it on one set of arguments and describe what came back, which placements happened and,
+when asked, the whole program the call ran with the real buffers of what it placed and
+returned), ``trace`` (the program ``jax.make_jaxpr`` records for it), ``exit``. It describes
+raw facts only; every judgement is made by the parent. Like all of ``grader.child`` it imports
+nothing from the grader but the wire and the errors, so it starts fast.
 """
 from __future__ import annotations
 
 import inspect
 import os
 import sys
-import threading
 import traceback
 import types
 import warnings
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
+from grader.child.pins import originals
 from grader.errors import CellFailed, ChannelClosed
-from grader.sandbox.protocol import EXTRA_FLOATS, carries, decode_array, encode_array, read_message, write_message
+from grader.wire import (EXTRA_FLOATS, CallReply, LoadReply, Ready, Reply, Skipped, TraceReply, ValueData,
+                         carries, decode_array, encode_array, read_message, write_message)
 
 MAX_RETURNED_ELEMENTS = 1 << 20
 MAX_RETURNED_LEAVES = 256
 # A notebook's cells skipped because they failed: this many described, each in this many characters.
 MAX_SKIPPED, MAX_SKIPPED_TEXT = 20, 200
-_MISSING = object()
-
-
-class _Pinned:
-    """A module's attributes as they were at startup (later ones are looked up live): the
-    grader's own references, which a submission patching ``jax.make_jaxpr`` cannot reach."""
-
-    def __init__(self, module: types.ModuleType, **overrides: Any) -> None:
-        self.__dict__.update(vars(module), **overrides)
-        self.__dict__["_module"] = module
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.__dict__["_module"], name)
-
-
-def _version_tag(namespace: dict[str, Any]) -> Any:
-    """A live view of the dict's PEP 509 version tag, which CPython 3.11 (what jaxgrade runs
-    on) changes on every write to that dict and never on a read; None elsewhere, and then
-    ``restore`` compares every entry. ``_version_tags_work`` checks the view before use."""
-    if sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11):
-        return None
-    import ctypes
-    # PyDictObject: PyObject_HEAD (refcount, type), ma_used, then the 64-bit ma_version_tag.
-    return ctypes.c_uint64.from_address(id(namespace) + 3 * ctypes.sizeof(ctypes.c_ssize_t))
-
-
-def _version_tags_work() -> bool:
-    """Whether the tag, read where ``_version_tag`` reads it, moves on every kind of write to
-    a scratch dict (add, replace, delete) and stays put on a read."""
-    probe: dict[str, Any] = {"kept": 1}
-    tag = _version_tag(probe)
-    if tag is None:
-        return False
-    seen = [tag.value]
-    probe["added"] = 2
-    seen.append(tag.value)
-    probe["kept"] = 3
-    seen.append(tag.value)
-    del probe["added"]
-    seen.append(tag.value)
-    _ = probe["kept"]
-    return len(set(seen)) == 4 and tag.value == seen[-1]
-
-
-class _Namespace:
-    """One pinned namespace: what it held at startup, and its version tag when last made so."""
-
-    def __init__(self, owner: Any, namespace: dict[str, Any], saved: dict[str, Any], tagged: bool) -> None:
-        self.owner, self.namespace, self.saved = owner, namespace, saved
-        self.tag = _version_tag(namespace) if tagged else None
-        self.clean = self.tag.value if self.tag is not None else None
-
-    def unchanged(self) -> bool:
-        return self.tag is not None and self.tag.value == self.clean
-
-    def mark_clean(self) -> None:
-        if self.tag is not None:
-            self.clean = self.tag.value
-
-
-class _Pins:
-    """Functions and classes of JAX, NumPy and the standard library as they were before the
-    submission was imported. ``restore`` puts back whatever it replaced, deleted, or added
-    to a class (a ``sharding`` property on jax.Array, an unwrapped device_put observer), so
-    observations are always taken with the original machinery. Only callables and modules
-    of modules are kept: JAX keeps data (caches, config) in module globals too.
-    It runs around every call of the student's function, so it first asks each namespace's
-    version tag whether anything was written there since it was last clean: comparing every
-    entry of some 20 namespaces costs ~0.1 ms, asking them costs ~2 us."""
-
-    def __init__(self, modules: list[types.ModuleType], objects: list[Any]) -> None:
-        tagged = _version_tags_work()
-        self.modules = [_Namespace(m, vars(m), {k: v for k, v in vars(m).items()
-                                                if callable(v) or isinstance(v, types.ModuleType)}, tagged)
-                        for m in modules]
-        # A class's vars() is a read-only proxy; its tag is that of the dict behind it.
-        self.objects = [_Namespace(o, _dict_behind(vars(o)), dict(vars(o)), tagged) for o in objects]
-
-    def restore(self) -> None:
-        """Undo the submission's patches."""
-        for pinned in self.modules:
-            if pinned.unchanged():
-                continue
-            current = pinned.namespace
-            for name, value in pinned.saved.items():
-                if current.get(name, _MISSING) is not value:
-                    current[name] = value
-            pinned.mark_clean()
-        for pinned in self.objects:
-            if pinned.unchanged():
-                continue
-            owner, current = pinned.owner, pinned.namespace
-            for name in [n for n in current if n not in pinned.saved]:
-                try:
-                    delattr(owner, name)
-                except (AttributeError, TypeError):
-                    pass
-            for name, value in pinned.saved.items():
-                if current.get(name, _MISSING) is not value:
-                    try:
-                        setattr(owner, name, value)
-                    except (AttributeError, TypeError):
-                        pass
-            pinned.mark_clean()
-
-
-def _dict_behind(namespace: Any) -> dict[str, Any]:
-    """The dict itself: ``vars(obj)`` for an instance, the one a class's mappingproxy wraps."""
-    if isinstance(namespace, dict):
-        return namespace
-    import gc
-    return next(r for r in gc.get_referents(namespace) if isinstance(r, dict))
 
 
 def _error_text(error: BaseException, filename: str) -> str:
@@ -164,86 +53,31 @@ def _error_head(error: BaseException) -> str:
     return re.sub(r"(?<![\w.])/(?:[^\s/:'\"()]+/)+([^\s/:'\"()]+)", r"\1", head)  # /abs/path/file.py -> file.py
 
 
-class _Originals(NamedTuple):
-    """What the grader holds on to before any submission exists: JAX and NumPy as it reaches
-    them, the recorder (its hooks installed), and the namespaces put back around every call."""
-    jax: _Pinned
-    np: _Pinned
-    recorder: Any
-    pins: _Pins
-
-
-def _take_originals() -> _Originals:
-    import base64
-    import builtins
-    import json
-
-    import jax
-    import numpy as np
-    from jax._src import api, compiler, core, custom_derivatives, dispatch, pjit
-    from jax._src import array as array_module
-    from jax._src import shard_map as shard_map_module
-    from jax._src.array import ArrayImpl
-    from jax._src.interpreters import partial_eval
-    from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
-
-    from grader.observe import recorder
-
-    pinned_jax, pinned_np = _Pinned(jax, numpy=_Pinned(jax.numpy), tree_util=_Pinned(jax.tree_util),
-                                    random=_Pinned(jax.random)), _Pinned(np)
-    observer = recorder.Recorder(core, dispatch, pjit, jax.make_jaxpr, compiler, ArrayImpl,
-                                 (custom_derivatives.custom_vjp, custom_derivatives.custom_jvp), np)
-    # Every request starts, and every call of the student's function ends, by undoing patches
-    # to JAX, NumPy and the standard library (the recorder's hooks included).
-    pins = _Pins([jax, jax.numpy, jax.sharding, jax.tree_util, jax.random, api, compiler, core, dispatch, pjit,
-                  shard_map_module, partial_eval, array_module, np, json, base64, os, builtins, traceback,
-                  inspect, sys.modules[__name__], sys.modules["grader.sandbox.protocol"],
-                  sys.modules["grader.observe.recorder"], sys.modules["grader.observe.jaxpr_graph"]],
-                 [ArrayImpl, NamedSharding, Mesh, PartitionSpec, SingleDeviceSharding, dispatch.device_put_p,
-                  core.Primitive, core.Tracer, core.EvalTrace, recorder.Recorder, custom_derivatives.custom_vjp,
-                  custom_derivatives.custom_jvp])
-    return _Originals(pinned_jax, pinned_np, observer, pins)
-
-
-# Taken in the zygote (grader.sandbox.pool calls before_fork) before it forks, so that a
-# forked child starts with them instead of copying some 20 namespaces itself: each copy raises
-# the refcount of everything in them, and in a forked child every such write copies a page
-# (~1,500 pages, ~9 ms of a child's CPU). The first request's restore() puts back whatever
-# changed since.
-_ORIGINALS: _Originals | None = None
-
-
-def before_fork() -> None:
-    """In the zygote, once its imports are done; an exec'd child takes its own in ``Child``."""
-    global _ORIGINALS
-    _ORIGINALS = _take_originals()
-
-
 class Child:
     def __init__(self, inbox: int, outbox: int) -> None:
         self.inbox, self.outbox = inbox, outbox
         from jax._src.array import ArrayImpl
         from jax.sharding import NamedSharding, SingleDeviceSharding
 
-        from grader.notebook_cells import read_cells
-        from grader.observe import recorder
-        from grader.observe.jaxpr_graph import program_of
+        from grader.child import recorder
+        from grader.child.cells import read_cells
+        from grader.child.jaxpr_graph import program_of
 
         self.read_cells = read_cells
-        self.jax, self.np, self.recorder, self.pins = _ORIGINALS or _take_originals()
+        self.jax, self.np, self.recorder, self.pins = originals()
         # imported now: a later import could find the submission's "grader"
         self.program_of, self.program_of_call, self.placements_of = \
             program_of, recorder.program_of_call, recorder.placements_of
-        # The shared compilation cache is read-only here (grader.sandbox.confine): a miss is not news.
+        # The shared compilation cache is read-only here (grader.child.confine): a miss is not news.
         warnings.filterwarnings("ignore", message="Error writing persistent compilation cache entry")
         warnings.filterwarnings("ignore", message="Error reading persistent compilation cache entry")
-        self.protections: dict[str, Any] = {}
+        self.protections: dict[str, dict[str, Any]] = {}
         self.ArrayImpl, self.NamedSharding, self.SingleDeviceSharding = ArrayImpl, NamedSharding, SingleDeviceSharding
         self.function: Callable[..., Any] | None = None
         self.captured: list[Any] = []  # what the placing operations of the last capturing call received
         self.filename = "<submission>"
         # Everything here is fixed before the submission exists. Methods become instance
-        # attributes (they win over the class's, so patching grader.observe.child.Child changes
+        # attributes (they win over the class's, so patching grader.child.server.Child changes
         # nothing).
         for name, member in vars(Child).items():
             if inspect.isfunction(member) and not name.startswith("__"):
@@ -251,11 +85,11 @@ class Child:
         for name in ("load", "call", "trace"):
             setattr(self, name, self._guarded(getattr(self, name)))
 
-    def _guarded(self, handler: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    def _guarded(self, handler: Callable[..., Reply]) -> Callable[..., Reply]:
         """The request handler, run with the original JAX, and again after it."""
         restore = self.pins.restore
 
-        def guarded(*args: Any) -> dict[str, Any]:
+        def guarded(*args: Any) -> Reply:
             restore()
             reply = handler(*args)
             restore()
@@ -296,6 +130,7 @@ class Child:
         return shards
 
     def describe_leaf(self, value: Any) -> dict[str, Any]:
+        """A ``grader.wire.LeafData`` but its ``path`` (``describe_value`` puts it first)."""
         np = self.np
         kind = type(value)
         described: dict[str, Any] = {"type": f"{kind.__module__}.{kind.__qualname__}"}
@@ -346,7 +181,7 @@ class Child:
             return [(prefix, _TooBig(len(found)))]
         return [(prefix + tree_util.keystr(path), leaf) for path, leaf in found]
 
-    def describe_value(self, returned: list[tuple[str, Any]]) -> dict[str, Any]:
+    def describe_value(self, returned: list[tuple[str, Any]]) -> ValueData:
         return {"leaves": [{"path": path, **self.describe_leaf(leaf)} for path, leaf in returned]}
 
     # -- arguments -------------------------------------------------------------------------------
@@ -378,7 +213,7 @@ class Child:
 
     # -- requests ----------------------------------------------------------------------------
     def load(self, path: str, display_name: str, function: str, arity: int = 1,
-             factory: bool = False) -> dict[str, Any]:
+             factory: bool = False) -> LoadReply:
         self.filename = display_name
         try:
             with open(path, "rb") as handle:
@@ -396,7 +231,7 @@ class Child:
         module.__file__ = path
         sys.modules[name] = module
         cells = self.read_cells(source)
-        skipped: list[dict[str, Any]] = []  # the notebook cells skipped because they failed
+        skipped: list[Skipped] = []  # the notebook cells skipped because they failed
         try:
             if cells is None:  # a .py file: run whole, as Python imports it
                 exec(code, module.__dict__)
@@ -444,7 +279,7 @@ class Child:
                 **({"made_by": made_by} if made_by else {}), **_skipped(skipped)}
 
     def run_cells(self, source: bytes, cells: list[Any], namespace: dict[str, Any],
-                  skipped: list[dict[str, Any]]) -> None:
+                  skipped: list[Skipped]) -> None:
         """Run a converted notebook cell by cell in one namespace, as Jupyter's Run All does,
         except that a cell the function does not need that raises an Exception (or calls
         sys.exit) is skipped, added to ``skipped`` (number, line in the cell, error), and the
@@ -483,7 +318,7 @@ class Child:
                 raise CellFailed(cell.number, cell.needed, error) from None
 
     def call(self, named: list[list[Any]], mode: str = "placements",
-             counterfactual: dict[str, Any] | None = None) -> dict[str, Any]:
+             counterfactual: dict[str, Any] | None = None) -> CallReply:
         """Run the function once. ``counterfactual`` ({"capture": bool, "sharding", "shape",
         "turn"}): capture what the placing operations receive (of eager device_puts of ``shape``
         onto ``sharding``, only the ``turn``-th; each when given), kept for the next call; or
@@ -521,7 +356,7 @@ class Child:
         except BaseException as error:  # a computation that fails only when its result is awaited
             return {"ok": False, "exception": type(error).__name__, "error": _error_text(error, self.filename),
                     "placements": []}
-        reply = {"ok": True, "value": self.describe_value(returned),
+        reply: CallReply = {"ok": True, "value": self.describe_value(returned),
                  "placements": self.placements_of(events, leaves, self.describe_sharding), "intact": intact,
                  "jit_calls": recorder.jit_calls(events, leaves), "host": recorder.host_work(events)}
         if swapped is not None:
@@ -532,7 +367,7 @@ class Child:
                                                     lambda v: type(v) is self.ArrayImpl)
         return reply
 
-    def trace(self, named: list[list[Any]]) -> dict[str, Any]:
+    def trace(self, named: list[list[Any]]) -> TraceReply:
         values, leaves = self.arguments(named)
         static = tuple(i for i, v in enumerate(values) if isinstance(v, (bool, int, float)))
         traced = [leaf for leaf in leaves if not isinstance(leaf[1], (bool, int, float))]
@@ -546,9 +381,9 @@ class Child:
     def serve(self) -> None:
         jax = self.jax
         import resource
-        write_message(self.outbox, {"op": "ready", "jax": jax.__version__,
-                                    "devices": [str(d) for d in jax.devices()], "protections": self.protections,
-                                    "memory_limit": resource.getrlimit(resource.RLIMIT_AS)[0]})
+        ready: Ready = {"op": "ready", "jax": jax.__version__, "devices": [str(d) for d in jax.devices()],
+                        "protections": self.protections, "memory_limit": resource.getrlimit(resource.RLIMIT_AS)[0]}
+        write_message(self.outbox, ready)
         while True:
             try:
                 request = read_message(self.inbox)
@@ -557,6 +392,7 @@ class Child:
             op = request.get("op")
             if op == "exit":
                 return
+            reply: Reply
             try:
                 if op == "load":
                     reply = self.load(request["path"], request["display_name"], request["function"],
@@ -573,7 +409,7 @@ class Child:
             write_message(self.outbox, reply)
 
 
-def _skipped(skipped: list[dict[str, Any]]) -> dict[str, Any]:
+def _skipped(skipped: list[Skipped]) -> dict[str, Any]:
     """The load reply's account of skipped cells: the first ``MAX_SKIPPED``, and how many in all."""
     return {"skipped": skipped[:MAX_SKIPPED], "skipped_count": len(skipped)} if skipped else {}
 
@@ -588,91 +424,3 @@ class _TooBig:
         return f"<a structure of {self.count} leaves>"
 
 
-def _forget_grader() -> None:
-    """Drop the grader's modules from ``sys.modules`` and its folder from ``sys.path``: an
-    ``import grader.observe.child`` in the submission then gets a fresh copy (or nothing), and
-    patching that copy touches nothing the running grader uses."""
-    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-    for name in [n for n in sys.modules if n == "grader" or n.startswith("grader.")]:
-        del sys.modules[name]
-    sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
-
-
-def main() -> None:
-    """``python -I -c BOOT inbox outbox [policy]``: the exec'd child. A child forked from a
-    warm process calls ``start`` directly."""
-    policy = None
-    if len(sys.argv) > 3:
-        from grader.sandbox.confine import Policy
-        policy = Policy.from_json(sys.argv[3])
-    start(int(sys.argv[1]), int(sys.argv[2]), policy)
-
-
-def _remember_compilations() -> None:
-    """Keep what this child compiles in its memory, above the shared compilation cache: a
-    program compiled again in the same child (a function jitted anew on every call) is then
-    taken from memory instead of compiled again. The executable itself is kept, not its
-    serialised bytes, and a child that may not write the shared cache (a confined one: it is
-    mounted read-only) no longer serialises and compresses every executable for a write that
-    must fail (~4% of a graded child's time). Only this process sees what it kept."""
-    from jax._src import compiler
-    read, write = compiler._cache_read, compiler._cache_write
-    kept: dict[str, tuple[Any, int]] = {}
-    directory = os.environ.get("JAX_COMPILATION_CACHE_DIR")  # read now: the submission may change it
-
-    def cache_read(module_name: str, cache_key: str, *rest: Any) -> tuple[Any, int | None]:
-        return kept[cache_key] if cache_key in kept else read(module_name, cache_key, *rest)
-
-    def cache_write(cache_key: str, compile_time_secs: float, module_name: str, backend: Any, executable: Any,
-                    host_callbacks: Any) -> None:
-        if host_callbacks:  # baked into the program: JAX never reuses these either
-            return
-        kept[cache_key] = (executable, int(compile_time_secs))
-        if directory and os.access(directory, os.W_OK):  # asked at the write: confinement comes later
-            write(cache_key, compile_time_secs, module_name, backend, executable, host_callbacks)
-
-    compiler._cache_read, compiler._cache_write = cache_read, cache_write
-
-
-def _share_ir_context() -> None:
-    """Lower every program of this child in one MLIR context. JAX makes a fresh context for
-    each lowering and loads every dialect into it (about 5 ms); a graded child lowers again
-    for each first call the recorder must see: ~16% of a graded child's samples. The
-    lowered modules are the same text either way (so are their compilation-cache keys); a
-    context is per thread, as MLIR asks, and made after the fork, never inherited."""
-    from jax._src.interpreters import mlir
-    fresh = mlir.make_ir_context
-    made: dict[int, Any] = {}
-
-    def make_ir_context() -> Any:
-        thread = threading.get_ident()
-        if thread not in made:
-            made[thread] = fresh()
-        return made[thread]
-
-    mlir.make_ir_context = make_ir_context
-
-
-def start(inbox: int, outbox: int, policy: Any = None) -> None:
-    """Import JAX (backend not started), put the observers in place, confine the process as
-    ``policy`` (a ``grader.sandbox.confine.Policy``) says, then serve; never returns."""
-    try:
-        for fd in (inbox, outbox):
-            os.set_inheritable(fd, False)  # programs the submission runs do not get the channel
-        _remember_compilations()
-        _share_ir_context()
-        child = Child(inbox, outbox)
-        if policy is not None:
-            from grader.sandbox.confine import confine
-            child.protections = confine(policy)
-        _forget_grader()
-    except BaseException as error:
-        write_message(outbox, {"op": "failed", "error": f"{type(error).__name__}: {error}"})
-        os._exit(70)
-    child.serve()
-    sys.stdout.flush()
-    os._exit(0)  # threads the submission left behind must not keep the process alive
-
-
-if __name__ == "__main__":
-    main()

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from grader.wire import CollectiveData, CompiledFacts
+
 # XLA's collective operations, by the names its HLO text gives them (async pairs by their start).
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all")
 _OPERATION = re.compile(r"=\s*(\(.*?\)|\S+)\s+(" + "|".join(COLLECTIVES) + r")(-start)?\(")
@@ -45,9 +47,9 @@ def _sizes(shape_text: str) -> list[int]:
     return sizes
 
 
-def collectives(hlo_text: str) -> list[dict[str, Any]]:
+def collectives(hlo_text: str) -> list[CollectiveData]:
     """The collective operations of an HLO module's text, each ``{"kind", "bytes"}``."""
-    found = []
+    found: list[CollectiveData] = []
     for line in hlo_text.splitlines():
         match = _OPERATION.search(line)
         if match is not None:
@@ -60,7 +62,7 @@ def collectives(hlo_text: str) -> list[dict[str, Any]]:
     return found
 
 
-def facts(executable: Any) -> dict[str, Any] | None:
+def facts(executable: Any) -> CompiledFacts | None:
     """The collectives and the per-device memory of a JAX executable (``pxla.MeshExecutable``),
     or None when it holds no XLA program to read."""
     try:

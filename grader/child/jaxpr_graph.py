@@ -10,7 +10,7 @@ nested program (``cond``, ``while``, ``scan``) is linked conservatively: everyth
 produces may derive from everything it reads.
 
 The same :class:`Builder` serves the traced program (``program_of`` a ``jax.make_jaxpr``
-result) and the program of a real call (``grader.observe.recorder``), whose values are the
+result) and the program of a real call (``grader.child.recorder``), whose values are the
 arrays themselves.
 """
 from __future__ import annotations

@@ -22,7 +22,7 @@ eager paths, in place before the submission is imported:
   a JAX array pulled to the host (``np.asarray``, ``float()``, ``.item()``, ``print``);
   ``custom_vjp.__call__`` and ``custom_jvp.__call__``: a custom derivative rule applied;
   ``compiler.compile_or_get_cached``: a program compiled. In a full record every XLA program
-  the call ran is kept (JAX's own too) for what XLA made of it (``grader.observe.compiled``).
+  the call ran is kept (JAX's own too) for what XLA made of it (``grader.child.compiled``).
 
 Counterfactual calls (``Recorder.swap``, a :class:`Swap`): a *capturing* call (the function
 on other values of one argument) keeps what each placing operation received (an eager
@@ -50,9 +50,9 @@ import hashlib
 import os
 from typing import Any, Callable
 
-from grader.observe import compiled
-from grader.observe.jaxpr_graph import Builder, Describe, is_library, mesh_data, simple_param
-from grader.sandbox.protocol import EXTRA_FLOATS
+from grader.child import compiled
+from grader.child.jaxpr_graph import Builder, Describe, is_library, mesh_data, simple_param
+from grader.wire import EXTRA_FLOATS, HostData, JitCallData, Placement, ProgramData, RecompiledData
 
 FULL, PLACEMENTS = "full", "placements"
 # Primitives that run Python on the host in the middle of a program.
@@ -312,7 +312,7 @@ class Recorder:
         return all(getattr(owner, name) is hook for owner, name, hook in self.hooks)
 
     # -- what a call did besides placing ----------------------------------------------------------
-    def jit_calls(self, events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]] = ()) -> list[dict[str, Any]]:
+    def jit_calls(self, events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]] = ()) -> list[JitCallData]:
         """Every jitted function the call ran, in order: its name, the function (``step at
         solution.py:12``), whether it is the submission's own, whether it was traced (a
         program the recorder had not seen), compiled, or served from JAX's caches, how many
@@ -321,7 +321,7 @@ class Recorder:
         XLA reused, and of those, the leaves of the graded function's arguments (``leaves``: by
         path) that went in as they were given, not copied."""
         given = {id(value): path for path, value in leaves}
-        calls = []
+        calls: list[JitCallData] = []
         for event in events:
             if event[0] != "jit" or any(is_staged(v) for v in event[2]):
                 continue
@@ -349,7 +349,7 @@ class Recorder:
             calls.append(entry)
         return calls[:MAX_JIT_CALLS]
 
-    def host_work(self, events: list[tuple[Any, ...]]) -> list[dict[str, str]]:
+    def host_work(self, events: list[tuple[Any, ...]]) -> list[HostData]:
         """What the call did on the host in the middle of its JAX work: host callbacks, custom
         derivative rules of the student's own, and values pulled to NumPy and given back to
         JAX afterwards. Each: ``kind`` (callback, custom_rule, round_trip) and ``call``."""
@@ -375,11 +375,11 @@ class Recorder:
                     found[("custom_rule" if primitive.startswith("custom") else "callback", call)] = None
         return [{"kind": k, "call": c} for k, c in list(found)[:8]]
 
-    def programs(self, events: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    def programs(self, events: list[tuple[Any, ...]]) -> list[ProgramData]:
         """Every XLA program a fully recorded call ran, once each, in the order first run: its
         name, the function (``step at solution.py:12`` for a jitted function the call made),
         whether it is the submission's own, how many times it ran, and what XLA made of it
-        (``grader.observe.compiled``: collectives and memory per device). JAX's own programs
+        (``grader.child.compiled``: collectives and memory per device). JAX's own programs
         count too: an eager ``shard_map`` runs each collective as one, an eager sum over a sharded
         array its all-reduce."""
         made: dict[int, tuple[str, bool]] = {}  # id(executable) -> the jitted function the call made
@@ -390,7 +390,7 @@ class Recorder:
                 name = str(event[1].get("name"))
                 made[id(event[6])] = (_source_name(str(getattr(call[2], "fun_sourceinfo", name))),
                                       self._owns(call[1], call[2]))
-        found: dict[int, dict[str, Any]] = {}
+        found: dict[int, ProgramData] = {}
         for event in events:
             if event[0] != "executed" or len(event) < 3:
                 continue
@@ -524,11 +524,11 @@ def _signature(p: Any, info: Any, args: Any, kwargs: Any, operands: Any) -> dict
     return {"traced": traced, "static": static}
 
 
-def _changes(earlier: tuple[Any, dict[str, Any]], now: tuple[Any, dict[str, Any]]) -> list[dict[str, str]]:
+def _changes(earlier: tuple[Any, dict[str, Any]], now: tuple[Any, dict[str, Any]]) -> list[RecompiledData]:
     """How a trace differs from an earlier one of the same function, most telling first
     (``what``: type, sharding, static, arguments, new_function; other when nothing differs)."""
     (fun_before, before), (fun_now, after) = earlier, now
-    found = []
+    found: list[RecompiledData] = []
     for name, (kind, sharding) in after["traced"].items():
         was = before["traced"].get(name)
         if was is None:
@@ -607,13 +607,13 @@ def _host_equations(program: Any, is_student: Callable[[Any], bool], depth: int 
     return found
 
 
-def placements_of(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]], describe: Describe) -> list[dict[str, Any]]:
+def placements_of(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]], describe: Describe) -> list[Placement]:
     """The placements a call made, for the cheap record every call keeps: eager device_puts,
     the specified in/out shardings of the student's jitted functions that reached Python, and
     eager shard_map in_specs. ``operand`` names the argument leaf placed (or a copy of it
     placed again); None for any other value."""
     owner = {id(value): path for path, value in leaves}
-    found = []
+    found: list[Placement] = []
     for event in events:
         if event[0] == "device_put":
             _, xs, devices, placed = event
@@ -640,10 +640,10 @@ def placements_of(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]], 
     return found
 
 
-def _inside(program: Any, describe: Describe, depth: int = 0) -> list[dict[str, Any]]:
+def _inside(program: Any, describe: Describe, depth: int = 0) -> list[Placement]:
     """The shard_map specs and jit shardings a jitted program applies inside it (not tied to an
     argument: ``operand`` None), for the cheap record of every call."""
-    found: list[dict[str, Any]] = []
+    found: list[Placement] = []
     jaxpr = getattr(program, "jaxpr", program)
     for eqn in getattr(jaxpr, "eqns", ()) if depth < 8 else ():
         params = eqn.params
@@ -668,7 +668,7 @@ def buffers(array: Any) -> list[dict[str, Any]]:
     for single in (array._arrays or [])[:64]:  # none once donated
         device = next(iter(single.devices()))
         data = np.ascontiguousarray(np.asarray(single))
-        if data.dtype.name in EXTRA_FLOATS:  # digested as they travel (grader.observe.child)
+        if data.dtype.name in EXTRA_FLOATS:  # digested as they travel (grader.child.server)
             data = data.astype(np.float32)
         found.append({"device": int(device.id), "shape": list(data.shape),
                       "digest": hashlib.sha1(data.tobytes()).hexdigest()[:20]})

@@ -1,0 +1,62 @@
+"""The child's entry point: ``main``, which ``grader.sandbox.process.BOOT`` runs in an exec'd
+child and ``grader.sandbox.pool`` in one forked from the zygote. ``start`` patches JAX, makes the
+request server, confines the process, forgets the grader's modules, then serves.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from grader.child.jax_patches import remember_compilations, share_ir_context
+from grader.child.server import Child
+from grader.wire import Failed, write_message
+
+if TYPE_CHECKING:
+    from grader.child.confine import Policy
+
+
+def _forget_grader() -> None:
+    """Drop the grader's modules from ``sys.modules`` and its folder from ``sys.path``: an
+    ``import grader.child.server`` in the submission then gets a fresh copy (or nothing), and
+    patching that copy touches nothing the running grader uses."""
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+    for name in [n for n in sys.modules if n == "grader" or n.startswith("grader.")]:
+        del sys.modules[name]
+    sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
+
+
+def main() -> None:
+    """``python -I -c BOOT inbox outbox [policy]``: the exec'd child. A child forked from a
+    warm process calls ``start`` directly."""
+    policy = None
+    if len(sys.argv) > 3:
+        from grader.child.confine import Policy
+        policy = Policy.from_json(sys.argv[3])
+    start(int(sys.argv[1]), int(sys.argv[2]), policy)
+
+
+def start(inbox: int, outbox: int, policy: Policy | None = None) -> None:
+    """Import JAX (backend not started), put the observers in place, confine the process as
+    ``policy`` (a ``grader.child.confine.Policy``) says, then serve; never returns."""
+    try:
+        for fd in (inbox, outbox):
+            os.set_inheritable(fd, False)  # programs the submission runs do not get the channel
+        remember_compilations()
+        share_ir_context()
+        child = Child(inbox, outbox)
+        if policy is not None:
+            from grader.child.confine import confine
+            child.protections = confine(policy)
+        _forget_grader()
+    except BaseException as error:
+        failed: Failed = {"op": "failed", "error": f"{type(error).__name__}: {error}"}
+        write_message(outbox, failed)
+        os._exit(70)
+    child.serve()
+    sys.stdout.flush()
+    os._exit(0)  # threads the submission left behind must not keep the process alive
+
+
+if __name__ == "__main__":
+    main()
