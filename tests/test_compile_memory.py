@@ -44,3 +44,20 @@ def test_a_program_compiled_again_in_one_child_is_read_from_memory(tmp_path, rem
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split()[-1] == str(compilations)
     assert not os.listdir(cache)
+
+
+@pytest.mark.parametrize("forked", [True, False], ids=["forked_from_the_zygote", "execd"])
+def test_the_compile_memory_outlives_the_pins_in_every_child(tmp_path, forked):
+    """A forked child's pins are taken in the zygote, before the child patches JAX: they must
+    keep the grader's own patches, or the first restore undoes the compile memory."""
+    from grader import find_exercise, grade
+    from grader.sandbox.pool import Pool
+
+    exercise = find_exercise("named_sharding_replicated")
+    path = tmp_path / "solution.py"
+    path.write_text("from jax._src import compiler\nprint('reader:', compiler._cache_read.__qualname__)\n"
+                    + exercise.reference.read_text())
+    with Pool() as pool:
+        report = grade(exercise, path, compile_cache=False, launcher=pool.launch if forked else None)
+    assert report.status == "passed"
+    assert "reader: remember_compilations.<locals>.cache_read" in report.output["head"], report.output["head"]

@@ -42,9 +42,9 @@ def start(inbox: int, outbox: int, policy: Policy | None = None) -> None:
     try:
         for fd in (inbox, outbox):
             os.set_inheritable(fd, False)  # programs the submission runs do not get the channel
-        remember_compilations()
-        share_ir_context()
+        patched = [*remember_compilations(), *share_ir_context()]
         child = Child(inbox, outbox)
+        child.pins.adopt(patched)  # a forked child's pins were taken before them, in the zygote
         if policy is not None:
             from grader.child.confine import confine
             child.protections = confine(policy)

@@ -1,6 +1,8 @@
 """What the child changes in JAX at startup, before the submission exists: compiled programs
 kept in its memory (``remember_compilations``) and one MLIR context per thread
 (``share_ir_context``). Both make a graded child faster and change no program it runs.
+Each returns the (module, attribute) pairs it set, which the pins then keep as the grader's
+own (``grader.child.pins``): a forked child's pins were taken in the zygote, before these.
 """
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import threading
 from typing import Any
 
 
-def remember_compilations() -> None:
+def remember_compilations() -> list[tuple[Any, str]]:
     """Keep what this child compiles in its memory, above the shared compilation cache: a
     program compiled again in the same child (a function jitted anew on every call) is then
     taken from memory instead of compiled again. The executable itself is kept, not its
@@ -33,9 +35,10 @@ def remember_compilations() -> None:
             write(cache_key, compile_time_secs, module_name, backend, executable, host_callbacks)
 
     compiler._cache_read, compiler._cache_write = cache_read, cache_write
+    return [(compiler, "_cache_read"), (compiler, "_cache_write")]
 
 
-def share_ir_context() -> None:
+def share_ir_context() -> list[tuple[Any, str]]:
     """Lower every program of this child in one MLIR context. JAX makes a fresh context for
     each lowering and loads every dialect into it (about 5 ms); a graded child lowers again
     for each first call the recorder must see: ~16% of a graded child's samples. The
@@ -52,5 +55,6 @@ def share_ir_context() -> None:
         return made[thread]
 
     mlir.make_ir_context = make_ir_context
+    return [(mlir, "make_ir_context")]
 
 

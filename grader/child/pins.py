@@ -95,6 +95,14 @@ class _Pins:
         # A class's vars() is a read-only proxy; its tag is that of the dict behind it.
         self.objects = [_Namespace(o, _dict_behind(vars(o)), dict(vars(o)), tagged) for o in objects]
 
+    def adopt(self, patched: list[tuple[Any, str]]) -> None:
+        """Keep the grader's own patches (``grader.child.jax_patches``, made after the pins were
+        taken in the zygote) as what ``restore`` puts back."""
+        for owner, name in patched:
+            for pinned in self.modules:
+                if pinned.owner is owner:
+                    pinned.saved[name] = getattr(owner, name)
+
     def restore(self) -> None:
         """Undo the submission's patches."""
         for pinned in self.modules:
