@@ -64,6 +64,7 @@ def test_the_all_reduce_xla_inserts_for_a_sum_over_a_split_axis_is_seen_with_its
     assert own[0].memory.argument == 16 * 4 * 4 // 8  # each device's rows of x
 
 
+@pytest.mark.slow
 def test_a_reduce_scatter_an_eager_shard_map_and_a_loop_of_calls_are_each_counted(recorded) -> None:
     scattered = recorded("""
         def f(x):
@@ -86,6 +87,7 @@ def test_a_reduce_scatter_an_eager_shard_map_and_a_loop_of_calls_are_each_counte
     assert sum(p.communicated for p in looped.programs) == 16 * 4 * 4  # gathered once; then already replicated
 
 
+@pytest.mark.slow
 def test_rematerialisation_shows_in_the_temporary_bytes(recorded) -> None:
     probe = {"ws": np.full((16, 32, 32), 0.01, np.float32), "x": np.ones((64, 32), np.float32)}
     body = """

@@ -168,6 +168,7 @@ def test_every_reproduce_command_is_valid_python(seed_exercise):
         ast.parse(code)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["reference.py", "wrong/structure_static_lr.py", "wrong/value_ascent.py",
                                      "right/jit_applied_each_call.py"])
 def test_grading_under_several_seeds_in_one_child_gives_each_seeds_own_report(variant):
