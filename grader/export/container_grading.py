@@ -72,6 +72,15 @@ def scratch() -> Path:
     return folder
 
 
+def fresh_results(root: Path) -> Path:
+    """``root``/results/results.json, its folder made and any earlier results removed: what the
+    platform reads after the run is this run's, or nothing."""
+    results = Path(root) / "results" / "results.json"
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.unlink(missing_ok=True)
+    return results
+
+
 def write_results(results: Path, data: dict[str, Any]) -> None:
     temporary = results.with_suffix(".json.tmp")
     temporary.write_text(json.dumps(data, indent=2) + "\n")

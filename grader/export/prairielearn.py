@@ -15,7 +15,8 @@ from grader import __version__
 from grader.errors import ExerciseError, ExitCode, ExportError, GraderFailure, SandboxError
 from grader.exercise import Exercise, find_exercise
 from grader.export.bundle import copy_exercise, copy_grader, template
-from grader.export.container_grading import banner, grade_or_fault, print_protections, scratch, write_results
+from grader.export.container_grading import (banner, fresh_results, grade_or_fault, print_protections, scratch,
+                                              write_results)
 from grader.source import prepare_folder
 
 # The image PrairieLearn grades in: its own maintained Python grader image (security updates,
@@ -83,9 +84,7 @@ def prairielearn_grade(root: Path, slug: str) -> int:
     from grader.report.render import GRADER_FAULT, prairielearn
 
     root = Path(root)
-    results = root / "results" / "results.json"
-    results.parent.mkdir(parents=True, exist_ok=True)
-    results.unlink(missing_ok=True)
+    results = fresh_results(root)
     try:
         exercise = find_exercise(slug)
         submission, problem = prepare_folder(root / "student", exercise.function, scratch(), f"{exercise.slug}.py")
