@@ -70,6 +70,7 @@ def test_a_bfloat16_result_is_compared_as_its_numbers(tmp_path: Path):
     assert "elements are wrong" in value.message and "your function returned" in value.message, value.message
 
 
+@pytest.mark.slow
 def test_grading_a_bfloat16_result_never_imports_ml_dtypes_in_the_graders_process(tmp_path: Path):
     solution = tmp_path / "solution.py"
     solution.write_text("import jax, jax.numpy as jnp\nfrom jax.sharding import Mesh, NamedSharding, PartitionSpec\n"

@@ -46,7 +46,8 @@ def test_a_program_compiled_again_in_one_child_is_read_from_memory(tmp_path, rem
     assert not os.listdir(cache)
 
 
-@pytest.mark.parametrize("forked", [True, False], ids=["forked_from_the_zygote", "execd"])
+@pytest.mark.parametrize("forked", [True, pytest.param(False, marks=pytest.mark.slow)],
+                         ids=["forked_from_the_zygote", "execd"])
 def test_the_compile_memory_outlives_the_pins_in_every_child(tmp_path, forked):
     """A forked child's pins are taken in the zygote, before the child patches JAX: they must
     keep the grader's own patches, or the first restore undoes the compile memory."""

@@ -155,6 +155,7 @@ def no_recompile():
     return find_exercise("no_recompile")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source, words", [
     ('''
      def make_step():
@@ -199,6 +200,7 @@ def memory_per_device():
     return find_exercise("memory_per_device")
 
 
+@pytest.mark.slow
 def test_an_eighth_per_device_on_a_mesh_the_variants_lack_passes(memory_per_device, tmp_path: Path) -> None:
     # a 4 x 2 mesh with its axes named in the other order, the spec naming them backwards
     holds, host = judged(memory_per_device, tmp_path, '''
@@ -224,6 +226,7 @@ def test_a_copy_through_the_host_fails_the_host_check(memory_per_device, tmp_pat
     assert host.status == "failed" and "a JAX array pulled to NumPy" in host.message, host.message
 
 
+@pytest.mark.slow
 def test_a_quarter_on_each_of_four_devices_fails_the_share(memory_per_device, tmp_path: Path) -> None:
     holds, = judged(memory_per_device, tmp_path, '''
         import jax, numpy as np

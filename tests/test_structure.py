@@ -85,6 +85,7 @@ def test_a_mean_taken_in_numpy_behind_a_zeroed_pmean_fails(graded) -> None:
     assert any("pulled to NumPy" in c.message for c in failed), [(c.id, c.message[:200]) for c in failed]
 
 
+@pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason=(
     "a zero-weighted link inside one jitted program: what is fed is what enters the jitted function, not a "
     "value inside its compiled program (docs/threat-model.md, 'What \"computed from the placed "

@@ -274,6 +274,7 @@ def long_summary() -> dict:
     return summarize(results, problems, exercise=exercise, checks=checks, notes=[f"left aside: {long}"])
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 @pytest.mark.skipif(not AXE.is_file(), reason=NO_AXE)
 @pytest.mark.parametrize("width", [390, 1280])
