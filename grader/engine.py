@@ -144,12 +144,15 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
 def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *, limits: Limits | None = None,
                 display_path: str | None = None, compile_cache: str | None | bool = True,
                 launcher: Launcher | None = None, hide: tuple[str, ...] = (), helpers: tuple[Path, ...] = (),
-                notes: tuple[str, ...] = ()) -> list[Report]:
+                notes: tuple[str, ...] = (), shrink_every_seed: bool = True) -> list[Report]:
     """``grade`` under each of ``seeds``, one report each, in one child: the file is imported
     once, and each later seed's checks start afresh (their own calls, incidents and time
     limit) in the same process. A check that is ``judged_once`` (its calls do not depend on
     the seed, and what earlier calls compiled would hide what it counts) keeps its first
-    verdict, as the load check does. What validation grades many times costs one child."""
+    verdict, as the load check does. What validation grades many times costs one child.
+    ``shrink_every_seed=False``: after the first seed, a failing property check names its
+    first failing input unshrunk (same verdict and score; a shrink is most of what grading a
+    wrong answer costs the grading process)."""
     started = time.monotonic()
     cache = warm_compile_cache(exercise) if compile_cache is True else (compile_cache or None)
     submission = Path(submission)
@@ -180,7 +183,7 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
             if not first:
                 session.begin_grading()
             context = Context(session, signature, exercise.probe, seed, exercise.function, module, exercise.devices,
-                              notes, values)
+                              notes, values, shrink=first or shrink_every_seed)
 
             def run(check: Check, outcome: Outcome | None = None) -> None:
                 started_check = time.monotonic()

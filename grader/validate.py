@@ -19,6 +19,7 @@ prepared once, before any grading starts.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -116,8 +117,10 @@ def run_jobs(jobs: list[Job], exercise: Exercise, launcher: Callable[..., Any] |
 
     started, job = time.monotonic(), jobs[0]
     try:
+        # A verdict needs no smallest counterexample: the first seed's is shrunk, later seeds name
+        # the input that failed (`jaxgrade check --seed N` shrinks it).
         reports = grade_seeds(exercise, Path(job.path), tuple(j.seed for j in jobs), display_path=job.name,
-                              compile_cache=compile_cache, launcher=launcher)
+                              compile_cache=compile_cache, launcher=launcher, shrink_every_seed=False)
     except Exception as error:  # a broken exercise (checks.py raising) must not stop the others
         return [Verdict(j, f"grading raised {type(error).__name__}: {error}", 0.0, exercise.max_score,
                         time.monotonic() - started, ()) for j in jobs]
@@ -204,7 +207,7 @@ def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, varian
 
 def _run(jobs: list[Job], exercises: dict[str, Exercise], workers: int,
          progress: Callable[[Verdict], None] | None) -> list[Verdict]:
-    from grader.batch.run import prepare
+    from grader.batch.run import draw_inputs, prepare
     from grader.engine import compile_cache_directory
     from grader.sandbox.pool import Pool
 
@@ -213,19 +216,27 @@ def _run(jobs: list[Job], exercises: dict[str, Exercise], workers: int,
                                             thread_name_prefix="jaxgrade-validate") as threads:
         for devices in sorted({exercises[job.directory].devices for job in jobs}):
             pool.warm(devices, compile_cache_directory())  # their imports of JAX overlap the preparing
-        # Before any thread starts: each exercise's cache filled from its reference and every
-        # property check's inputs drawn for every seed, so the threads share them and never race.
-        caches: dict[tuple[str, int], str | None] = {}
+        # Before any thread starts: each exercise's cache filled from its reference and its
+        # property checks' inputs drawn for the first seed. The other seeds are drawn here while
+        # the threads grade the first (a thread that reaches a seed not drawn yet waits for it).
+        caches: dict[str, str | None] = {}
+        later: list[tuple[str, int]] = []
         for job in jobs:
-            if (job.directory, job.seed) not in caches:
+            if job.directory not in caches:
                 # validate grades the variants itself: warming the cache from them first gains nothing
-                caches[(job.directory, job.seed)] = prepare(exercises[job.directory], job.seed, variants=False,
-                                                            launcher=pool.launch)
+                caches[job.directory] = prepare(exercises[job.directory], job.seed, variants=False,
+                                                launcher=pool.launch)
+            elif (job.directory, job.seed) not in later:
+                later.append((job.directory, job.seed))
         variants: dict[tuple[str, str, str, str], list[Job]] = {}  # each variant's seeds share one child
         for job in jobs:
             variants.setdefault((job.directory, job.path, job.name, job.expect), []).append(job)
         futures = [threads.submit(run_jobs, group, exercises[group[0].directory], pool.launch,
-                                  caches[(group[0].directory, group[0].seed)] or False) for group in variants.values()]
+                                  caches[group[0].directory] or False) for group in variants.values()]
+        for directory, seed in later:
+            # a strategy that cannot draw under a seed is reported by each grading that needs it
+            with contextlib.suppress(Exception):
+                draw_inputs(exercises[directory], seed)
         for future in futures:
             for verdict in future.result():
                 verdicts.append(verdict)

@@ -190,3 +190,27 @@ def test_grading_under_several_seeds_in_one_child_gives_each_seeds_own_report(va
         assert [(c.id, c.status, c.score) for c in report.checks] == [(c.id, c.status, c.score) for c in alone.checks]
         assert [c.message for c in report.checks if c.id not in once] == \
             [c.message for c in alone.checks if c.id not in once]
+
+
+@pytest.mark.slow
+def test_later_seeds_can_name_their_first_failing_input_unshrunk():
+    """Validation needs a verdict, not the smallest counterexample: with shrink_every_seed=False
+    the first seed is shrunk as ever, and a later seed fails on the same check with the same
+    score, naming one of its drawn inputs as it was drawn (jaxgrade check --seed N shrinks it)."""
+    from grader import find_exercise
+    from grader.checks.values import ValueProperty, arguments_text
+    from grader.engine import grade_seeds
+
+    exercise = find_exercise("sgd_step")
+    path = exercise.directory / "wrong" / "value_ascent.py"
+    quick = grade_seeds(exercise, path, (0, 3), compile_cache=False, shrink_every_seed=False)
+    full = grade_seeds(exercise, path, (0, 3), compile_cache=False)
+    for fast, slow in zip(quick, full):
+        assert [(c.id, c.status, c.score) for c in fast.checks] == [(c.id, c.status, c.score) for c in slow.checks]
+    assert [c.message for c in quick[0].checks] == [c.message for c in full[0].checks]
+    values = next(c for c in exercise.checks if isinstance(c, ValueProperty))
+    failed = next(c for c in quick[1].checks if c.id == values.id)
+    drawn = [arguments_text(a, limit=64) for a in values.draw(3)]
+    assert failed.status == "failed" and failed.counterexample in drawn
+    shrunk = next(c for c in full[1].checks if c.id == values.id)
+    assert shrunk.counterexample != failed.counterexample

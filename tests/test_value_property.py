@@ -97,3 +97,27 @@ def test_a_seed_draws_the_same_inputs_whatever_the_process_has_imported(tmp_path
     digests = [subprocess.run([sys.executable, "-c", script, mode], capture_output=True, text=True, timeout=300,
                               cwd=tmp_path).stdout.strip() for mode in ("few", "more")]
     assert digests[0] and digests[0] == digests[1], digests
+
+
+def test_threads_asking_for_one_draw_at_once_share_one_draw():
+    """Validation draws later seeds while grading threads may already need them: a thread that
+    asks for a draw being made waits for it and gets the same list, never a second draw; a draw
+    of another seed asked for at the same time is its own."""
+    import threading
+
+    check = ValueProperty(id="value.sum", title="sums", inputs=arguments(dims(n=LENGTHS), x=float32_array("n")))
+    results: dict[str, Any] = {}
+    start = threading.Barrier(3)
+
+    def draw(name: str, seed: int) -> None:
+        start.wait()
+        results[name] = check.draw(seed)
+
+    threads = [threading.Thread(target=draw, args=(name, seed)) for name, seed in (("a", 11), ("b", 11), ("c", 12))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results["a"] is results["b"]
+    assert results["c"] is not results["a"] and len(results["c"]) == len(results["a"])
+    assert check.draw(11) is results["a"]

@@ -223,11 +223,16 @@ def prepare(exercise: Exercise, seed: int, variants: bool = True,
     cache = warm_compile_cache(exercise, launcher)
     if cache is not None and variants:
         warm_compile_cache_from_variants(exercise, cache, launcher=launcher)
+    draw_inputs(exercise, seed)
+    return cache
+
+
+def draw_inputs(exercise: Exercise, seed: int) -> None:
+    """Every property check's inputs under ``seed``, drawn once for every grading thread."""
     for check in exercise.checks:
         draw = getattr(check, "draw", None)
         if callable(draw):
             draw(seed)
-    return cache
 
 
 

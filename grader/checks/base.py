@@ -38,6 +38,9 @@ class Context:
     # The exercise's value property check: its oracle gives the structure checks'
     # counterfactual calls their tolerances, and its inputs a second one.
     values: ValueOracle | None = None
+    # False: a failing property check reports its first failing input as drawn, unshrunk (the
+    # verdict and score are the same; validation's later seeds need no more).
+    shrink: bool = True
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """Compute a shared observation once per submission (several checks read it)."""

@@ -17,7 +17,7 @@ forking children from it would be unsafe); the child flattens what came back wit
 from __future__ import annotations
 
 import functools
-import json
+import hashlib
 import math
 import tempfile
 import threading
@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.errors import HypothesisException
 
-from grader.arguments import Signature, encode, flatten, literal, short
+from grader.arguments import Signature, flatten, literal, short
 from grader.checks.base import Check, Context
 from grader.errors import ExerciseError
 from grader.observe.returned import Leaf, Returned, describe_structure
@@ -52,20 +52,37 @@ class _Once:
     on the same drawn inputs and cases, and an exact sum of 100,000 elements costs ~10 ms of
     the grading process's time each time; oracles are pure). Entries are keyed by the id of
     the object they belong to and hold that object, so an id is never reused while its entry
-    lives; the oldest go past ``kept``. Grading threads share it."""
+    lives; the oldest go past ``kept``. Grading threads share it: a thread that needs a value
+    another is computing waits for that one (validation draws later seeds while the first
+    is graded), and values of other keys are never held up by it."""
 
     def __init__(self, kept: int = 4096) -> None:
         self._values: dict[tuple[int, Any], tuple[Any, Any]] = {}
-        self._kept, self._lock = kept, threading.RLock()
+        self._making: dict[tuple[int, Any], Any] = {}  # a lock per value being made
+        self._kept, self._lock = kept, threading.Lock()
 
     def get(self, owner: Any, key: Any, make: Callable[[], Any]) -> Any:
         memo = (id(owner), key)
         with self._lock:
-            if memo not in self._values:
+            if memo in self._values:
+                return self._values[memo][1]
+            making = self._making.setdefault(memo, threading.RLock())
+        with making:
+            with self._lock:
+                if memo in self._values:  # made by the thread this one waited for
+                    return self._values[memo][1]
+            try:
+                value = make()
+            except BaseException:
+                with self._lock:
+                    self._making.pop(memo, None)
+                raise
+            with self._lock:
                 if len(self._values) >= self._kept:
                     del self._values[next(iter(self._values))]
-                self._values[memo] = (owner, make())
-            return self._values[memo][1]
+                self._values[memo] = (owner, value)
+                self._making.pop(memo, None)
+            return value
 
 
 # Separate tables, so the many answers (shrinking adds inputs) never push out a draw or the cases.
@@ -309,7 +326,7 @@ class ValueProperty(Check):
                 known[key] = self.problem(context, arguments, key)
             problem, returned = known[key]
             if problem is not None:
-                if not returned.incident:
+                if not returned.incident and context.shrink:
                     arguments, problem, returned = self.shrink(context, arguments, problem, returned, known)
                 expected, _ = _answer(self, _input_key(arguments), arguments)
                 return Outcome.failed(
@@ -358,8 +375,28 @@ class ValueProperty(Check):
 
 
 def _input_key(arguments: Mapping[str, Any]) -> str:
-    """The same key for the same arguments, whichever draw made them (exact bytes, dtypes, shapes)."""
-    return json.dumps(encode(arguments), sort_keys=True)
+    """The same key for the same arguments, whichever draw made them (exact bytes, dtypes,
+    shapes, Python types): a digest, since every value check call makes one."""
+    digest = hashlib.blake2b(digest_size=20)
+    _feed(digest, arguments)
+    return digest.hexdigest()
+
+
+def _feed(digest: Any, value: Any) -> None:
+    if isinstance(value, np.ndarray):
+        digest.update(f"array {value.dtype.str} {value.shape}:".encode())
+        digest.update(np.ascontiguousarray(value).tobytes())
+    elif isinstance(value, Mapping):
+        digest.update(f"dict {len(value)}:".encode())
+        for name in value:
+            digest.update(f"{name!r}=".encode())
+            _feed(digest, value[name])
+    elif isinstance(value, (tuple, list)):
+        digest.update(f"{type(value).__name__} {len(value)}:".encode())
+        for item in value:
+            _feed(digest, item)
+    else:  # None, bool, int, float, a KeySeed: the repr names the type and the exact value
+        digest.update(f"{type(value).__name__} {value!r};".encode())
 
 
 @dataclass(frozen=True, kw_only=True)
