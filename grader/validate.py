@@ -25,13 +25,16 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from grader.errors import ExerciseError, ExitCode
 from grader.exercise import Exercise, all_exercises, find_exercise
 from grader.lint import exercise_problems
 from grader.report.result import Report
 from grader.validated import Verdicts, verdicts_folder
+
+if TYPE_CHECKING:
+    from grader.sandbox.pool import Pool
 
 SEEDS = (0, 1, 2, 3, 4)
 FULL_MARKS = "full marks"
@@ -164,7 +167,6 @@ def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, varian
     for exercise in exercises:
         result = results[exercise.directory.as_posix()] = ExerciseValidation(exercise.slug)
         loaded[str(exercise.directory)] = exercise
-        result.requirements = exercise_problems(exercise)
         try:
             jobs.extend(jobs_for(exercise, seeds, variant_seeds))
             if folder is not None:
@@ -185,7 +187,15 @@ def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, varian
                                     float(kept["duration_s"]), tuple(kept["failed_categories"]), reused=True))
             if progress:
                 progress(verdicts[-1])
-    verdicts += _run(pending, loaded, workers, progress) if pending else []
+    from grader.engine import compile_cache_directory
+    from grader.sandbox.pool import Pool
+    with contextlib.ExitStack() as stack:
+        pool = stack.enter_context(Pool()) if pending else None
+        for devices in sorted({loaded[job.directory].devices for job in pending}):
+            pool.warm(devices, compile_cache_directory())  # its import of JAX overlaps what follows
+        for directory, exercise in loaded.items():  # (draws the first seed's inputs)
+            results[Path(directory).as_posix()].requirements = exercise_problems(exercise)
+        verdicts += _run(pending, loaded, workers, progress, pool) if pool is not None else []
     for verdict in verdicts:
         if verdict.job in keys and verdict.problem is None:
             stores[verdict.job.directory].keep(keys[verdict.job], {
@@ -206,16 +216,11 @@ def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, varian
 
 
 def _run(jobs: list[Job], exercises: dict[str, Exercise], workers: int,
-         progress: Callable[[Verdict], None] | None) -> list[Verdict]:
+         progress: Callable[[Verdict], None] | None, pool: Pool) -> list[Verdict]:
     from grader.batch.run import draw_inputs, prepare
-    from grader.engine import compile_cache_directory
-    from grader.sandbox.pool import Pool
 
     verdicts: list[Verdict] = []
-    with Pool() as pool, ThreadPoolExecutor(max_workers=max(1, workers),
-                                            thread_name_prefix="jaxgrade-validate") as threads:
-        for devices in sorted({exercises[job.directory].devices for job in jobs}):
-            pool.warm(devices, compile_cache_directory())  # their imports of JAX overlap the preparing
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="jaxgrade-validate") as threads:
         # Before any thread starts: each exercise's cache filled from its reference and its
         # property checks' inputs drawn for the first seed. The other seeds are drawn here while
         # the threads grade the first (a thread that reaches a seed not drawn yet waits for it).

@@ -40,11 +40,12 @@ def safe_reply(value: Any, key: str | None = None, depth: int = 0) -> Any:
     decoding checks those). Deeper than any reply the protocol has, nesting is malformed."""
     if depth > 64:
         raise Malformed("a reply nested deeper than the protocol allows")
-    if isinstance(value, str):
+    kind = type(value)  # JSON gives exactly these types; numbers (most of a reply) pass at once
+    if kind is str:
         return value if key == "b64" else safe_text(value)
-    if isinstance(value, dict):
+    if kind is dict:
         return {safe_text(k, 200): safe_reply(v, k, depth + 1) for k, v in value.items()}
-    if isinstance(value, list):
+    if kind is list:
         return [safe_reply(v, key, depth + 1) for v in value]
     return value
 
