@@ -12,8 +12,10 @@ the exercise's time budget (``limits.total_s``).
 Every verdict comes from ``grader.engine.grade``, the same path students go through, each
 grading in its own sandboxed child. As in ``jaxgrade grade`` (``grader.batch.run``), the children
 are forked from a warm process that imported JAX once (``grader.sandbox.pool``), a few gradings run
-side by side in threads, and each exercise's compilation cache and Hypothesis inputs are
-prepared once, before any grading starts.
+side by side in threads, and each exercise's compilation cache and its first seed's
+Hypothesis inputs are prepared once, before any grading starts (the later seeds' inputs are
+drawn while the first is graded). A variant's later seeds name a failing input unshrunk: a
+verdict needs no smallest counterexample.
 ``jaxgrade list`` lives here too: it reads the same catalogue.
 """
 from __future__ import annotations
