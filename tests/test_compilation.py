@@ -159,3 +159,16 @@ def test_a_placed_copy_donated_is_judged_not_a_grader_error(exercise, tmp_path: 
     assert all(c.status == "passed" for c in report.checks if c.id != "structure.donates_w"), report.checks
     donates = next(c for c in report.checks if c.id == "structure.donates_w")
     assert donates.status == "failed" and "is not the w your function was given" in donates.message
+
+
+@pytest.mark.slow
+def test_the_first_call_at_the_checks_shapes_is_no_recompile_in_the_message(tmp_path: Path) -> None:
+    # no_recompile's value check calls the step at other shapes first: this check's first compile
+    # is the first at its shapes, so only the new function on every call is named as a cause
+    exercise = find_exercise("no_recompile")
+    report = grade(exercise, exercise.directory / "wrong" / "structure_jit_inside_step.py", compile_cache=False)
+    result = next(c for c in report.checks if c.id == "structure.compiles_once")
+    assert result.status == "failed" and "compiled 5 times over 5 calls" in result.message, result.message
+    assert "Call 1 compiled it again" not in result.message and "changed from" not in result.message, result.message
+    assert "Call 2 compiled it again because it is a new function each time" in result.message, result.message
+    assert "(Calls 3, 4 and 5: the same.)" in result.message, result.message

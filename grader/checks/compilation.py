@@ -141,12 +141,17 @@ def _times(count: int) -> str:
     return {0: "no time", 1: "once", 2: "twice"}.get(count, f"{count} times")
 
 
+# Causes that, at a check's first call, only say its inputs differ from an earlier check's calls
+# (another shape, sharding or argument count): that compile is the first for these inputs.
+FIRST_FOR_THESE_INPUTS = ("type", "sharding", "arguments")
+
+
 def _causes(compiles: list[tuple[int, JitCall]]) -> str:
     """Why the function compiled again, in words: each distinct cause once, with the calls it
     caused (``Call 2 ... (calls 3 and 4: the same.)``)."""
     grouped: dict[tuple[str, str], list[tuple[int, Recompiled]]] = {}
     for number, call in compiles:
-        if call.again is not None:
+        if call.again is not None and not (number == 1 and call.again.what in FIRST_FOR_THESE_INPUTS):
             grouped.setdefault((call.again.what, call.again.argument), []).append((number, call.again))
     sentences = []
     for found in list(grouped.values())[:3]:
