@@ -235,3 +235,4 @@ def test_a_quarter_on_each_of_four_devices_fails_the_share(memory_per_device, tm
             return jax.device_put(w, NamedSharding(Mesh(np.array(jax.devices()[4:]), ("d",)), P(None, "d")))
     ''', "structure.an_eighth_each")
     assert holds.status == "failed" and "1/4 of it), over 4 devices" in holds.message, holds.message
+    assert "of the 1.5 KiB of your result (1/4" in holds.message, holds.message

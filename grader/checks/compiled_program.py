@@ -153,17 +153,18 @@ class HoldsAtMostPerDevice(Check):
 
     def judge(self, context: Context) -> Outcome:
         returned = probe_call(context)
-        want = f"each device holding at most {_share(self.fraction)} of {self.leaf}"
+        named = "your result" if self.leaf == "result" else self.leaf  # a single returned array's leaf
+        want = f"each device holding at most {_share(self.fraction)} of {named}"
         found = returned.leaf(self.leaf) if returned.ok else None
         if found is None or found.kind != "jax_array" or not found.shards:
             observed = returned.describe() if not returned.ok else (
-                f"{self.leaf} is {found.describe()}" if found is not None else f"no {self.leaf} was returned")
+                f"{named} is {found.describe()}" if found is not None else f"no {self.leaf} was returned")
             return Outcome.failed(f"Nothing to judge here: {observed}.", expected=want, observed=observed)
         per_device = _bytes_per_device(found)
         total = _itemsize(found.dtype) * int(np.prod(found.shape))
         device, most = max(per_device.items(), key=lambda item: item[1])
         spread = f"{len(per_device)} device" + ("" if len(per_device) == 1 else "s")
-        observed = (f"device {device} holds {_size(most)} of the {_size(total)} of {self.leaf} "
+        observed = (f"device {device} holds {_size(most)} of the {_size(total)} of {named} "
                     f"({_share(most / total if total else 0.0)} of it), over {spread}")
         if most > self.fraction * total:
             return Outcome.failed(f"{observed[0].upper()}{observed[1:]}: the task allows each device at most "
