@@ -210,8 +210,10 @@ def run_grade(source: Path, out: Path, jobs: int, sample: bool = False, env: dic
     run_grade.last_cpu = _children_cpu() - cpu  # type: ignore[attr-defined]
     if sampler:
         sampler.stop()
-    if process.returncode != 0:
-        raise SystemExit(f"jaxgrade grade failed ({process.returncode}):\n{stdout}")
+    if process.returncode != 0:  # the gradebook holds why (its grader_error rows); the bench deletes it
+        book = out / "gradebook.csv"
+        why = [line for line in book.read_text().splitlines() if "grader failed" in line] if book.exists() else []
+        raise SystemExit(f"jaxgrade grade failed ({process.returncode}):\n{stdout}" + "\n".join(why))
     return elapsed, sampler, stdout
 
 

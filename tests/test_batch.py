@@ -21,6 +21,8 @@ import pytest
 from conftest import SEED_EXERCISE
 from grader.batch.run import grade_class, student_folder
 from grader.engine import grade
+from grader.errors import PoolError
+from grader.sandbox.pool import ForkedProcess, Pool
 from grader.exercise import load_exercise
 
 MIXED = {"alice": "reference.py", "bob": "wrong/value_mean.py", "carol": "wrong/limits_crash.py",
@@ -218,6 +220,27 @@ def test_the_command_reports_what_it_did_and_where(exercises_root, tmp_path):
     missing = subprocess.run([*command[:2], str(tmp_path / "nowhere"), *command[3:]], env=env, capture_output=True,
                              text=True, timeout=300)
     assert missing.returncode == 2 and "no such file or folder" in missing.stderr
+
+
+def test_a_submission_the_grader_failed_on_has_its_row_in_the_gradebook_saying_why(exercise, tmp_path):
+    def broken_for_students(argv: list[str], *rest: object) -> ForkedProcess:
+        """Forks the trusted reference's warm-up; a student's child (confined: its last argument
+        is the policy) meets what a warm process that died under the grader raises."""
+        if argv[-1].startswith("{"):
+            raise PoolError("the warm grading process has exited")
+        return pool.launch(argv, *rest)
+
+    out = tmp_path / "out"
+    with Pool() as pool:
+        outcome = grade_class(exercise, make_class(tmp_path / "class", {"alice": "reference.py", "bob": "reference.py"}),
+                              out, jobs=1, launcher=broken_for_students)
+    assert sorted(outcome.failed) == ["alice", "bob"] and not outcome.graded
+    book = gradebook(out)
+    assert sorted(book) == ["alice", "bob"]  # no student silently missing from what the instructor reads
+    for row in book.values():
+        assert row["status"] == "not_graded" and row["score"] == ""
+        assert "grader_error: the grader failed (PoolError: the warm grading process has exited)" in row["note"]
+    assert "bob" in (out / "summary.md").read_text()
 
 
 # A child cannot read classmates' files in a class run: tests/test_sandbox.py,

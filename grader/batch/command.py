@@ -14,7 +14,7 @@ from pathlib import Path
 
 from grader.batch.gradebook import GRADEBOOK_FORMATS, canvas_rows, moodle_rows, write_lms_gradebook
 from grader.batch.lms_assignment import CANVAS_COLUMN, LmsAssignment, read_lms_file
-from grader.batch.run import BatchOutcome, Progress, grade_class
+from grader.batch.run import BatchOutcome, Progress, grade_class, problems_of
 from grader.batch.safe_text import for_terminal
 from grader.errors import ClusterError, ExitCode, IntakeError, UsageError
 from grader.report.visibility import shown_to
@@ -95,7 +95,7 @@ def _write_lms_gradebook(format: str, outcome: BatchOutcome, max_score: float, t
     stderr where the download cannot give the LMS what it matches students by, or where the
     Canvas column has no assignment id."""
     intake, path = outcome.intake, outcome.out / f"gradebook-{format}.csv"
-    results, problems = outcome.results.values(), intake.problems
+    results, problems = outcome.results.values(), problems_of(outcome)
     points, column = target.points, target.column or ""
     if format == "canvas":
         header, rows = canvas_rows(column, max_score, results, problems, intake.layout, points)

@@ -365,7 +365,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
             nonlocal saved_at
             if soon and time.monotonic() - saved_at < GRADEBOOK_EVERY_S:
                 return
-            write_gradebook(out / "gradebook.csv", check_ids, outcome.results.values(), intake.problems,
+            write_gradebook(out / "gradebook.csv", check_ids, outcome.results.values(), problems_of(outcome),
                             lms=intake.layout in ("canvas", "moodle"))
             saved_at = time.monotonic()
 
@@ -422,12 +422,18 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
         shutil.rmtree(unpacked, ignore_errors=True)
 
 
+def problems_of(outcome: BatchOutcome) -> list[Problem]:
+    """What was not graded: the intake's problems, and the submissions the grader itself failed
+    on (a row in the gradebook and the summary each, so no student silently goes missing)."""
+    return list(outcome.intake.problems) + [
+        Problem(student, student, "grader_error", f"the grader failed ({message}); grade again to retry")
+        for student, message in outcome.failed.items()]
+
+
 def summary_data(exercise: Exercise, seed: int, outcome: BatchOutcome) -> dict[str, Any]:
     checks = [{"id": c.id, "title": c.title, "category": c.category, "max_score": exercise.points[c.id]}
               for c in exercise.checks]
-    problems = list(outcome.intake.problems) + [
-        Problem(student, student, "grader_error", f"the grader failed ({message}); grade again to retry")
-        for student, message in outcome.failed.items()]
+    problems = problems_of(outcome)
     info = {"slug": exercise.slug, "title": exercise.title, "version": exercise.fingerprint,
             "max_score": exercise.max_score, "seed": seed, "jaxgrade": __version__}
     return summarize(outcome.results.values(), problems, exercise=info, checks=checks,
