@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from pathlib import Path
 
@@ -176,3 +177,31 @@ def test_forked_children_are_confined_as_exec_children_are(seed_exercise, pool):
     assert forked.status == fresh.status == "passed"
     assert forked.environment["protections"] == fresh.environment["protections"]
     assert forked.environment["protections"]["scratch"]["active"]
+
+
+def test_a_child_that_ends_at_once_is_still_handed_to_the_thread_that_asked_for_it(tmp_path):
+    """The zygote reports the fork and, a moment later, the exit; the asking thread may wake only
+    after both (two threads at once, as ``grade -j 2`` asks, make that likely)."""
+    env = {**os.environ, "HOME": str(tmp_path), "TMPDIR": str(tmp_path)}
+    ended: list[int | str] = []
+
+    def launch_many(warm: Pool) -> None:
+        for _ in range(150):
+            pipes = [os.pipe() for _ in range(3)]
+            try:
+                child = warm.launch([sys.executable, "-I", "-c", "import os; os._exit(3)"], env, str(tmp_path),
+                                    (pipes[0][0], pipes[1][1], pipes[2][1]))
+                ended.append(child.wait(30))
+            except Exception as error:
+                ended.append(f"{type(error).__name__}: {error}")
+            finally:
+                for fd in (fd for pipe in pipes for fd in pipe):
+                    os.close(fd)
+
+    with Pool() as warm:
+        threads = [threading.Thread(target=launch_many, args=(warm,)) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert ended == [3] * 300

@@ -103,7 +103,9 @@ class Zygote:
         self._send_lock = threading.Lock()
         self._state = threading.Condition()
         self._next_id = 0
-        self._forked: dict[int, int | str] = {}  # request id -> pid, or why the fork failed
+        # request id -> the child, or why the fork failed; the child itself, not its pid: it may
+        # have exited (and left _children) before the thread that asked for it wakes up
+        self._forked: dict[int, ForkedProcess | str] = {}
         self._children: dict[int, ForkedProcess] = {}
         self.alive = True
 
@@ -142,7 +144,8 @@ class Zygote:
                     pid = message.get("pid")
                     if isinstance(pid, int):
                         self._children[pid] = ForkedProcess(pid)
-                    self._forked[message["id"]] = pid if isinstance(pid, int) else str(message.get("error"))
+                    self._forked[message["id"]] = self._children[pid] if isinstance(pid, int) else str(
+                        message.get("error"))
                     self._state.notify_all()
                 elif message["op"] == "exited" and message["pid"] in self._children:
                     self._children.pop(message["pid"])._end(message["code"])
@@ -176,10 +179,10 @@ class Zygote:
                 raise PoolError("the warm grading process did not fork in time")
             if ident not in self._forked:
                 raise PoolError("the warm grading process exited")
-            pid = self._forked.pop(ident)
-            if isinstance(pid, str):
-                raise PoolError(f"the warm grading process could not fork: {pid}")
-            return self._children[pid]
+            child = self._forked.pop(ident)
+            if isinstance(child, str):
+                raise PoolError(f"the warm grading process could not fork: {child}")
+            return child
 
     def close(self) -> None:
         """Stop the zygote; it kills every child it forked that is still running."""
