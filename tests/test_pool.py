@@ -28,7 +28,8 @@ import jax
 import jax.numpy as jnp
 
 print("SNOOP " + json.dumps({"env": sorted(os.environ), "fds": sorted(int(f) for f in os.listdir("/proc/self/fd")),
-                             "group": {os.getpid(): "own", 0: "led from outside its PID namespace"}.get(os.getpgid(0), "shared"),
+                             "group": {os.getpid(): "own", 0: "led from outside its PID namespace",
+                                           1: "led by its PID namespace's init"}.get(os.getpgid(0), "shared"),
                              "devices": jax.device_count(),
                              "cwd": os.getcwd(), "home": os.environ.get("HOME"), "frozen": gc.get_freeze_count()}))
 print("to stderr", file=sys.stderr)
@@ -95,8 +96,10 @@ def test_a_forked_child_has_only_its_own_environment_descriptors_and_output(seed
     assert seen["env"] == expected["env"]
     assert seen["devices"] == expected["devices"] == seed_exercise.devices
     assert len(seen["fds"]) == len(expected["fds"])  # stdio, the channel, listdir's own
-    # its own process group; in a PID namespace, the group of the relay the grader started (its leader)
-    assert seen["group"] == expected["group"] != "shared"
+    # its own process group; in a PID namespace, the group of the process the grader started: the
+    # relay outside it (an exec'd child), or its init (a child the zygote forked into a namespace)
+    assert "shared" not in (seen["group"], expected["group"])
+    assert seen["group"] == expected["group"] or os.geteuid() == 0
     assert seen["cwd"] == seen["home"] and seen["cwd"] != expected["cwd"]  # each child its own fresh folder
     assert "to stderr" in forked.output["head"]
     assert seen["frozen"] > 0 and expected["frozen"] == 0  # what the zygote imported, out of the collector's walk
@@ -205,3 +208,68 @@ def test_a_child_that_ends_at_once_is_still_handed_to_the_thread_that_asked_for_
         for thread in threads:
             thread.join()
     assert ended == [3] * 300
+
+
+# Run in a process of its own, whose low descriptor numbers are free: the channel is given the
+# very numbers the zygote's status pipe gets (the two it allocates after the three it receives).
+CHOSEN_NUMBERS = r'''
+import fcntl, json, os, sys, tempfile
+from grader.sandbox.pool import Zygote
+
+def high_pipe():  # out of the low numbers' way
+    ends = os.pipe()
+    moved = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100) for fd in ends]
+    for fd in ends:
+        os.close(fd)
+    return moved
+
+def free_in(pid, count):
+    used = {int(name) for name in os.listdir(f"/proc/{pid}/fd")}
+    free = [n for n in range(3, 1000) if n not in used]
+    return free[:count]
+
+home = tempfile.mkdtemp()
+env = {"PATH": os.environ.get("PATH", ""), "HOME": home, "TMPDIR": home, "JAX_PLATFORMS": "cpu"}
+zygote = Zygote(env)
+plain = [high_pipe() for _ in range(3)]
+zygote.fork([sys.executable, "-I", "-c", "import os; os._exit(0)"], env, home,
+            (plain[0][0], plain[1][1], plain[2][1])).wait(30)
+inbox, outbox = free_in(zygote.process.pid, 5)[3:]
+assert all(n not in {int(f) for f in os.listdir("/proc/self/fd")} for n in (inbox, outbox))
+to_child, from_child, output = high_pipe(), high_pipe(), high_pipe()
+os.dup2(to_child[0], inbox, inheritable=False)
+os.dup2(from_child[1], outbox, inheritable=False)
+os.close(to_child[0])
+os.close(from_child[1])
+code = """
+import os, struct, sys
+os.write(int(os.environ["JAXGRADE_STATUS_FD"]), struct.pack("i", 5 << 8))  # as init reports the submission's end
+os.write(int(sys.argv[2]), os.read(int(sys.argv[1]), 100) + b" " + str(os.getpid()).encode())
+"""
+child = zygote.fork([sys.executable, "-I", "-c", code, str(inbox), str(outbox), json.dumps({"uid": 65000})],
+                    env, home, (inbox, outbox, output[1]))
+for fd in (inbox, outbox, output[1]):
+    os.close(fd)
+os.write(to_child[1], b"hi")
+os.close(to_child[1])
+reply = b""
+while chunk := os.read(from_child[0], 100):
+    reply += chunk
+code = child.wait(30)
+out = os.read(output[0], 1000)
+zygote.close()
+print(json.dumps({"reply": reply.decode(errors="replace"), "code": code, "output": out.decode(errors="replace")}))
+'''
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root's zygote makes PID namespaces")
+def test_a_child_forked_into_its_own_pid_namespace_keeps_its_channel_whatever_its_numbers(tmp_path):
+    """A child confined to its own uid is forked as its PID namespace's init (pid 1): its channel
+    has the numbers the grader chose even when the zygote's status pipe had them too, and the
+    zygote reports the end init wrote on that pipe (exit 5), not init's own (0)."""
+    import json
+    import subprocess
+    done = subprocess.run([sys.executable, "-c", CHOSEN_NUMBERS], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == {"reply": "hi 1", "code": 5, "output": ""}

@@ -29,7 +29,9 @@ starting its backend. In order:
    namespace's init (reaps orphans, ignores nothing it should not), and the second runs the
    submission as an ordinary process; when the submission ends, init reports its wait status
    and exits (the kernel then kills everything else in the namespace), and the relay ends the
-   same way. Where the grader made a control group for the child (``grader.sandbox.cgroup``),
+   same way. A child forked by ``grader.sandbox.pool``'s zygote with a dedicated uid is
+   already the init of a PID namespace the zygote made (``STATUS_FD`` names where it reports
+   the submission's wait status): it forks once, and the zygote stands in for the relay. Where the grader made a control group for the child (``grader.sandbox.cgroup``),
    the submission's process joins it before dropping its uid.
 
 A namespace that cannot be made is reported, not fatal; a limit or uid drop that fails is
@@ -61,6 +63,9 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
 MS_REMOUNT_BIND_RO = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
+# Set by the zygote (grader.sandbox.pool) in a child it forked as a new PID namespace's init:
+# the descriptor on which init reports the submission's wait status to the zygote.
+STATUS_FD = "JAXGRADE_STATUS_FD"
 _CAPABILITY_VERSION_3 = 0x20080522
 
 
@@ -179,14 +184,16 @@ class Namespaces:
     why: str = ""
 
 
-def _enter_namespaces(libc: ctypes.CDLL, policy: Policy, root: bool) -> Namespaces:
+def _enter_namespaces(libc: ctypes.CDLL, policy: Policy, root: bool, in_pid_namespace: bool) -> Namespaces:
     """Best effort, never raises: the IPC and PID namespaces with the others where the kernel
-    allows them all, else the mount and network ones alone, else the network one alone."""
+    allows them all, else the mount and network ones alone, else the network one alone. With
+    ``in_pid_namespace`` the process is already a PID namespace's init: no new one is made."""
     wanted = CLONE_NEWNS | (CLONE_NEWNET if policy.isolate_network else 0)
     if _threads() > 1:
         return Namespaces(why=f"the process already runs {_threads()} threads (namespaces are per-thread)")
     why = ""
-    for flags, separate in ((wanted | CLONE_NEWIPC | CLONE_NEWPID, True), (wanted, False)):
+    separate_ones = CLONE_NEWIPC | (0 if in_pid_namespace else CLONE_NEWPID)
+    for flags, separate in ((wanted | separate_ones, True), (wanted, False)):
         try:
             if root:
                 _unshare(libc, flags)
@@ -452,10 +459,27 @@ def _end_as(wait_status: int) -> NoReturn:
     os._exit(os.waitstatus_to_exitcode(wait_status))
 
 
-def _split_pid_namespace(policy: Policy, give_up: Any) -> None:
+def _status_descriptor() -> int | None:
+    """The descriptor the zygote gave this process to report the submission's wait status on,
+    when it forked it as a new PID namespace's init (and only then: pid 1); the variable goes,
+    the submission never sees it."""
+    number = os.environ.pop(STATUS_FD, "")
+    return int(number) if number.isdigit() and os.getpid() == 1 else None
+
+
+def _split_pid_namespace(policy: Policy, give_up: Any, status_w: int | None) -> None:
     """Fork into the new PID namespace (see step 7 of the module's docstring); returns only in
     the process that goes on to run the submission. The relay and init hold no descriptor of
-    the channel, so the grader sees the channel close when the submission's process ends."""
+    the channel, so the grader sees the channel close when the submission's process ends.
+    With ``status_w`` this process is already init (the zygote made the namespace): it forks
+    the submission's process and reports its wait status there."""
+    if status_w is not None:
+        submission = os.fork()
+        if submission:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            _stand_by(policy, give_up, lambda: _init(submission, status_w), submission)
+        os.close(status_w)
+        return
     _call(_libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
     if os.getppid() == 1:  # the grader died before the line above took effect
         os._exit(70)
@@ -538,15 +562,17 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
         os.chdir(policy.scratch or policy.workdir)
         return protections
     libc = _libc()
+    status_w = _status_descriptor()
 
-    close_inherited_fds({0, 1, 2, *policy.keep_fds})
+    close_inherited_fds({0, 1, 2, *policy.keep_fds, *([status_w] if status_w is not None else [])})
     note("descriptors", True, "every inherited descriptor but the channel and stdout/stderr closed; "
                               "stdin is /dev/null")
     _call(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
 
     here = (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__), *sys.path)
     reach = tuple(p for p in (*policy.reach, *policy.read_only, *here) if p and os.path.exists(p))
-    spaces = _enter_namespaces(libc, policy, root)
+    spaces = _enter_namespaces(libc, policy, root, status_w is not None)
+    own_pids = spaces.separate or status_w is not None  # a PID namespace of its own: the submission forks
     mounts, why = spaces.mounts, spaces.why
     if policy.isolate_network:
         note("network", spaces.network, "own network namespace: no interface but a downed loopback"
@@ -586,12 +612,12 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
              ", and what it leaves there outlives it") + f" ({why or 'no IPC namespace'})")
 
     note("limits", True, _set_limits(policy, dropping))
-    if spaces.separate:  # the relay and init drop the uid, or a user namespace's capabilities, too
+    if own_pids:  # the relay and init drop the uid, or a user namespace's capabilities, too
         _split_pid_namespace(policy, lambda: _drop_uid(policy) if dropping else
-                             _drop_capabilities(libc) if mounts and not root else None)
+                             _drop_capabilities(libc) if mounts and not root else None, status_w)
     _join_cgroups(policy)
     proc_why = _private_proc(libc) if mounts else why or "no mount namespace"
-    if spaces.separate:
+    if own_pids:
         note("processes", not proc_why, "its own PID namespace and /proc: it sees only its own processes (not the "
                                         "grader's, its command line or any other child's), and whatever it leaves "
                                         "running is killed when it ends" if not proc_why else
@@ -621,7 +647,7 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
         note("user", False, "runs as the grader's own user (the grader is not root): it can write whatever "
                             "that user can write" if not root else "stays root (no uid was given)")
     _call(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
-    if os.getppid() == 1 and not spaces.separate:  # the grader died before the line above took effect
+    if os.getppid() == 1 and not own_pids:  # the grader died before the line above took effect
         os._exit(70)  # (in a PID namespace the parent is init, pid 1, and its death ends the namespace)
     os.umask(0o077)
     os.chdir(scratch)

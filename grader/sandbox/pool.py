@@ -13,7 +13,11 @@ the *zygote*, is a separate, single-threaded process that only imports modules a
 - each forked child gets the pipes the grading process made for it, a new process group,
   the child's own environment, working directory and stdout/stderr capture, every other
   descriptor closed, and is killed if the zygote dies; then it runs ``grader.child.entry.main()``,
-  the same entry point the exec'd child runs. The judging stays in the grading process.
+  the same entry point the exec'd child runs. The judging stays in the grading process;
+- a child confined to a dedicated uid (the grader runs as root) is forked as the init of a
+  new PID namespace: the zygote reads the submission's wait status from it when it ends, the
+  relay process ``grader.child.confine`` would otherwise keep outside the namespace for that
+  (one fork and one process less per submission).
 
 Use :class:`Pool` as the ``launcher`` of :class:`grader.sandbox.process.ChildProcess` (through
 ``grader.engine.grade(..., launcher=pool.launch)``). It is thread-safe: several grading
@@ -29,6 +33,7 @@ import os
 import select
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -36,6 +41,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from grader.child.confine import CLONE_NEWPID, STATUS_FD
 from grader.errors import PoolError
 from grader.sandbox.process import child_environment
 from grader.sandbox.scratch import remove_tree
@@ -291,8 +297,12 @@ def zygote_main() -> None:
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
-    channel.send(json.dumps({"op": "ready", "pid": os.getpid()}).encode())
+    zygote = os.getpid()
+    # Where the zygote goes back to after forking a child into a PID namespace of its own.
+    own_pids = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if os.geteuid() == 0 else -1
+    channel.send(json.dumps({"op": "ready", "pid": zygote}).encode())
     children: set[int] = set()
+    statuses: dict[int, int] = {}  # a namespace's init -> the pipe it reports the submission's end on
 
     def reap() -> None:
         while children:
@@ -303,6 +313,9 @@ def zygote_main() -> None:
             if pid == 0:
                 return
             children.discard(pid)
+            if pid in statuses:  # init wrote before it exited; nothing if it was killed first
+                reported = _read_status(statuses.pop(pid))
+                status = status if reported is None else reported
             channel.send(json.dumps({"op": "exited", "pid": pid, "code": os.waitstatus_to_exitcode(status)}).encode())
 
     while True:
@@ -331,13 +344,25 @@ def zygote_main() -> None:
             continue
         sys.stdout.flush()
         sys.stderr.flush()
+        status: tuple[int, int] | None = None
+        if own_pids >= 0 and _confined_with_own_uid(request["args"]) and libc.unshare(CLONE_NEWPID) == 0:
+            status = os.pipe()
         try:
             pid = os.fork()
         except OSError as error:
             pid = -1
             channel.send(json.dumps({"op": "forked", "id": request["id"], "error": str(error)}).encode())
         if pid == 0:
-            _become_child(request, fds, libc, set_by_imports)  # never returns
+            _become_child(request, fds, libc, set_by_imports, zygote, status[1] if status else None)  # never returns
+        if status is not None:
+            if libc.setns(own_pids, CLONE_NEWPID) != 0:  # every later child would share this namespace
+                os._exit(70)
+            os.close(status[1])
+            if pid > 0:
+                os.set_blocking(status[0], False)
+                statuses[pid] = status[0]
+            else:
+                os.close(status[0])
         for fd in fds:
             os.close(fd)
         if pid > 0:
@@ -355,23 +380,51 @@ def zygote_main() -> None:
     os._exit(0)
 
 
-def _become_child(request: dict[str, Any], fds: list[int], libc: Any, set_by_imports: dict[str, str]) -> None:
+def _confined_with_own_uid(args: list[str]) -> bool:
+    """Whether a child's arguments (inbox, outbox, policy) confine it to a dedicated uid: such a
+    child needs a PID namespace, and root's zygote can make it (see ``zygote_main``)."""
+    try:
+        return len(args) > 2 and json.loads(args[2]).get("uid") is not None
+    except (ValueError, AttributeError):
+        return False
+
+
+def _read_status(status_r: int) -> int | None:
+    """The wait status a namespace's init reported on ``status_r`` (then closed), if it did."""
+    try:
+        data = os.read(status_r, 4)
+    except OSError:
+        data = b""
+    os.close(status_r)
+    return struct.unpack("i", data)[0] if len(data) == 4 else None
+
+
+def _parent() -> int:
+    """This process's parent as the grader's PID namespace numbers it (``os.getppid`` says 0
+    in a namespace whose init this process is; /proc is still the grader's)."""
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("PPid:"))
+
+
+def _become_child(request: dict[str, Any], fds: list[int], libc: Any, set_by_imports: dict[str, str],
+                  zygote: int, status_w: int | None) -> None:
     """In the forked process: become what ``grader.sandbox.process.ChildProcess`` would have exec'd, then run
-    the same ``-c`` code with the same arguments (its modules are already imported)."""
+    the same ``-c`` code with the same arguments (its modules are already imported). With
+    ``status_w`` the process is a new PID namespace's init and reports the submission's end there."""
     code = 70
     try:
-        zygote = os.getppid()
         try:
             os.setpgid(0, 0)
         except OSError:
             pass
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != zygote:  # the zygote died before the line above took effect
+        if (os.getppid() if status_w is None else _parent()) != zygote:  # it died before the line above took effect
             os._exit(code)
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        # The channel keeps the descriptor numbers the grader put on the command line.
-        high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 1024) for fd in fds]
+        # The channel keeps the descriptor numbers the grader put on the command line; all it
+        # keeps is moved out of their way first (the zygote's own pipes may hold those numbers).
+        high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 1024) for fd in (*fds, *([status_w] if status_w is not None else []))]
         inbox, outbox = request["numbers"]
         os.dup2(high[0], inbox)
         os.dup2(high[1], outbox)
@@ -380,6 +433,9 @@ def _become_child(request: dict[str, Any], fds: list[int], libc: Any, set_by_imp
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         keep = {0, 1, 2, inbox, outbox}
+        if status_w is not None:
+            keep.add(high[3])
+            request["env"] = {**request["env"], STATUS_FD: str(high[3])}
         for fd in [int(name) for name in os.listdir("/proc/self/fd")]:
             if fd not in keep:
                 try:
