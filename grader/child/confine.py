@@ -31,7 +31,8 @@ starting its backend. In order:
    and exits (the kernel then kills everything else in the namespace), and the relay ends the
    same way. A child forked by ``grader.sandbox.pool``'s zygote with a dedicated uid is
    already the init of a PID namespace the zygote made (``STATUS_FD`` names where it reports
-   the submission's wait status): it forks once, and the zygote stands in for the relay. Where the grader made a control group for the child (``grader.sandbox.cgroup``),
+   the submission's wait status): it forks once, and the zygote stands in for the relay.
+   Where the grader made a control group for the child (``grader.sandbox.cgroup``),
    the submission's process joins it before dropping its uid.
 
 A namespace that cannot be made is reported, not fatal; a limit or uid drop that fails is
