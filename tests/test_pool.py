@@ -14,7 +14,7 @@ import pytest
 from conftest import SEED_EXERCISE
 from grader.engine import compile_cache_directory, grade
 from grader.errors import PoolError
-from grader.sandbox.pool import Pool
+from grader.sandbox.pool import Pool, ZygoteGone
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 VARIANTS = [SEED_EXERCISE / "reference.py", SEED_EXERCISE / "right" / "jitted.py",
@@ -134,6 +134,20 @@ def test_a_dead_zygote_is_replaced(seed_exercise):
         report = grade(seed_exercise, SEED_EXERCISE / "reference.py", launcher=pool.launch)
         assert report.status == "passed"
         assert list(pool._zygotes.values()) != [zygote]
+
+
+def test_a_zygote_that_died_unnoticed_says_it_forked_nothing(seed_exercise, tmp_path):
+    with Pool() as pool:
+        pool.warm(seed_exercise.devices, None)
+        (zygote,) = pool._zygotes.values()
+        zygote._await_ready()
+        os.kill(zygote.process.pid, signal.SIGKILL)
+        zygote.process.wait()
+        zygote._reader.join()
+        zygote.alive = True  # as in the moment after it died and before its reader woke
+        with pytest.raises(ZygoteGone, match="cannot reach the warm grading process"):
+            zygote.fork([sys.executable, "-I", "-c", "pass"], {}, str(tmp_path), (0, 1, 2))
+        assert not zygote.alive
 
 
 @pytest.mark.slow

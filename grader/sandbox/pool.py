@@ -88,6 +88,10 @@ class ForkedProcess:
         return self.returncode
 
 
+class ZygoteGone(PoolError):
+    """The warm process was gone before it could receive a request (so it forked nothing)."""
+
+
 class Zygote:
     """The grading side of one warm process; ``fork`` starts a child in it."""
 
@@ -179,7 +183,8 @@ class Zygote:
             with self._send_lock:
                 socket.send_fds(self._socket, [json.dumps(request).encode()], list(fds))
         except OSError as error:
-            raise PoolError(f"cannot reach the warm grading process: {error}") from None
+            self.alive = False  # it died since the check above; its reader may not know yet
+            raise ZygoteGone(f"cannot reach the warm grading process: {error}") from None
         with self._state:
             if not self._state.wait_for(lambda: ident in self._forked or not self.alive, timeout):
                 raise PoolError("the warm grading process did not fork in time")
@@ -230,7 +235,8 @@ class Pool:
             if self._closed:
                 raise PoolError("the pool of warm grading processes is closed")
             zygote = self._zygotes.get(key)
-            if zygote is None or not zygote.alive:
+            # a zygote's reader learns of its death a moment after the process ends
+            if zygote is None or not zygote.alive or zygote.process.poll() is not None:
                 if zygote is not None:
                     zygote.close()
                 zygote = self._zygotes[key] = Zygote(env)
@@ -248,8 +254,14 @@ class Pool:
             pass
 
     def launch(self, argv: list[str], env: dict[str, str], workdir: str, fds: tuple[int, int, int]) -> ForkedProcess:
-        """A :data:`grader.sandbox.process.Launcher`: the child ``argv`` describes, forked warm."""
-        return self._zygote(env).fork(argv, env, workdir, fds)
+        """A :data:`grader.sandbox.process.Launcher`: the child ``argv`` describes, forked warm.
+
+        A zygote that died before it got the request forked nothing, so a fresh one is asked
+        once; a failure after that is the submission's report to give."""
+        try:
+            return self._zygote(env).fork(argv, env, workdir, fds)
+        except ZygoteGone:
+            return self._zygote(env).fork(argv, env, workdir, fds)
 
     def close(self) -> None:
         with self._lock:
