@@ -222,28 +222,33 @@ def _run(jobs: list[Job], exercises: dict[str, Exercise], workers: int,
     from grader.batch.run import draw_inputs, prepare
 
     verdicts: list[Verdict] = []
+    first: dict[str, int] = {}  # each exercise's first seed: drawn, and its cache filled, before any grading
+    later: list[tuple[str, int]] = []
+    for job in jobs:
+        first.setdefault(job.directory, job.seed)
+        if job.seed != first[job.directory] and (job.directory, job.seed) not in later:
+            later.append((job.directory, job.seed))
+
+    def draw_later() -> None:
+        for directory, seed in later:
+            # a strategy that cannot draw under a seed is reported by each grading that needs it
+            with contextlib.suppress(Exception):
+                draw_inputs(exercises[directory], seed)
+
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="jaxgrade-validate") as threads:
-        # Before any thread starts: each exercise's cache filled from its reference and its
-        # property checks' inputs drawn for the first seed. The other seeds are drawn here while
-        # the threads grade the first (a thread that reaches a seed not drawn yet waits for it).
-        caches: dict[str, str | None] = {}
-        later: list[tuple[str, int]] = []
-        for job in jobs:
-            if job.directory not in caches:
-                # validate grades the variants itself: warming the cache from them first gains nothing
-                caches[job.directory] = prepare(exercises[job.directory], job.seed, variants=False,
-                                                launcher=pool.launch)
-            elif (job.directory, job.seed) not in later:
-                later.append((job.directory, job.seed))
+        # The other seeds are drawn on a worker while this thread fills each exercise's cache
+        # from its reference (a core that would wait otherwise); a grading that reaches a seed
+        # not drawn yet waits for that draw. Validate grades the variants itself: warming the
+        # cache from them first gains nothing.
+        drawing = threads.submit(draw_later)
+        caches = {directory: prepare(exercises[directory], seed, variants=False, launcher=pool.launch)
+                  for directory, seed in first.items()}
         variants: dict[tuple[str, str, str, str], list[Job]] = {}  # each variant's seeds share one child
         for job in jobs:
             variants.setdefault((job.directory, job.path, job.name, job.expect), []).append(job)
         futures = [threads.submit(run_jobs, group, exercises[group[0].directory], pool.launch,
                                   caches[group[0].directory] or False) for group in variants.values()]
-        for directory, seed in later:
-            # a strategy that cannot draw under a seed is reported by each grading that needs it
-            with contextlib.suppress(Exception):
-                draw_inputs(exercises[directory], seed)
+        drawing.result()
         for future in futures:
             for verdict in future.result():
                 verdicts.append(verdict)

@@ -182,9 +182,11 @@ class Zygote:
         try:
             with self._send_lock:
                 socket.send_fds(self._socket, [json.dumps(request).encode()], list(fds))
-        except OSError as error:
-            self.alive = False  # it died since the check above; its reader may not know yet
+        except ConnectionError as error:  # a broken pipe: it died since the check above
+            self.alive = False  # (its reader may not know yet)
             raise ZygoteGone(f"cannot reach the warm grading process: {error}") from None
+        except OSError as error:  # this request's own failure (too large, say): the zygote lives on
+            raise PoolError(f"cannot send the request to the warm grading process: {error}") from None
         with self._state:
             if not self._state.wait_for(lambda: ident in self._forked or not self.alive, timeout):
                 raise PoolError("the warm grading process did not fork in time")
