@@ -91,6 +91,10 @@ class PoolError(GraderFault):
     """The warm process could not start or fork; grading cannot continue through it."""
 
 
+class ZygoteGone(PoolError):
+    """The warm process was gone before it could receive a request (so it forked nothing)."""
+
+
 class GraderFailure(GraderFault):
     """The grader could not finish a submission for a reason of its own (its warm process
     could not fork): no verdict is recorded, so the next run grades it again."""

@@ -13,8 +13,8 @@ import pytest
 
 from conftest import SEED_EXERCISE
 from grader.engine import compile_cache_directory, grade
-from grader.errors import PoolError
-from grader.sandbox.pool import Pool, ZygoteGone
+from grader.errors import PoolError, ZygoteGone
+from grader.sandbox.pool import Pool
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 VARIANTS = [SEED_EXERCISE / "reference.py", SEED_EXERCISE / "right" / "jitted.py",

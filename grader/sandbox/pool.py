@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.child.confine import CLONE_NEWPID, STATUS_FD
-from grader.errors import PoolError
+from grader.errors import PoolError, ZygoteGone
 from grader.sandbox.process import child_environment
 from grader.sandbox.scratch import remove_tree
 
@@ -86,10 +86,6 @@ class ForkedProcess:
             raise subprocess.TimeoutExpired(f"forked child {self.pid}", timeout or 0.0)
         assert self.returncode is not None
         return self.returncode
-
-
-class ZygoteGone(PoolError):
-    """The warm process was gone before it could receive a request (so it forked nothing)."""
 
 
 class Zygote:
