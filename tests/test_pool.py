@@ -225,7 +225,8 @@ def test_a_child_that_ends_at_once_is_still_handed_to_the_thread_that_asked_for_
 
 
 # Run in a process of its own, whose low descriptor numbers are free: the channel is given the
-# very numbers the zygote's status pipe gets (the two it allocates after the three it receives).
+# very numbers the pipe that keeps its PID namespace's init alive gets in the zygote (the two it
+# allocates after the three it receives).
 CHOSEN_NUMBERS = r'''
 import fcntl, json, os, sys, tempfile
 from grader.sandbox.pool import Zygote
@@ -256,9 +257,10 @@ os.dup2(from_child[1], outbox, inheritable=False)
 os.close(to_child[0])
 os.close(from_child[1])
 code = """
-import os, struct, sys
-os.write(int(os.environ["JAXGRADE_STATUS_FD"]), struct.pack("i", 5 << 8))  # as init reports the submission's end
+import os, sys
+assert os.environ.pop("JAXGRADE_ZYGOTE_NAMESPACE") == "1"
 os.write(int(sys.argv[2]), os.read(int(sys.argv[1]), 100) + b" " + str(os.getpid()).encode())
+sys.exit(5)
 """
 child = zygote.fork([sys.executable, "-I", "-c", code, str(inbox), str(outbox), json.dumps({"uid": 65000})],
                     env, home, (inbox, outbox, output[1]))
@@ -278,12 +280,13 @@ print(json.dumps({"reply": reply.decode(errors="replace"), "code": code, "output
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root's zygote makes PID namespaces")
 def test_a_child_forked_into_its_own_pid_namespace_keeps_its_channel_whatever_its_numbers(tmp_path):
-    """A child confined to its own uid is forked as its PID namespace's init (pid 1): its channel
-    has the numbers the grader chose even when the zygote's status pipe had them too, and the
-    zygote reports the end init wrote on that pipe (exit 5), not init's own (0)."""
+    """A child confined to its own uid is forked into a PID namespace of its own as its pid 2
+    (after the init the zygote spawned there): its channel has the numbers the grader chose even
+    when the pipe that keeps init alive had them in the zygote, and the zygote reports the
+    child's own end (exit 5)."""
     import json
     import subprocess
     done = subprocess.run([sys.executable, "-c", CHOSEN_NUMBERS], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     assert done.returncode == 0, done.stderr[-3000:]
-    assert json.loads(done.stdout.splitlines()[-1]) == {"reply": "hi 1", "code": 5, "output": ""}
+    assert json.loads(done.stdout.splitlines()[-1]) == {"reply": "hi 2", "code": 5, "output": ""}

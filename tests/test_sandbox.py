@@ -32,7 +32,8 @@ from grader.child.confine import Policy
 from grader.report.result import Report
 from grader.sandbox.scratch import measure_tree, remove_tree
 from grader.sandbox.limits import Limits
-from grader.sandbox.process import ChildProcess, child_environment
+from grader.sandbox.pool import Pool
+from grader.sandbox.process import ChildProcess, Launcher, child_environment
 from grader.sandbox.reaper import MARKER, kill_uid, marked_processes, processes_of_uid
 from grader.sandbox.uids import UidLease
 
@@ -93,7 +94,7 @@ def graded(seed_exercise, tmp_path):
     student's file), then check what must hold whatever the file did."""
     runs: list[Graded] = []
 
-    def run(name: str, limits: Limits = LIMITS, **fill: str) -> Graded:
+    def run(name: str, limits: Limits = LIMITS, launcher: Launcher | None = None, **fill: str) -> Graded:
         folder = tmp_path / "class"
         folder.mkdir(exist_ok=True)
         (folder / "other_student.py").write_text("def replicated_sharding_value(x):\n    return x.sum()\n")
@@ -104,7 +105,7 @@ def graded(seed_exercise, tmp_path):
         submission.write_text(source)
         before = {p: _digest(p) for p in folder.iterdir()}
         started = time.monotonic()
-        report = grade(seed_exercise, submission, limits=limits)
+        report = grade(seed_exercise, submission, limits=limits, launcher=launcher)
         seconds = time.monotonic() - started
         assert seconds < limits.total_s + limits.startup_s + SLACK_S, f"grading took {seconds:.1f} s"
         assert {p: _digest(p) for p in folder.iterdir()} == before, "the class folder changed"
@@ -258,6 +259,24 @@ def test_background_and_double_forked_processes_are_killed(graded):
     assert len(re.findall(r"LEFT-BEHIND (\w+)", result.output)) == 2, result.output
     assert statuses(result)["load.function"] == "passed"
     # the fixture asserts that both are gone
+
+
+@pytest.mark.slow
+def test_what_a_child_forked_warm_leaves_running_ends_with_it(graded):
+    """Forked by the zygote (as root: into a PID namespace whose init the zygote spawned), what
+    the submission leaves running is gone when its child ends, and so is that init: the zygote
+    keeps no process for a child that ended."""
+    with Pool() as pool:
+        result = graded("background_processes.py", launcher=pool.launch)
+        assert len(re.findall(r"LEFT-BEHIND (\w+)", result.output)) == 2, result.output
+        assert statuses(result)["load.function"] == "passed"
+        zygote = next(iter(pool._zygotes.values())).process.pid
+        deadline = time.monotonic() + 5
+        while (left := Path(f"/proc/{zygote}/task/{zygote}/children").read_text().split()) \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not left, f"the zygote still has children: {left}"
+    # the fixture asserts that what the submission started is gone
 
 
 # -- what one student leaves behind never reaches the next (issue #24) -------------------------

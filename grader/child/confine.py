@@ -30,8 +30,9 @@ starting its backend. In order:
    submission as an ordinary process; when the submission ends, init reports its wait status
    and exits (the kernel then kills everything else in the namespace), and the relay ends the
    same way. A child forked by ``grader.sandbox.pool``'s zygote with a dedicated uid is
-   already the init of a PID namespace the zygote made (``STATUS_FD`` names where it reports
-   the submission's wait status): it forks once, and the zygote stands in for the relay.
+   already pid 2 of a PID namespace the zygote made, whose init the zygote spawned and ends
+   when this process ends (``ZYGOTE_NAMESPACE`` says so): it forks nothing and runs the
+   submission itself.
    Where the grader made a control group for the child (``grader.sandbox.cgroup``),
    the submission's process joins it before dropping its uid.
 
@@ -64,9 +65,9 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
 MS_REMOUNT_BIND_RO = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
-# Set by the zygote (grader.sandbox.pool) in a child it forked as a new PID namespace's init:
-# the descriptor on which init reports the submission's wait status to the zygote.
-STATUS_FD = "JAXGRADE_STATUS_FD"
+# Set by the zygote (grader.sandbox.pool) in a child it forked into a new PID namespace whose
+# init it spawned: the child is that namespace's pid 2 and runs the submission itself.
+ZYGOTE_NAMESPACE = "JAXGRADE_ZYGOTE_NAMESPACE"
 _CAPABILITY_VERSION_3 = 0x20080522
 
 
@@ -188,7 +189,7 @@ class Namespaces:
 def _enter_namespaces(libc: ctypes.CDLL, policy: Policy, root: bool, in_pid_namespace: bool) -> Namespaces:
     """Best effort, never raises: the IPC and PID namespaces with the others where the kernel
     allows them all, else the mount and network ones alone, else the network one alone. With
-    ``in_pid_namespace`` the process is already a PID namespace's init: no new one is made."""
+    ``in_pid_namespace`` the process is already in a PID namespace of its own: no new one is made."""
     wanted = CLONE_NEWNS | (CLONE_NEWNET if policy.isolate_network else 0)
     if _threads() > 1:
         return Namespaces(why=f"the process already runs {_threads()} threads (namespaces are per-thread)")
@@ -460,27 +461,16 @@ def _end_as(wait_status: int) -> NoReturn:
     os._exit(os.waitstatus_to_exitcode(wait_status))
 
 
-def _status_descriptor() -> int | None:
-    """The descriptor the zygote gave this process to report the submission's wait status on,
-    when it forked it as a new PID namespace's init (and only then: pid 1); the variable goes,
-    the submission never sees it."""
-    number = os.environ.pop(STATUS_FD, "")
-    return int(number) if number.isdigit() and os.getpid() == 1 else None
+def _in_zygote_namespace() -> bool:
+    """Whether the zygote forked this process into a PID namespace it made (as its pid 2, after
+    the init it spawned); the variable goes, the submission never sees it."""
+    return os.environ.pop(ZYGOTE_NAMESPACE, "") == "1" and os.getpid() == 2
 
 
-def _split_pid_namespace(policy: Policy, give_up: Any, status_w: int | None) -> None:
+def _split_pid_namespace(policy: Policy, give_up: Any) -> None:
     """Fork into the new PID namespace (see step 7 of the module's docstring); returns only in
     the process that goes on to run the submission. The relay and init hold no descriptor of
-    the channel, so the grader sees the channel close when the submission's process ends.
-    With ``status_w`` this process is already init (the zygote made the namespace): it forks
-    the submission's process and reports its wait status there."""
-    if status_w is not None:
-        submission = os.fork()
-        if submission:
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            _stand_by(policy, give_up, lambda: _init(submission, status_w), submission)
-        os.close(status_w)
-        return
+    the channel, so the grader sees the channel close when the submission's process ends."""
     _call(_libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
     if os.getppid() == 1:  # the grader died before the line above took effect
         os._exit(70)
@@ -563,17 +553,17 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
         os.chdir(policy.scratch or policy.workdir)
         return protections
     libc = _libc()
-    status_w = _status_descriptor()
+    in_zygote_namespace = _in_zygote_namespace()
 
-    close_inherited_fds({0, 1, 2, *policy.keep_fds, *([status_w] if status_w is not None else [])})
+    close_inherited_fds({0, 1, 2, *policy.keep_fds})
     note("descriptors", True, "every inherited descriptor but the channel and stdout/stderr closed; "
                               "stdin is /dev/null")
     _call(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
 
     here = (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__), *sys.path)
     reach = tuple(p for p in (*policy.reach, *policy.read_only, *here) if p and os.path.exists(p))
-    spaces = _enter_namespaces(libc, policy, root, status_w is not None)
-    own_pids = spaces.separate or status_w is not None  # a PID namespace of its own: the submission forks
+    spaces = _enter_namespaces(libc, policy, root, in_zygote_namespace)
+    own_pids = spaces.separate or in_zygote_namespace  # a PID namespace of its own
     mounts, why = spaces.mounts, spaces.why
     if policy.isolate_network:
         note("network", spaces.network, "own network namespace: no interface but a downed loopback"
@@ -613,9 +603,9 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
              ", and what it leaves there outlives it") + f" ({why or 'no IPC namespace'})")
 
     note("limits", True, _set_limits(policy, dropping))
-    if own_pids:  # the relay and init drop the uid, or a user namespace's capabilities, too
+    if own_pids and not in_zygote_namespace:  # the relay and init drop the uid, or a user namespace's capabilities
         _split_pid_namespace(policy, lambda: _drop_uid(policy) if dropping else
-                             _drop_capabilities(libc) if mounts and not root else None, status_w)
+                             _drop_capabilities(libc) if mounts and not root else None)
     _join_cgroups(policy)
     proc_why = _private_proc(libc) if mounts else why or "no mount namespace"
     if own_pids:
@@ -648,8 +638,9 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
         note("user", False, "runs as the grader's own user (the grader is not root): it can write whatever "
                             "that user can write" if not root else "stays root (no uid was given)")
     _call(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
-    if os.getppid() == 1 and not own_pids:  # the grader died before the line above took effect
-        os._exit(70)  # (in a PID namespace the parent is init, pid 1, and its death ends the namespace)
+    if os.getppid() == 1 and (in_zygote_namespace or not own_pids):  # the grader died before the line above
+        os._exit(70)  # took effect (the submission's parent is the zygote, outside the namespace: 0), or the
+    # PID namespace is the child's own: its parent is init, pid 1, whose death ends the namespace
     os.umask(0o077)
     os.chdir(scratch)
     return protections
