@@ -19,7 +19,10 @@ Every submission is made unique by an appended comment so every sha256 differs.
 1. Throughput: each class graded with ``jaxgrade grade -j <cores> --regrade`` as a subprocess
    (start-up, intake, reports, gradebook and summary included); the median wall time is quoted.
    Each grader gets a fresh compilation cache (``$JAXGRADE_CACHE``), filled by a small warm-up
-   run before anything is timed (its time is reported: a one-off per exercise version).
+   run before anything is timed (its time is reported: a one-off per exercise version). Every
+   timed run starts from the cache as the warm-up left it (a copy, put back before each run):
+   a class is graded once, so a grader whose children write the cache (the code before #24)
+   must not find in it the programs the same class compiled in an earlier repeat.
 2. Per category (the category a submission's ``# expect:`` line names; ``right`` for the
    reference and right/ variants, ``slow`` for the slow-but-legal ones): the median of the
    reports' ``duration_s`` (the wall time of one grading in its worker) over every run, and
@@ -300,6 +303,11 @@ def main() -> None:
             figures[f"{name}_warmup_s"] = warmup_s
             print(f"{name}: warm-up (fills the compilation cache, once per exercise version): {warmup_s:.1f} s",
                   flush=True)
+            shutil.copytree(env["JAXGRADE_CACHE"], work / f"warm-cache-{name}", symlinks=True)
+
+        def from_warm_cache(name: str, env: dict[str, str]) -> None:
+            shutil.rmtree(env["JAXGRADE_CACHE"])
+            shutil.copytree(work / f"warm-cache-{name}", env["JAXGRADE_CACHE"], symlinks=True)
         runs: dict[tuple[str, str], list[tuple[float, float, float, float]]] = {}
         rows: dict[tuple[str, str], list[tuple[str, float, str]]] = {}
         for i in range(args.repeat):
@@ -307,6 +315,7 @@ def main() -> None:
                 # who goes first alternates: a run just after another is a few percent slower here
                 order = list(graders.items())[::-1 if i % 2 else 1]
                 for name, env in order:
+                    from_warm_cache(name, env)
                     out = work / f"out-{name}-{class_name}-{i}"
                     elapsed, sampler, _ = run_grade(work / class_name, out, args.jobs, sample=True, env=env)
                     runs.setdefault((name, class_name), []).append(
