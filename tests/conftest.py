@@ -3,6 +3,7 @@ run starts from nothing, like CI, and never touches the user's cache."""
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 from pathlib import Path
 
@@ -22,6 +23,17 @@ SEED_EXERCISE = REPO / "exercises" / "named_sharding_replicated"
 def seed_exercise():
     from grader.exercise import find_exercise
     return find_exercise("named_sharding_replicated")
+
+
+@pytest.fixture
+def ctrl_c_reaches_children():
+    """Ctrl-C as a terminal sends it, whatever started the tests: a shell without job control
+    starts a background command with SIGINT ignored, the processes it starts inherit that, and
+    a Python started so never raises KeyboardInterrupt (`make test &` would fail the tests
+    that interrupt a run). A handler (not SIG_IGN) is reset to the default in a child."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 # Two checks withheld from students: one hidden, one shown only after the due date.

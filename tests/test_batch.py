@@ -130,7 +130,8 @@ def _run_until(command: list[str], env: dict[str, str], out: Path, at_least: int
 
 
 @pytest.mark.slow
-def test_an_interrupted_or_killed_run_keeps_its_results_and_the_next_run_continues(exercise, exercises_root, tmp_path):
+def test_an_interrupted_or_killed_run_keeps_its_results_and_the_next_run_continues(exercise, exercises_root, tmp_path,
+                                                                                   ctrl_c_reaches_children):
     students = {f"s{i:02d}": ("reference.py" if i % 2 else "wrong/value_mean.py") for i in range(10)}
     folder = make_class(tmp_path / "class", students)
     out = tmp_path / "out"

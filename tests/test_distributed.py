@@ -269,7 +269,8 @@ def _results(out: Path) -> set[str]:
     return {path.parent.name for path in (out / "students").glob("*/result.json")}
 
 
-def test_an_interrupted_cluster_run_keeps_its_results_and_the_next_run_continues(cluster, tmp_path):
+def test_an_interrupted_cluster_run_keeps_its_results_and_the_next_run_continues(cluster, tmp_path,
+                                                                                 ctrl_c_reaches_children):
     students = {f"s{i:02d}": SEED_EXERCISE / ("reference.py" if i % 2 else "wrong/value_mean.py") for i in range(8)}
     folder = make_class(tmp_path / "class", students)
     out = tmp_path / "out"
