@@ -453,7 +453,7 @@ def _end_init(init: int, keep_alive: int) -> None:
 
 def _parent() -> int:
     """This process's parent as the grader's PID namespace numbers it (``os.getppid`` says 0
-    in a namespace whose init this process is; /proc is still the grader's)."""
+    in a new PID namespace when its parent, the zygote, is outside it; /proc is the grader's)."""
     with open("/proc/self/status") as status:
         return next(int(line.split()[1]) for line in status if line.startswith("PPid:"))
 
