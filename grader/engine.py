@@ -144,7 +144,8 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
 def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *, limits: Limits | None = None,
                 display_path: str | None = None, compile_cache: str | None | bool = True,
                 launcher: Launcher | None = None, hide: tuple[str, ...] = (), helpers: tuple[Path, ...] = (),
-                notes: tuple[str, ...] = (), shrink_every_seed: bool = True) -> list[Report]:
+                notes: tuple[str, ...] = (), shrink_every_seed: bool = True,
+                settled_by: str | None = None) -> list[Report]:
     """``grade`` under each of ``seeds``, one report each, in one child: the file is imported
     once, and each later seed's checks start afresh (their own calls, incidents and time
     limit) in the same process. A check that is ``judged_once`` (its calls do not depend on
@@ -152,7 +153,10 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
     verdict, as the load check does. What validation grades many times costs one child.
     ``shrink_every_seed=False``: after the first seed, a failing property check names its
     first failing input unshrunk (same verdict and score; a shrink is most of what grading a
-    wrong answer costs the grading process)."""
+    wrong answer costs the grading process).
+    ``settled_by`` (a category): once a ``judged_once`` check of it has failed, the later seeds
+    are not graded and the list stops there: each of them would keep that same failure, so what
+    validation asks of a wrong variant ("fails a check of its category") is already settled."""
     started = time.monotonic()
     cache = warm_compile_cache(exercise) if compile_cache is True else (compile_cache or None)
     submission = Path(submission)
@@ -208,6 +212,9 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
                 else:  # the incidents every other check ran into
                     run(check, not_loaded if loaded is not None and not loaded.ok and not session.incidents else None)
             graded.append((seed, results, time.monotonic() - (started if first else seed_started)))
+            if settled_by is not None and any(c.judged_once and c.category == settled_by
+                                              and results[c.id].status == "failed" for c in checks):
+                break
     except SandboxError as error:  # the grader's environment failed, not the submission
         checks = checks or exercise.checks
         broken = Outcome("error", f"The sandbox could not be set up, so nothing was graded ({error}). This is not "

@@ -15,7 +15,8 @@ are forked from a warm process that imported JAX once (``grader.sandbox.pool``),
 side by side in threads, and each exercise's compilation cache and its first seed's
 Hypothesis inputs are prepared once, before any grading starts (the later seeds' inputs are
 drawn while the first is graded). A variant's later seeds name a failing input unshrunk: a
-verdict needs no smallest counterexample.
+verdict needs no smallest counterexample, and a wrong variant whose first seed fails a check of its
+category judged once is not graded under the later seeds at all (``run_jobs``).
 ``jaxgrade list`` lives here too: it reads the same catalogue.
 """
 from __future__ import annotations
@@ -61,6 +62,7 @@ class Verdict:
     duration_s: float
     failed_categories: tuple[str, ...]
     reused: bool = False  # kept from an earlier run (grader.validated): nothing it reads changed
+    settled: bool = False  # not graded: the first seed's failure of a judged-once check stands (run_jobs)
 
 
 @dataclass
@@ -117,7 +119,14 @@ def run_jobs(jobs: list[Job], exercise: Exercise, launcher: Callable[..., Any] |
              compile_cache: str | bool = True) -> list[Verdict]:
     """Grade one variant under the seeds of ``jobs`` (all of that variant), in one child
     (``grader.engine.grade_seeds``); never raises for what the variant does. ``launcher`` and
-    ``compile_cache`` mean what they mean to ``grader.engine.grade``."""
+    ``compile_cache`` mean what they mean to ``grader.engine.grade``.
+
+    A wrong variant whose first seed fails a check of its declared category that is judged
+    once (the same calls under every seed, such as ``CompilesAtMost``) keeps that failure under
+    every later seed, so its verdict cannot change there: those seeds are not graded, and their
+    verdicts are the first one's, marked ``settled``. What they would still have shown is a
+    grader error in the variant's other checks on those seeds' inputs; the reference and the
+    right/ variants are graded on the same inputs under every seed."""
     from grader.engine import grade_seeds
 
     started, job = time.monotonic(), jobs[0]
@@ -125,7 +134,8 @@ def run_jobs(jobs: list[Job], exercise: Exercise, launcher: Callable[..., Any] |
         # A verdict needs no smallest counterexample: the first seed's is shrunk, later seeds name
         # the input that failed (`jaxgrade check --seed N` shrinks it).
         reports = grade_seeds(exercise, Path(job.path), tuple(j.seed for j in jobs), display_path=job.name,
-                              compile_cache=compile_cache, launcher=launcher, shrink_every_seed=False)
+                              compile_cache=compile_cache, launcher=launcher, shrink_every_seed=False,
+                              settled_by=None if job.expect == FULL_MARKS else job.expect)
     except Exception as error:  # a broken exercise (checks.py raising) must not stop the others
         return [Verdict(j, f"grading raised {type(error).__name__}: {error}", 0.0, exercise.max_score,
                         time.monotonic() - started, ()) for j in jobs]
@@ -134,6 +144,9 @@ def run_jobs(jobs: list[Job], exercise: Exercise, launcher: Callable[..., Any] |
         failed = tuple(sorted({c.category for c in report.checks if c.status == "failed"}))
         verdicts.append(Verdict(one, judge(one, report, exercise.limits.total_s), report.score, report.max_score,
                                 report.duration_s, failed))
+    last = verdicts[-1]
+    verdicts += [Verdict(one, last.problem, last.score, last.max_score, 0.0, last.failed_categories, settled=True)
+                 for one in jobs[len(reports):]]
     return verdicts
 
 
@@ -186,7 +199,8 @@ def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, varian
             pending.append(job)
         else:
             verdicts.append(Verdict(job, None, float(kept["score"]), float(kept["max_score"]),
-                                    float(kept["duration_s"]), tuple(kept["failed_categories"]), reused=True))
+                                    float(kept["duration_s"]), tuple(kept["failed_categories"]), reused=True,
+                                    settled=kept.get("settled") is True))
             if progress:
                 progress(verdicts[-1])
     from grader.engine import compile_cache_directory
@@ -202,7 +216,7 @@ def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, varian
         if verdict.job in keys and verdict.problem is None:
             stores[verdict.job.directory].keep(keys[verdict.job], {
                 "score": verdict.score, "max_score": verdict.max_score, "duration_s": verdict.duration_s,
-                "failed_categories": list(verdict.failed_categories)})
+                "failed_categories": list(verdict.failed_categories), "settled": verdict.settled})
     for store in stores.values():
         store.save()
     position = {job: i for i, job in enumerate(jobs)}
@@ -270,7 +284,8 @@ def table(results: list[ExerciseValidation]) -> str:
             scores = sorted({f"{v.score:g}/{v.max_score:g}" for v in variant.verdicts})
             slowest = max(v.duration_s for v in variant.verdicts)
             must = "full marks" if variant.expect == FULL_MARKS else f"fail {variant.expect}"
-            rows.append((result.slug, variant.name, must, f"{good}/{len(variant.verdicts)}", ",".join(scores),
+            settled = "*" if any(v.settled for v in variant.verdicts) else ""
+            rows.append((result.slug, variant.name, must, f"{good}/{len(variant.verdicts)}{settled}", ",".join(scores),
                          f"{slowest:.1f}s", "ok" if variant.ok else "FAIL"))
             problems.extend(f"{result.slug} {variant.name} (seed {v.job.seed}): {v.problem}"
                             for v in variant.verdicts if v.problem)
@@ -278,6 +293,9 @@ def table(results: list[ExerciseValidation]) -> str:
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     missing = [r for result in results for r in result.requirements if r not in problems]
+    if any(v.settled for result in results for variant in result.variants for v in variant.verdicts):
+        lines += ["", "* graded under its first seed only: the check of its category it fails is judged once (the same "
+                      "calls under every seed), so every later seed would keep that failure."]
     if problems:
         lines += ["", "Problems:"] + [f"  {p}" for p in problems]
     if missing:

@@ -170,3 +170,25 @@ def test_validating_again_regrades_only_what_changed(tmp_path: Path) -> None:
     checks.write_text(checks.read_text() + "\n# edited\n")
     assert "gradings unchanged" not in again()  # the checks changed: everything graded again
     assert "gradings unchanged" not in again("--fresh")
+
+
+@pytest.mark.slow
+def test_a_failure_judged_once_settles_a_wrong_variants_later_seeds(tmp_path: Path) -> None:
+    """A wrong variant that fails a check of its category judged once (CompilesAtMost: the same
+    calls under every seed) is graded under its first seed only, the later verdicts marked
+    settled; one whose failing check depends on the seed, and every full-marks variant, is
+    graded under every seed."""
+    directory = _copy_exercise(tmp_path, "no_recompile", keep_wrong=("structure_static_lr.py",
+                                                                     "structure_host_gradient.py",
+                                                                     "value_sum_not_mean.py"))
+    [result] = validate([load_exercise(directory)], seeds=(0, 1, 2), workers=2)
+    by_name = {v.name: v for v in result.variants}
+    static = by_name["wrong/structure_static_lr.py"]
+    assert static.ok and [v.job.seed for v in static.verdicts] == [0, 1, 2]
+    assert [v.settled for v in static.verdicts] == [False, True, True]
+    assert "structure" in static.failed_categories and all(v.duration_s == 0.0 for v in static.verdicts[1:])
+    for name in ("reference", "wrong/structure_host_gradient.py", "wrong/value_sum_not_mean.py"):
+        assert by_name[name].ok and len(by_name[name].verdicts) == 3, name
+        assert not any(v.settled for v in by_name[name].verdicts), name
+    shown = table([result])
+    assert "3/3*" in shown and "graded under its first seed only" in shown
