@@ -288,14 +288,14 @@ def table(results: list[ExerciseValidation]) -> str:
             rows.append((result.slug, variant.name, must, f"{good}/{len(variant.verdicts)}{settled}", ",".join(scores),
                          f"{slowest:.1f}s", "ok" if variant.ok else "FAIL"))
             problems.extend(f"{result.slug} {variant.name} (seed {v.job.seed}): {v.problem}"
-                            for v in variant.verdicts if v.problem)
+                            for v in variant.verdicts if v.problem and not v.settled)  # a copy: said once
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     missing = [r for result in results for r in result.requirements if r not in problems]
     if any(v.settled for result in results for variant in result.variants for v in variant.verdicts):
-        lines += ["", "* graded under its first seed only: the check of its category it fails is judged once (the same "
-                      "calls under every seed), so every later seed would keep that failure."]
+        lines += ["", "* graded under its first seed only: it fails a check of its category that is judged once (the "
+                      "same calls under every seed), and every later seed would keep that failure."]
     if problems:
         lines += ["", "Problems:"] + [f"  {p}" for p in problems]
     if missing:
