@@ -154,9 +154,11 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
     ``shrink_every_seed=False``: after the first seed, a failing property check names its
     first failing input unshrunk (same verdict and score; a shrink is most of what grading a
     wrong answer costs the grading process).
-    ``settled_by`` (a category): once a ``judged_once`` check of it has failed, the later seeds
-    are not graded and the list stops there: each of them would keep that same failure, so what
-    validation asks of a wrong variant ("fails a check of its category") is already settled."""
+    ``settled_by`` (a category): once a check of it has failed whose verdict no seed can change
+    (``Check.same_under_every_seed``: judged once, or a limit met before any drawn input), the
+    later seeds are not graded and the list stops there: each of them would keep that same
+    failure, so what validation asks of a wrong variant ("fails a check of its category") is
+    already settled."""
     started = time.monotonic()
     cache = warm_compile_cache(exercise) if compile_cache is True else (compile_cache or None)
     submission = Path(submission)
@@ -212,8 +214,8 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
                 else:  # the incidents every other check ran into
                     run(check, not_loaded if loaded is not None and not loaded.ok and not session.incidents else None)
             graded.append((seed, results, time.monotonic() - (started if first else seed_started)))
-            if settled_by is not None and any(c.judged_once and c.category == settled_by
-                                              and results[c.id].status == "failed" for c in checks):
+            if settled_by is not None and any(c.category == settled_by and results[c.id].status == "failed"
+                                              and c.same_under_every_seed(session) for c in checks):
                 break
     except SandboxError as error:  # the grader's environment failed, not the submission
         checks = checks or exercise.checks

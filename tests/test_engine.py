@@ -214,3 +214,39 @@ def test_later_seeds_can_name_their_first_failing_input_unshrunk():
     assert failed.status == "failed" and failed.counterexample in drawn
     shrunk = next(c for c in full[1].checks if c.id == values.id)
     assert shrunk.counterexample != failed.counterexample
+
+
+@pytest.mark.slow
+def test_an_incident_before_any_drawn_input_is_part_of_every_seeds_grading(seed_exercise, tmp_path):
+    """Graded under several seeds in one child, a time-out on the probe (a call every seed makes
+    alike, whose answer the later seeds reuse) fails the limits check under each seed, with the
+    same message, and settles the grading after the first seed; a time-out met only on drawn
+    inputs is that seed's own and settles nothing."""
+    from grader import Limits
+    from grader.engine import grade_seeds
+
+    probe = "[2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5]"
+    body = ("import jax, jax.numpy as jnp, numpy as np\n"
+            "from jax.sharding import Mesh, NamedSharding, PartitionSpec\n\n"
+            "def replicated_sharding_value(x):\n"
+            "    if np.asarray(x).tolist() {} " + probe + ":\n"
+            "        while True:\n"
+            "            pass\n"
+            "    mesh = Mesh(np.array(jax.devices()[:1]), ('data',))\n"
+            "    return jnp.sum(jax.device_put(x, NamedSharding(mesh, PartitionSpec())))\n")
+    on_probe, off_probe = tmp_path / "loops_on_the_probe.py", tmp_path / "loops_off_the_probe.py"
+    on_probe.write_text(body.format("=="))
+    off_probe.write_text(body.format("!="))
+    limits = Limits(call_s=1.0, total_s=30)
+
+    def limits_of(report):
+        return next(c for c in report.checks if c.category == "limits")
+
+    reports = grade_seeds(seed_exercise, on_probe, (0, 1, 2), limits=limits)
+    assert [limits_of(r).status for r in reports] == ["failed"] * 3
+    assert len({limits_of(r).message for r in reports}) == 1 and "time limit" in limits_of(reports[0]).message
+    assert all(r.duration_s < 1.0 for r in reports[1:])  # the probe's answer is reused: no second time-out
+    assert len(grade_seeds(seed_exercise, on_probe, (0, 1, 2), limits=limits, settled_by="limits")) == 1
+
+    reports = grade_seeds(seed_exercise, off_probe, (0, 1), limits=limits, settled_by="limits")
+    assert [limits_of(r).status for r in reports] == ["failed"] * 2

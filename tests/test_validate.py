@@ -192,3 +192,45 @@ def test_a_failure_judged_once_settles_a_wrong_variants_later_seeds(tmp_path: Pa
         assert not any(v.settled for v in by_name[name].verdicts), name
     shown = table([result])
     assert "3/3*" in shown and "graded under its first seed only" in shown
+
+
+# Loops forever on every input but the seed exercise's probe: its time-outs come only on drawn
+# inputs (and the fixed cases), so they may depend on the seed.
+LOOPS_ON_DRAWN_INPUTS = '''# expect: limits
+"""Honest on the probe only; never returns on any other input."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+def replicated_sharding_value(x):
+    if np.asarray(x).tolist() != [2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5]:
+        while True:
+            pass
+    mesh = Mesh(np.array(jax.devices()[:1]), ("data",))
+    return jnp.sum(jax.device_put(x, NamedSharding(mesh, PartitionSpec())))
+'''
+
+
+@pytest.mark.slow
+def test_a_limit_met_before_any_drawn_input_settles_a_wrong_variants_later_seeds(tmp_path: Path) -> None:
+    """limits_infinite_loop.py runs out of time on the probe, before its grading draws any input
+    from the seed: that failure is part of every seed's grading, so the variant is graded under
+    its first seed only. A variant that runs out of time only on drawn inputs is graded under
+    every seed."""
+    directory = _copy_exercise(tmp_path, "named_sharding_replicated",
+                               keep_wrong=("limits_infinite_loop.py", "structure_no_placement.py"))
+    toml = directory / "exercise.toml"
+    toml.write_text(toml.read_text().replace("call_s = 5 ", "call_s = 1 "))
+    (directory / "wrong" / "limits_loops_on_drawn_inputs.py").write_text(LOOPS_ON_DRAWN_INPUTS)
+    [result] = validate([load_exercise(directory)], seeds=(0, 1, 2), workers=2)
+    assert all(v.ok for v in result.variants), table([result])  # (a copy cut short of the catalogue's rules)
+    by_name = {v.name: v for v in result.variants}
+    loop = by_name["wrong/limits_infinite_loop.py"]
+    assert [v.settled for v in loop.verdicts] == [False, True, True]
+    assert all(v.duration_s == 0.0 for v in loop.verdicts[1:]) and "limits" in loop.failed_categories
+    drawn = by_name["wrong/limits_loops_on_drawn_inputs.py"]
+    assert len(drawn.verdicts) == 3 and not any(v.settled for v in drawn.verdicts)
+    assert all("limits" in v.failed_categories and v.duration_s > 1.0 for v in drawn.verdicts)
+    assert "3/3*" in table([result])

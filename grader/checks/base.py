@@ -42,6 +42,13 @@ class Context:
     # verdict and score are the same; validation's later seeds need no more).
     shrink: bool = True
 
+    def draw(self, values: ValueOracle) -> list[dict[str, Any]]:
+        """What ``values`` draws under this grading's seed. Inputs that depend on the seed come
+        only through here: the session then knows that its later calls, and their incidents, may
+        depend on the seed (``Session.seeded``)."""
+        self.session.seeded = True
+        return values.draw(self.seed)
+
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """Compute a shared observation once per submission (several checks read it)."""
         if key not in self.session.cache:
@@ -65,6 +72,12 @@ class Check(ABC):
     @abstractmethod
     def judge(self, context: Context) -> Outcome:
         """Look at the submission through ``context`` and conclude."""
+
+    def same_under_every_seed(self, session: "Session") -> bool:
+        """Whether this check's verdict, as judged just now in ``session``, would be the same under
+        any other seed, so that grading the submission under more seeds cannot change it
+        (``grader.engine.grade_seeds(settled_by=...)``)."""
+        return self.judged_once
 
     def prepare(self, seed: int) -> None:
         """Work that needs no submission (drawing inputs), done while the child starts."""

@@ -379,7 +379,7 @@ class ResultFromPlacement(StructureCheck):
         a step cannot tell one operand's values from another's)."""
         probe_shape = np.shape(dict(argument_leaves(context.probe)).get(leaf))
         candidates = []
-        for arguments in context.values.draw(context.seed):
+        for arguments in context.draw(context.values):
             leaves = dict(argument_leaves(arguments))
             if leaf in leaves and np.shape(leaves[leaf]) != probe_shape and all(
                     np.size(v) and len(np.unique(np.asarray(v))) > 1 for v in leaves.values()):

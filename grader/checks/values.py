@@ -316,7 +316,7 @@ class ValueProperty(Check):
         return compare(returned, *_answer(self, key, arguments)), returned
 
     def judge(self, context: Context) -> Outcome:
-        inputs = self.draw(context.seed)
+        inputs = context.draw(self)
         # Every input run so far, by value: an input drawn twice (Hypothesis often draws the
         # empty vector or zeros again) is run once, and the shrink reuses them all.
         known: dict[str, tuple[str | None, Returned]] = {}

@@ -54,6 +54,9 @@ def safe_reply(value: Any, key: str | None = None, depth: int = 0) -> Any:
 class Incident:
     kind: str  # "time" | "memory" | "disk" | "crash" | "protocol" | "gave_up"
     message: str
+    # Met after the grading had drawn inputs from its seed (grader.checks.base.Context.draw): it
+    # may depend on the seed. One met before is part of every seed's grading (Session.begin_grading).
+    seeded: bool = False
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,10 @@ budget of its own (:meth:`Session.budget`, set by the engine), so one slow check
 the others; ``limits.total_s`` bounds the whole grading. A time-out message quotes the limit
 that applied, never what happened to remain of it.
 
+Seeds: validation grades one submission under several seeds in one session. What happened
+before a grading drew inputs from its seed (``seeded``) happens alike under every seed: its
+incidents are carried into each later grading, as the calls' answers are (``cache``).
+
 Every reply is parsed here (``grader.observe.returned``): a reply of the wrong shape is the
 submission's doing (it can write to its own channel), a "protocol" incident, never a grader
 error.
@@ -79,6 +83,10 @@ class Session:
         self.compile_cache = compile_cache
         self.devices, self.limits = devices, limits
         self.incidents: list[Incident] = []
+        # Whether this grading has drawn inputs from its seed yet (Context.draw): calls from then on
+        # may depend on it. The first grading's incidents met before that belong to every grading.
+        self.seeded = False
+        self._unseeded_incidents: list[Incident] | None = None
         self.environment: dict[str, Any] = {}
         self.outputs: list[dict[str, Any]] = []
         self.calls: list[tuple[Mapping[str, Any], Returned]] = []  # every call and its arguments, in order
@@ -121,9 +129,15 @@ class Session:
 
     def begin_grading(self) -> None:
         """Start another grading of the same loaded submission (under another seed): its own
-        calls, incidents and time limit, in the same child (a new one if the last was retired)."""
+        calls, incidents and time limit, in the same child (a new one if the last was retired).
+        The first grading's incidents met before it drew from its seed are kept: they came from
+        calls every seed makes alike (the probe's, whose answer ``cache`` keeps, or the import),
+        so each grading's limits check sees them, and whether it fails cannot depend on the seed."""
+        if self._unseeded_incidents is None:
+            self._unseeded_incidents = [incident for incident in self.incidents if not incident.seeded]
         self.calls.clear()
-        self.incidents.clear()
+        self.incidents = list(self._unseeded_incidents)
+        self.seeded = False
         self._deadline = time.monotonic() + self.limits.total_s
 
     @contextmanager
@@ -160,7 +174,7 @@ class Session:
             raise
 
     def _incident(self, failure: ChildFailure) -> Incident:
-        incident = Incident(failure.kind, safe_text(failure.message))
+        incident = Incident(failure.kind, safe_text(failure.message), seeded=self.seeded)
         self.incidents.append(incident)
         return incident
 
