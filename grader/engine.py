@@ -56,6 +56,21 @@ def _judge(check: Check, context: Context) -> Outcome:
                                 "This is not your fault: report it to your instructor.")
 
 
+def _fails_under_every_seed(check: Check, context: Context, budget_s: float) -> bool:
+    """Whether ``check``, failed just now, would fail under any other seed as well: it is judged
+    once, or it still fails when judged again on what the grading observed before it drew from
+    its seed (the probe's call and trace, the calls and incidents of then; ``draw`` gives no
+    input), which every seed's grading observes alike. More observations only add evidence
+    against a submission (another call placed differently, more host work, an input the
+    result does not follow), never take a failure away, so that failure holds whatever a seed
+    draws. Checks judged on drawn inputs (value properties) pass there and settle nothing."""
+    if check.judged_once:
+        return True
+    session = context.session
+    with session.without_seeded(), session.budget(budget_s):
+        return _judge(check, dataclasses.replace(context, draws=False)).status == "failed"
+
+
 def compile_cache_directory() -> str | None:
     """The compilation cache children read (None: none can be used here), not filled yet."""
     directory = xla_cache_folder(version("jax"))
@@ -154,11 +169,11 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
     ``shrink_every_seed=False``: after the first seed, a failing property check names its
     first failing input unshrunk (same verdict and score; a shrink is most of what grading a
     wrong answer costs the grading process).
-    ``settled_by`` (a category): once a check of it has failed whose verdict no seed can change
-    (``Check.same_under_every_seed``: judged once, or a limit met before any drawn input), the
-    later seeds are not graded and the list stops there: each of them would keep that same
-    failure, so what validation asks of a wrong variant ("fails a check of its category") is
-    already settled."""
+    ``settled_by`` (a category): once a check of it has failed under the first seed in a way no
+    seed can change (``_fails_under_every_seed``: judged once, or failing on what every seed
+    observes alike), the later seeds are not graded and the list stops there: each of them would
+    keep a failure of that category, so what validation asks of a wrong variant ("fails a
+    check of its category") is already settled."""
     started = time.monotonic()
     cache = warm_compile_cache(exercise) if compile_cache is True else (compile_cache or None)
     submission = Path(submission)
@@ -214,8 +229,9 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
                 else:  # the incidents every other check ran into
                     run(check, not_loaded if loaded is not None and not loaded.ok and not session.incidents else None)
             graded.append((seed, results, time.monotonic() - (started if first else seed_started)))
-            if settled_by is not None and any(c.category == settled_by and results[c.id].status == "failed"
-                                              and c.same_under_every_seed(session) for c in checks):
+            if first and settled_by is not None and any(
+                    c.category == settled_by and results[c.id].status == "failed"
+                    and _fails_under_every_seed(c, context, budgets[c.id]) for c in checks):
                 break
     except SandboxError as error:  # the grader's environment failed, not the submission
         checks = checks or exercise.checks

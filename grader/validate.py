@@ -16,8 +16,8 @@ side by side in threads, and each exercise's compilation cache and its first see
 Hypothesis inputs are prepared once, before any grading starts (the later seeds' inputs are
 drawn while the first is graded). A variant's later seeds name a failing input unshrunk: a
 verdict needs no smallest counterexample, and a wrong variant whose first seed fails a check of its
-category that no seed can change (judged once, or a limit met before any drawn input) is not
-graded under the later seeds at all (``run_jobs``).
+category in a way no seed can change (judged once, or failing on what every seed observes
+alike) is not graded under the later seeds at all (``run_jobs``).
 ``jaxgrade list`` lives here too: it reads the same catalogue.
 """
 from __future__ import annotations
@@ -122,11 +122,11 @@ def run_jobs(jobs: list[Job], exercise: Exercise, launcher: Callable[..., Any] |
     (``grader.engine.grade_seeds``); never raises for what the variant does. ``launcher`` and
     ``compile_cache`` mean what they mean to ``grader.engine.grade``.
 
-    A wrong variant whose first seed fails a check of its declared category whose verdict no
-    seed can change (``Check.same_under_every_seed``: judged once, as ``CompilesAtMost`` is, or
-    ``WithinLimits`` failing on an incident met before any drawn input, such as a time-out on
-    the probe) keeps that failure under every later seed, so its verdict cannot change there:
-    those seeds are not graded, and their
+    A wrong variant whose first seed fails a check of its declared category in a way no seed
+    can change (``grader.engine.grade_seeds(settled_by=...)``: judged once, as ``CompilesAtMost``
+    is, or failing again on what every seed observes alike, such as nothing placed on the probe
+    or a time-out there) keeps a failure of that category under every later seed, so its
+    verdict cannot change there: those seeds are not graded, and their
     verdicts are the first one's, marked ``settled``. What they would still have shown is a
     grader error in the variant's other checks on those seeds' inputs; the reference and the
     right/ variants are graded on the same inputs under every seed."""
@@ -297,9 +297,9 @@ def table(results: list[ExerciseValidation]) -> str:
     lines.insert(1, "  ".join("-" * w for w in widths))
     missing = [r for result in results for r in result.requirements if r not in problems]
     if any(v.settled for result in results for variant in result.variants for v in variant.verdicts):
-        lines += ["", "* graded under its first seed only: it fails a check of its category on calls every seed makes "
-                      "alike (a check judged once, or a limit met before any drawn input), and every later seed would "
-                      "keep that failure."]
+        lines += ["", "* graded under its first seed only: it fails a check of its category on what every seed "
+                      "observes alike (the probe, the fixed cases, a check judged once), so every later seed would keep "
+                      "that failure."]
     if problems:
         lines += ["", "Problems:"] + [f"  {p}" for p in problems]
     if missing:

@@ -250,3 +250,51 @@ def test_an_incident_before_any_drawn_input_is_part_of_every_seeds_grading(seed_
 
     reports = grade_seeds(seed_exercise, off_probe, (0, 1), limits=limits, settled_by="limits")
     assert [limits_of(r).status for r in reports] == ["failed"] * 2
+
+
+@pytest.mark.slow
+def test_each_seeds_structure_is_judged_on_that_seeds_own_calls(seed_exercise, tmp_path):
+    """Graded under several seeds in one child, a seed's structure checks compare the probe with
+    that seed's own calls, not the first seed's: a function that places x on every device only
+    when x holds a value one later seed draws (and the first does not) passes under the first
+    seed and fails under that one, as it does graded alone."""
+    import numpy as np
+
+    from grader.checks.values import ValueProperty
+    from grader.engine import grade_seeds
+
+    values = next(c for c in seed_exercise.checks if isinstance(c, ValueProperty))
+    first = {float(v) for a in values.draw(0) for v in np.asarray(a["x"]).ravel()}
+    seed, value = next((s, float(a["x"][0])) for s in range(1, 5) for a in values.draw(s)
+                       if len(a["x"]) > 1 and np.isfinite(a["x"][0]) and float(a["x"][0]) not in first)
+    path = tmp_path / "all_devices_on_one_value.py"
+    path.write_text("import jax, jax.numpy as jnp, numpy as np\n"
+                    "from jax.sharding import Mesh, NamedSharding, PartitionSpec\n\n"
+                    "def replicated_sharding_value(x):\n"
+                    f"    seen = bool(np.any(np.asarray(x) == np.float32({value!r})))\n"
+                    "    mesh = Mesh(np.array(jax.devices() if seen else jax.devices()[:1]), ('data',))\n"
+                    "    return jnp.sum(jax.device_put(x, NamedSharding(mesh, PartitionSpec())))\n")
+    together = grade_seeds(seed_exercise, path, (0, seed))
+    assert together[0].status == "passed", [c for c in together[0].checks if c.status != "passed"]
+    later = {c.id: c.status for c in together[1].checks}
+    assert later["structure.placed"] == "failed", together[1].checks
+    alone = grade(seed_exercise, path, seed=seed)
+    assert [(c.id, c.status, c.message) for c in together[1].checks] == [(c.id, c.status, c.message)
+                                                                         for c in alone.checks]
+
+
+@pytest.mark.slow
+def test_a_later_seed_sees_the_host_round_trips_of_shapes_an_earlier_one_ran():
+    """JAX's C++ dispatch would serve a later seed's calls at shapes the first seed ran, and hide
+    their NumPy round trips from the recorder: pmean_gradients' variant honest only at the
+    probe's shape (NumPy's average plus 0 * the pmean elsewhere) fails under a later seed graded
+    in the same child as it does alone."""
+    from grader import find_exercise
+    from grader.engine import grade_seeds
+
+    exercise = find_exercise("pmean_gradients")
+    path = exercise.directory / "wrong" / "structure_honest_only_at_probe_shape.py"
+    together = grade_seeds(exercise, path, (0, 1))
+    alone = grade(exercise, path, seed=1)
+    assert [(c.id, c.status) for c in together[1].checks] == [(c.id, c.status) for c in alone.checks]
+    assert any(c.category == "structure" and c.status == "failed" for c in together[1].checks)

@@ -173,21 +173,23 @@ def test_validating_again_regrades_only_what_changed(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_failure_judged_once_settles_a_wrong_variants_later_seeds(tmp_path: Path) -> None:
+def test_a_failure_every_seed_would_see_settles_a_wrong_variants_later_seeds(tmp_path: Path) -> None:
     """A wrong variant that fails a check of its category judged once (CompilesAtMost: the same
-    calls under every seed) is graded under its first seed only, the later verdicts marked
-    settled; one whose failing check depends on the seed, and every full-marks variant, is
-    graded under every seed."""
+    calls under every seed), or one that fails it again on what every seed observes alike (a
+    host gradient in the probe call), is graded under its first seed only, the later verdicts
+    marked settled; one whose failing check depends on the drawn inputs, and every full-marks
+    variant, is graded under every seed."""
     directory = _copy_exercise(tmp_path, "no_recompile", keep_wrong=("structure_static_lr.py",
                                                                      "structure_host_gradient.py",
                                                                      "value_sum_not_mean.py"))
     [result] = validate([load_exercise(directory)], seeds=(0, 1, 2), workers=2)
     by_name = {v.name: v for v in result.variants}
-    static = by_name["wrong/structure_static_lr.py"]
-    assert static.ok and [v.job.seed for v in static.verdicts] == [0, 1, 2]
-    assert [v.settled for v in static.verdicts] == [False, True, True]
-    assert "structure" in static.failed_categories and all(v.duration_s == 0.0 for v in static.verdicts[1:])
-    for name in ("reference", "wrong/structure_host_gradient.py", "wrong/value_sum_not_mean.py"):
+    for name in ("wrong/structure_static_lr.py", "wrong/structure_host_gradient.py"):
+        settled = by_name[name]
+        assert settled.ok and [v.job.seed for v in settled.verdicts] == [0, 1, 2], name
+        assert [v.settled for v in settled.verdicts] == [False, True, True], name
+        assert "structure" in settled.failed_categories and all(v.duration_s == 0.0 for v in settled.verdicts[1:])
+    for name in ("reference", "wrong/value_sum_not_mean.py"):
         assert by_name[name].ok and len(by_name[name].verdicts) == 3, name
         assert not any(v.settled for v in by_name[name].verdicts), name
     shown = table([result])
@@ -217,10 +219,12 @@ def replicated_sharding_value(x):
 def test_a_limit_met_before_any_drawn_input_settles_a_wrong_variants_later_seeds(tmp_path: Path) -> None:
     """limits_infinite_loop.py runs out of time on the probe, before its grading draws any input
     from the seed: that failure is part of every seed's grading, so the variant is graded under
-    its first seed only. A variant that runs out of time only on drawn inputs is graded under
-    every seed."""
+    its first seed only, as is one that places nothing on the probe. A variant that runs out of
+    time only on drawn inputs, and one honest only at the probe's shape (caught on a drawn input
+    of another shape), are graded under every seed."""
     directory = _copy_exercise(tmp_path, "named_sharding_replicated",
-                               keep_wrong=("limits_infinite_loop.py", "structure_no_placement.py"))
+                               keep_wrong=("limits_infinite_loop.py", "structure_no_placement.py",
+                                           "structure_honest_only_at_probe_shape.py"))
     toml = directory / "exercise.toml"
     toml.write_text(toml.read_text().replace("call_s = 5 ", "call_s = 1 "))
     (directory / "wrong" / "limits_loops_on_drawn_inputs.py").write_text(LOOPS_ON_DRAWN_INPUTS)
@@ -230,7 +234,11 @@ def test_a_limit_met_before_any_drawn_input_settles_a_wrong_variants_later_seeds
     loop = by_name["wrong/limits_infinite_loop.py"]
     assert [v.settled for v in loop.verdicts] == [False, True, True]
     assert all(v.duration_s == 0.0 for v in loop.verdicts[1:]) and "limits" in loop.failed_categories
+    assert [v.settled for v in by_name["wrong/structure_no_placement.py"].verdicts] == [False, True, True]
     drawn = by_name["wrong/limits_loops_on_drawn_inputs.py"]
     assert len(drawn.verdicts) == 3 and not any(v.settled for v in drawn.verdicts)
     assert all("limits" in v.failed_categories and v.duration_s > 1.0 for v in drawn.verdicts)
+    honest = by_name["wrong/structure_honest_only_at_probe_shape.py"]
+    assert not any(v.settled for v in honest.verdicts)
+    assert all("structure" in v.failed_categories for v in honest.verdicts)
     assert "3/3*" in table([result])

@@ -41,18 +41,27 @@ class Context:
     # False: a failing property check reports its first failing input as drawn, unshrunk (the
     # verdict and score are the same; validation's later seeds need no more).
     shrink: bool = True
+    # False: no input is drawn from the seed (``draw`` gives none): a check is judged on what
+    # every seed observes alike (grader.engine.grade_seeds, settling a validation).
+    draws: bool = True
 
     def draw(self, values: ValueOracle) -> list[dict[str, Any]]:
         """What ``values`` draws under this grading's seed. Inputs that depend on the seed come
-        only through here: the session then knows that its later calls, and their incidents, may
-        depend on the seed (``Session.seeded``)."""
+        only through here: the session then knows that its later calls, their answers and their
+        incidents may depend on the seed (``Session.seeded``)."""
+        if not self.draws:
+            return []
         self.session.seeded = True
         return values.draw(self.seed)
 
-    def memo(self, key: str, compute: Callable[[], T]) -> T:
-        """Compute a shared observation once per submission (several checks read it)."""
+    def memo(self, key: str, compute: Callable[[], T], seed_free: bool = False) -> T:
+        """Compute a shared observation once per grading (several checks read it). ``seed_free``:
+        it depends on no seed (the probe's call and trace), so it is computed once per
+        submission and kept for the gradings under other seeds (``Session.begin_grading``)."""
         if key not in self.session.cache:
             self.session.cache[key] = compute()
+            if seed_free:
+                self.session.seed_free_keys.add(key)
         return self.session.cache[key]
 
 
@@ -72,12 +81,6 @@ class Check(ABC):
     @abstractmethod
     def judge(self, context: Context) -> Outcome:
         """Look at the submission through ``context`` and conclude."""
-
-    def same_under_every_seed(self, session: "Session") -> bool:
-        """Whether this check's verdict, as judged just now in ``session``, would be the same under
-        any other seed, so that grading the submission under more seeds cannot change it
-        (``grader.engine.grade_seeds(settled_by=...)``)."""
-        return self.judged_once
 
     def prepare(self, seed: int) -> None:
         """Work that needs no submission (drawing inputs), done while the child starts."""

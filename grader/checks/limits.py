@@ -2,13 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from grader.checks.base import Check, Context
 from grader.outcome import Category, Outcome
-
-if TYPE_CHECKING:
-    from grader.observe.session import Session
 
 WHAT = {"time": "Your submission ran past its time limit", "memory": "Your submission ran past its memory limit",
         "crash": "Your submission's process died", "protocol": "Your submission's process broke the grading channel",
@@ -39,7 +36,3 @@ class WithinLimits(Check):
                               f"{WHAT_TO_DO.get(first.kind, '')}".rstrip(),
                               expected=f"each call within {limits.call_s:g} s and {limits.memory_mib} MiB",
                               observed=first.message)
-
-    def same_under_every_seed(self, session: "Session") -> bool:
-        # Judged from the first incident: one met before any drawn input is in every later grading.
-        return bool(session.incidents) and not session.incidents[0].seeded

@@ -318,13 +318,16 @@ class Child:
                 raise CellFailed(cell.number, cell.needed, error) from None
 
     def call(self, named: list[list[Any]], mode: str = "placements",
-             counterfactual: dict[str, Any] | None = None) -> CallReply:
+             counterfactual: dict[str, Any] | None = None, fresh: bool = False) -> CallReply:
         """Run the function once. ``counterfactual`` ({"capture": bool, "sharding", "shape",
         "turn"}): capture what the placing operations receive (of eager device_puts of ``shape``
         onto ``sharding``, only the ``turn``-th; each when given), kept for the next call; or
-        feed the last captured values to them instead."""
+        feed the last captured values to them instead. ``fresh``: the first call of another
+        grading (under another seed), whose shapes are first calls again, as after the import."""
         values, leaves = self.arguments(named)
         recorder, function = self.recorder, self.function
+        if fresh:
+            recorder.clear_caches()
         if counterfactual is not None:
             wanted, capturing = counterfactual.get("sharding"), counterfactual.get("capture") is True
             shape = counterfactual.get("shape")
@@ -399,7 +402,7 @@ class Child:
                                       int(request.get("arity", 1)), request.get("factory") is True)
                 elif op == "call":
                     reply = self.call(request["arguments"], request.get("mode", "placements"),
-                                      request.get("counterfactual"))
+                                      request.get("counterfactual"), request.get("fresh") is True)
                 elif op == "trace":
                     reply = self.trace(request["arguments"])
                 else:

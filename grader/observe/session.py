@@ -11,7 +11,8 @@ that applied, never what happened to remain of it.
 
 Seeds: validation grades one submission under several seeds in one session. What happened
 before a grading drew inputs from its seed (``seeded``) happens alike under every seed: its
-incidents are carried into each later grading, as the calls' answers are (``cache``).
+incidents are carried into each later grading, as the probe call's answer is (``cache``,
+``seed_free_keys``); ``without_seeded`` shows a check only that.
 
 Every reply is parsed here (``grader.observe.returned``): a reply of the wrong shape is the
 submission's doing (it can write to its own channel), a "protocol" incident, never a grader
@@ -86,7 +87,9 @@ class Session:
         # Whether this grading has drawn inputs from its seed yet (Context.draw): calls from then on
         # may depend on it. The first grading's incidents met before that belong to every grading.
         self.seeded = False
+        self._unseeded_calls = 0  # how many of ``calls`` were made before that
         self._unseeded_incidents: list[Incident] | None = None
+        self._fresh = False  # the next call is a later grading's first (begin_grading)
         self.environment: dict[str, Any] = {}
         self.outputs: list[dict[str, Any]] = []
         self.calls: list[tuple[Mapping[str, Any], Returned]] = []  # every call and its arguments, in order
@@ -94,7 +97,8 @@ class Session:
         self._loaded: Loaded | None = None
         self._deadline = time.monotonic() + limits.total_s
         self._check_budget: tuple[float, float] | None = None  # (deadline, seconds) of the running check
-        self.cache: dict[str, Any] = {}
+        self.cache: dict[str, Any] = {}  # what checks share within a grading (Context.memo)
+        self.seed_free_keys: set[str] = set()  # those of its entries every grading shares
 
     # -- the child's life --------------------------------------------------------------------
     def start(self) -> ChildProcess:
@@ -137,8 +141,27 @@ class Session:
             self._unseeded_incidents = [incident for incident in self.incidents if not incident.seeded]
         self.calls.clear()
         self.incidents = list(self._unseeded_incidents)
-        self.seeded = False
+        self.cache = {key: value for key, value in self.cache.items() if key in self.seed_free_keys}
+        self.seeded, self._unseeded_calls = False, 0
+        # JAX's C++ dispatch serves repeats of what the last grading ran (JAX's library keeps its
+        # fast path in the cheap record), which would hide their host round trips: the child
+        # clears it before this grading's first call, as it does after the import.
+        self._fresh = True
         self._deadline = time.monotonic() + self.limits.total_s
+
+    @contextmanager
+    def without_seeded(self) -> Iterator[None]:
+        """Inside, the grading shows only what it observed before drawing from its seed: the calls
+        and incidents of then, and the shared observations every grading keeps (the probe's call
+        and trace). What is observed inside (new calls, their incidents) is dropped after."""
+        kept = self.calls, self.incidents, self.cache
+        self.calls = self.calls[:self._unseeded_calls]
+        self.incidents = [incident for incident in self.incidents if not incident.seeded]
+        self.cache = {key: value for key, value in self.cache.items() if key in self.seed_free_keys}
+        try:
+            yield
+        finally:
+            self.calls, self.incidents, self.cache = kept
 
     @contextmanager
     def budget(self, seconds: float) -> Iterator[None]:
@@ -252,6 +275,8 @@ class Session:
         request = {"op": "call", "arguments": self._named(arguments), "mode": record}
         if counterfactual is not None:
             request["counterfactual"] = counterfactual.request()
+        if self._fresh:
+            request["fresh"], self._fresh = True, False
         try:
             reply = self._request(request, during)
         except ChildFailure as failure:
@@ -262,6 +287,8 @@ class Session:
             return Returned(False, incident=self._protocol(error, during))
         if counterfactual is None or counterfactual.capture:
             self.calls.append((arguments, returned))
+            if not self.seeded:
+                self._unseeded_calls = len(self.calls)
         return returned
 
     def _returned(self, reply: dict[str, Any], during: str) -> Returned:
