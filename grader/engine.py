@@ -10,7 +10,7 @@ import shlex
 import time
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from grader import __version__
 from grader.cache import warmed_marker, xla_cache_folder
@@ -160,7 +160,8 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
                 display_path: str | None = None, compile_cache: str | None | bool = True,
                 launcher: Launcher | None = None, hide: tuple[str, ...] = (), helpers: tuple[Path, ...] = (),
                 notes: tuple[str, ...] = (), shrink_every_seed: bool = True,
-                settled_by: str | None = None) -> list[Report]:
+                settled_by: str | None = None,
+                hand_off: Callable[[float, tuple[int, ...]], tuple[int, ...]] | None = None) -> list[Report]:
     """``grade`` under each of ``seeds``, one report each, in one child: the file is imported
     once, and each later seed's checks start afresh (their own calls, incidents and time
     limit) in the same process. A check that is ``judged_once`` (its calls do not depend on
@@ -173,7 +174,10 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
     seed can change (``_fails_under_every_seed``: judged once, or failing on what every seed
     observes alike), the later seeds are not graded and the list stops there: each of them would
     keep a failure of that category, so what validation asks of a wrong variant ("fails a
-    check of its category") is already settled."""
+    check of its category") is already settled.
+    ``hand_off``: called after the first seed with its seconds and the seeds left; the seeds it
+    returns are graded elsewhere (validation gives a long variant's later seeds to another
+    child), and the list has no report for them."""
     started = time.monotonic()
     cache = warm_compile_cache(exercise) if compile_cache is True else (compile_cache or None)
     submission = Path(submission)
@@ -193,13 +197,16 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
     not_loaded = Outcome.skipped("Skipped: your file could not be loaded (see the load check).")
     checks: list[Check] = []
     results: dict[str, CheckResult] = {}
+    handed: set[int] = set()  # seeds hand_off gave to another child
     try:
         session.start()  # JAX imports in the child while the checks load and draw their inputs here
         signature = exercise.signature
         session.parameters, session.factory = signature.names, signature.factory
         checks = exercise.checks
         values = next((c for c in checks if isinstance(c, ValueProperty)), None)
-        for seed in seeds:
+        pending = list(seeds)
+        while pending:
+            seed = pending.pop(0)
             first, results, seed_started = not graded, {}, time.monotonic()
             if not first:
                 session.begin_grading()
@@ -233,6 +240,9 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
                     c.category == settled_by and results[c.id].status == "failed"
                     and _fails_under_every_seed(c, context, budgets[c.id]) for c in checks):
                 break
+            if first and hand_off is not None and pending:
+                handed.update(hand_off(graded[0][2], tuple(pending)))
+                pending = [s for s in pending if s not in handed]
     except SandboxError as error:  # the grader's environment failed, not the submission
         checks = checks or exercise.checks
         broken = Outcome("error", f"The sandbox could not be set up, so nothing was graded ({error}). This is not "
@@ -240,7 +250,7 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
         # every check under every seed, those already judged too: the submission as a whole is ungraded
         results = {check.id: _result(check, exercise.points[check.id], broken, exercise.visibility_of(check.id))
                    for check in checks}
-        graded = [(seed, results, time.monotonic() - started) for seed in seeds]
+        graded = [(seed, results, time.monotonic() - started) for seed in seeds if seed not in handed]
     finally:
         output = session.close()
     return [_report(exercise, checks, found, seed, seconds, shown, sha256, session, output)

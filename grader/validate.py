@@ -26,7 +26,8 @@ import argparse
 import contextlib
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
@@ -41,6 +42,11 @@ if TYPE_CHECKING:
     from grader.sandbox.pool import Pool
 
 SEEDS = (0, 1, 2, 3, 4)
+# A variant whose first seed took this long grades half of its later seeds in another child,
+# beside it: one long variant (an eager shard_map step: ~11 s a seed) would otherwise keep a
+# core busy long after the other has finished. Most variants take 0.1-0.7 s a seed, and a
+# child costs ~0.3 s to start.
+HAND_OFF_AFTER_S = 2.0
 FULL_MARKS = "full marks"
 
 
@@ -117,10 +123,12 @@ def judge(job: Job, report: Report, budget_s: float) -> str | None:
 
 
 def run_jobs(jobs: list[Job], exercise: Exercise, launcher: Callable[..., Any] | None = None,
-             compile_cache: str | bool = True) -> list[Verdict]:
+             compile_cache: str | bool = True, hand_off: Callable[[list[Job]], None] | None = None) -> list[Verdict]:
     """Grade one variant under the seeds of ``jobs`` (all of that variant), in one child
     (``grader.engine.grade_seeds``); never raises for what the variant does. ``launcher`` and
-    ``compile_cache`` mean what they mean to ``grader.engine.grade``.
+    ``compile_cache`` mean what they mean to ``grader.engine.grade``. ``hand_off``: when the
+    first seed took HAND_OFF_AFTER_S or more and two seeds or more are left, the later half of
+    them is given to it (to grade in another child, beside this one) and left out here.
 
     A wrong variant whose first seed fails a check of its declared category in a way no seed
     can change (``grader.engine.grade_seeds(settled_by=...)``: judged once, as ``CompilesAtMost``
@@ -133,15 +141,25 @@ def run_jobs(jobs: list[Job], exercise: Exercise, launcher: Callable[..., Any] |
     from grader.engine import grade_seeds
 
     started, job = time.monotonic(), jobs[0]
+    handed: list[Job] = []
+
+    def give(seconds: float, left: tuple[int, ...]) -> tuple[int, ...]:
+        if hand_off is None or seconds < HAND_OFF_AFTER_S or len(left) < 2:
+            return ()
+        handed.extend(j for j in jobs if j.seed in left[len(left) // 2:])
+        hand_off(list(handed))
+        return tuple(j.seed for j in handed)
+
     try:
         # A verdict needs no smallest counterexample: the first seed's is shrunk, later seeds name
         # the input that failed (`jaxgrade check --seed N` shrinks it).
         reports = grade_seeds(exercise, Path(job.path), tuple(j.seed for j in jobs), display_path=job.name,
                               compile_cache=compile_cache, launcher=launcher, shrink_every_seed=False,
-                              settled_by=None if job.expect == FULL_MARKS else job.expect)
+                              settled_by=None if job.expect == FULL_MARKS else job.expect, hand_off=give)
     except Exception as error:  # a broken exercise (checks.py raising) must not stop the others
         return [Verdict(j, f"grading raised {type(error).__name__}: {error}", 0.0, exercise.max_score,
-                        time.monotonic() - started, ()) for j in jobs]
+                        time.monotonic() - started, ()) for j in jobs if j not in handed]
+    jobs = [j for j in jobs if j not in handed]
     verdicts = []
     for one, report in zip(jobs, reports):
         failed = tuple(sorted({c.category for c in report.checks if c.status == "failed"}))
@@ -263,14 +281,24 @@ def _run(jobs: list[Job], exercises: dict[str, Exercise], workers: int,
         variants: dict[tuple[str, str, str, str], list[Job]] = {}  # each variant's seeds share one child
         for job in jobs:
             variants.setdefault((job.directory, job.path, job.name, job.expect), []).append(job)
-        futures = [threads.submit(run_jobs, group, exercises[group[0].directory], pool.launch,
-                                  caches[group[0].directory] or False) for group in variants.values()]
-        drawing.result()
-        for future in futures:
-            for verdict in future.result():
-                verdicts.append(verdict)
-                if progress:
-                    progress(verdict)
+        # At most `workers` gradings at once, taken in order; seeds a long variant hands off go
+        # first, so they run beside it rather than after everything else.
+        tasks = deque(variants.values())
+
+        def run(group: list[Job]) -> list[Verdict]:
+            return run_jobs(group, exercises[group[0].directory], pool.launch, caches[group[0].directory] or False,
+                            hand_off=tasks.appendleft)
+
+        running = {drawing}
+        while tasks or running:
+            while tasks and len(running) < max(1, workers):
+                running.add(threads.submit(run, tasks.popleft()))
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                for verdict in future.result() or ():  # (the draws give None)
+                    verdicts.append(verdict)
+                    if progress:
+                        progress(verdict)
     return verdicts
 
 

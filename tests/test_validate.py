@@ -242,3 +242,33 @@ def test_a_limit_met_before_any_drawn_input_settles_a_wrong_variants_later_seeds
     assert not any(v.settled for v in honest.verdicts)
     assert all("structure" in v.failed_categories for v in honest.verdicts)
     assert "3/3*" in table([result])
+
+
+@pytest.mark.slow
+def test_a_long_variant_hands_half_of_its_later_seeds_to_another_child(tmp_path: Path, monkeypatch) -> None:
+    """A variant whose first seed took HAND_OFF_AFTER_S or more grades half of its later seeds
+    in another child, beside it; every seed still gets exactly one verdict, the same as graded
+    in one child. (The threshold is lowered so the quick reference and variants hand off.)"""
+    import grader.validate as validation
+
+    directory = _copy_exercise(tmp_path, "named_sharding_replicated",
+                               keep_wrong=("structure_honest_only_at_probe_shape.py", "value_mean.py"))
+    exercise = load_exercise(directory)
+    [together] = validate([exercise], seeds=(0, 1, 2, 3), workers=2)
+    monkeypatch.setattr(validation, "HAND_OFF_AFTER_S", 0.0)
+    handed: list[tuple[str, int]] = []
+    run_jobs = validation.run_jobs
+
+    def watched(jobs, *args, **kwargs):  # the real run_jobs, noting which seeds another child got
+        verdicts = run_jobs(jobs, *args, **kwargs)
+        if jobs[0].seed != 0:
+            handed.extend((j.name, j.seed) for j in jobs)
+        return verdicts
+    monkeypatch.setattr(validation, "run_jobs", watched)
+    [apart] = validate([exercise], seeds=(0, 1, 2, 3), workers=2)
+    assert ("reference", 2) in handed and ("reference", 3) in handed and ("reference", 1) not in handed
+    for one, other in zip(together.variants, apart.variants):
+        assert one.name == other.name and one.ok and other.ok, (one, other)
+        assert [v.job.seed for v in other.verdicts] == [0, 1, 2, 3]
+        assert [(v.score, v.failed_categories, v.settled) for v in one.verdicts] == \
+            [(v.score, v.failed_categories, v.settled) for v in other.verdicts]
