@@ -141,13 +141,17 @@ class Session:
             self._unseeded_incidents = [incident for incident in self.incidents if not incident.seeded]
         self.calls.clear()
         self.incidents = list(self._unseeded_incidents)
-        self.cache = {key: value for key, value in self.cache.items() if key in self.seed_free_keys}
+        self.cache = self._seed_free_cache()
         self.seeded, self._unseeded_calls = False, 0
         # JAX's C++ dispatch serves repeats of what the last grading ran (JAX's library keeps its
         # fast path in the cheap record), which would hide their host round trips: the child
         # clears it before this grading's first call, as it does after the import.
         self._fresh = True
         self._deadline = time.monotonic() + self.limits.total_s
+
+    def _seed_free_cache(self) -> dict[str, Any]:
+        """The memo entries every grading shares (``seed_free_keys``: the probe's call and trace)."""
+        return {key: value for key, value in self.cache.items() if key in self.seed_free_keys}
 
     @contextmanager
     def without_seeded(self) -> Iterator[None]:
@@ -157,7 +161,7 @@ class Session:
         kept = self.calls, self.incidents, self.cache
         self.calls = self.calls[:self._unseeded_calls]
         self.incidents = [incident for incident in self.incidents if not incident.seeded]
-        self.cache = {key: value for key, value in self.cache.items() if key in self.seed_free_keys}
+        self.cache = self._seed_free_cache()
         try:
             yield
         finally:
