@@ -74,6 +74,23 @@ def test_every_call_of_a_jitted_step_in_a_loop_is_recorded_with_its_cache_status
     assert statuses(other, "step")[0] == "traced"  # a new shape is a new trace
 
 
+def test_after_a_full_record_jax_functions_get_their_fast_path_back_and_the_students_do_not(session) -> None:
+    # A full record gives JAX's C++ dispatch no fast-path data, and it then sends those shapes
+    # back to Python for good: every jnp function of every later call would pay for it.
+    loaded = session("""
+        @jax.jit
+        def step(a):
+            return a * 0.5
+
+        def f(x):
+            return jnp.sum(step(jax.device_put(x, ONE)))
+    """)
+    assert loaded.call(PROBE, record="full").ok
+    loaded.call(PROBE)  # JAX's own sum is given its fast path again here
+    later = loaded.call(PROBE)
+    assert [(call.name, call.own) for call in later.jit_calls] == [("step", True)]  # jnp.sum: unseen, served in C++
+
+
 def test_a_helper_jitted_once_and_called_on_two_equal_shapes_is_seen_both_times(session) -> None:
     loaded = session("""
         @jax.jit

@@ -302,6 +302,11 @@ class Recorder:
         self.state[0], self.state[1] = mode, 0
 
     def stop(self) -> list[tuple[Any, ...]]:
+        if self.state[0] == FULL:
+            # JAX's C++ dispatch sends a call back to Python for good once it was given no fast-path
+            # data for its shapes: without this, every jnp function the full record ran (each
+            # eager op too) would stay ~10x slower in all later calls
+            self.clear_caches()
         self.state[0] = None
         events = list(self.events)
         self.events.clear()
