@@ -88,6 +88,22 @@ def test_a_reduce_scatter_an_eager_shard_map_and_a_loop_of_calls_are_each_counte
 
 
 @pytest.mark.slow
+def test_an_eager_collective_in_a_python_loop_counts_every_run(recorded) -> None:
+    # In a full record the programs JAX runs inside an eager operation keep their fast path
+    # only while they move nothing: an all-reduce's runs are its traffic.
+    looped = recorded("""
+        def f(x):
+            placed = jax.device_put(x, NamedSharding(MESH, P("data")))
+            for _ in range(3):
+                total = jax.lax.reduce_sum(placed, axes=(0,))  # eager: an all-reduce over "data"
+            return total
+    """)
+    moving = [p for p in looped.programs if p.collectives]
+    assert [(p.runs, [c.kind for c in p.collectives]) for p in moving] == [(3, ["all-reduce"])]
+    assert sum(p.communicated for p in looped.programs) == 3 * 4 * 4  # the four column sums, thrice
+
+
+@pytest.mark.slow
 def test_rematerialisation_shows_in_the_temporary_bytes(recorded) -> None:
     probe = {"ws": np.full((16, 32, 32), 0.01, np.float32), "x": np.ones((64, 32), np.float32)}
     body = """

@@ -11,8 +11,10 @@ eager paths, in place before the submission is imported:
   and out_shardings, and whether it was traced, compiled or served from JAX's caches), ``jnp``
   functions included. While a call is recorded JAX's C++ dispatch never gets the data for
   its fast path (``pjit._get_fastpath_data``), and the caches are cleared once the
-  submission is imported and before a full record, so every call reaches Python: a jitted step called N times in a loop is N events
-  (in the cheap ``placements`` record, JAX's own library functions keep their fast path);
+  submission is imported and before and after a full record, so every call reaches Python:
+  a jitted step called N times in a loop is N events (in the cheap ``placements`` record,
+  JAX's own library functions keep their fast path; in a full record, so do the programs
+  JAX runs inside an eager operation that move nothing between devices);
 - ``EvalTrace.process_primitive``: every other primitive applied eagerly (a sharding
   constraint outside jit, a bare ``lax`` operation, a host callback);
 - ``EvalTrace.process_shard_map``: every eager ``shard_map``; its body is also staged to a
@@ -52,7 +54,7 @@ from typing import Any, Callable
 
 from grader.child import compiled
 from grader.child.jaxpr_graph import Builder, Describe, is_library, mesh_data, simple_param
-from grader.wire import EXTRA_FLOATS, HostData, JitCallData, Placement, ProgramData, RecompiledData
+from grader.wire import EXTRA_FLOATS, CompiledFacts, HostData, JitCallData, Placement, ProgramData, RecompiledData
 
 FULL, PLACEMENTS = "full", "placements"
 # Primitives that run Python on the host in the middle of a program.
@@ -77,7 +79,7 @@ class Recorder:
         self._caches = (pjit._cpp_pjit_cache_fun_only, pjit._cpp_pjit_cache_explicit_attributes)
         self._placing: dict[int, tuple[Any, frozenset[int]]] = {}  # id(program) -> (program, inputs it places)
         self._host: dict[int, tuple[Any, tuple[tuple[str, str], ...]]] = {}  # id(program) -> host work inside
-        self._compiled: dict[int, tuple[Any, dict[str, Any] | None]] = {}  # id(executable) -> (it, what XLA made)
+        self._compiled: dict[int, tuple[Any, CompiledFacts | None]] = {}  # id(executable) -> (it, what XLA made)
         self._traced: dict[str, list[tuple[Any, dict[str, Any]]]] = {}  # function -> its last traces (object, signature)
         self.student_files: tuple[str, ...] = ()
         self._install(core, dispatch, pjit, compiler, array_class, custom_rules, numpy)
@@ -96,6 +98,7 @@ class Recorder:
         seen_programs: dict[int, bool] = {}  # id of every jitted program a recorded call ran -> JAX's own?
         kept: list[Any] = []  # those programs, alive (so an id is never reused)
         compiled, last_library = [0], [False]
+        facts_of = self._facts_of
         inferred: list[Any] = [None]  # the last jitted call's (params, function, jit info, args, kwargs)
         host_types = _host_types()
 
@@ -204,15 +207,22 @@ class Recorder:
                 push(("executed", params.get("name"), result[1]))
             return result
 
-        def no_fastpath_while_recording(*args: Any, **kwargs: Any) -> Any:
+        def no_fastpath_while_recording(executable: Any, *args: Any, **kwargs: Any) -> Any:
             # Without these data JAX's C++ dispatch caches nothing, so the next call of the same
-            # function with the same shapes comes back to Python, and to the recorder: always
-            # in a full record, and for the student's own jitted functions in every call. JAX's
-            # library (jnp.sum is a jitted function) keeps its fast path in the cheap record,
-            # where it places nothing and ~70 us a call would add up over every value check.
-            if state[0] == FULL or (state[0] is not None and not state[1] and not last_library[0]):
+            # function with the same shapes comes back to Python, and to the recorder: in a
+            # full record every call the submission makes, and every program that communicates
+            # (its runs are its traffic); for the student's own jitted functions in every call.
+            # JAX's library (jnp.sum is a jitted function) keeps its fast path in the cheap
+            # record, where it places nothing and ~70 us a call would add up over every value
+            # check; in a full record so do the programs JAX runs inside an eager operation
+            # that move nothing (x[:n] in a Python loop: the operation itself is seen each time).
+            mode, depth = state
+            if mode == FULL and not (depth and facts_of(executable) is not None
+                                     and not facts_of(executable)["collectives"]):
                 return None
-            return fastpath_data(*args, **kwargs)
+            if mode is not None and not depth and not last_library[0]:
+                return None
+            return fastpath_data(executable, *args, **kwargs)
 
         def counted_compile(*args: Any, **kwargs: Any) -> Any:
             if state[0] is not None:
@@ -342,7 +352,7 @@ class Recorder:
                     now = (fun, _signature(p, info, call[3], call[4], event[2]))
                     earlier = self._traced.setdefault(function, [])
                     if earlier:  # told apart from the closest earlier trace (JAX keeps them all)
-                        entry["again"] = min((_changes(e, now) for e in reversed(earlier)), key=len)[0]
+                        entry["again"] = _closest(earlier, now)
                     earlier[:] = [*earlier[-31:], now]
             donated = params.get("donated_invars") or ()
             operands = event[2]
@@ -403,13 +413,17 @@ class Recorder:
             if id(executable) in found:
                 found[id(executable)]["runs"] += 1
                 continue
-            if id(executable) not in self._compiled:  # kept alive: its id is never another's
-                self._compiled[id(executable)] = (executable, compiled.facts(executable))
-            read = self._compiled[id(executable)][1]
+            read = self._facts_of(executable)
             if read is not None and len(found) < MAX_PROGRAMS:
                 function, own = made.get(id(executable), (str(event[1]), False))
                 found[id(executable)] = {"name": str(event[1]), "function": function, "own": own, "runs": 1, **read}
         return list(found.values())
+
+    def _facts_of(self, executable: Any) -> CompiledFacts | None:
+        """What XLA made of an executable (``grader.child.compiled``), read once."""
+        if id(executable) not in self._compiled:  # kept alive: its id is never another's
+            self._compiled[id(executable)] = (executable, compiled.facts(executable))
+        return self._compiled[id(executable)][1]
 
     def _host_inside(self, program: Any) -> tuple[tuple[str, str], ...]:
         if program is None:
@@ -527,6 +541,19 @@ def _signature(p: Any, info: Any, args: Any, kwargs: Any, operands: Any) -> dict
         if name in kwargs:
             static[name] = _static_text(kwargs[name])
     return {"traced": traced, "static": static}
+
+
+def _closest(earlier: list[tuple[Any, dict[str, Any]]], now: tuple[Any, dict[str, Any]]) -> RecompiledData:
+    """The first change from the earlier trace that differs least, the latest first; one
+    difference is the fewest there can be (a function jitted anew on every call meets it at once)."""
+    fewest = _changes(earlier[-1], now)
+    for trace in reversed(earlier[:-1]):
+        if len(fewest) == 1:
+            break
+        changes = _changes(trace, now)
+        if len(changes) < len(fewest):
+            fewest = changes
+    return fewest[0]
 
 
 def _changes(earlier: tuple[Any, dict[str, Any]], now: tuple[Any, dict[str, Any]]) -> list[RecompiledData]:
