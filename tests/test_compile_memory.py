@@ -1,5 +1,6 @@
-"""A child keeps what it compiles in memory above the shared compilation cache, which it may
-only read: a function jitted anew on every call compiles once, not on every call."""
+"""A child keeps what it compiles, and what it reads from the shared compilation cache, in
+memory above that cache, which it may only read: a function jitted anew on every call compiles
+once (or is read from disk once), not on every call."""
 from __future__ import annotations
 
 import os
@@ -44,6 +45,41 @@ def test_a_program_compiled_again_in_one_child_is_read_from_memory(tmp_path, rem
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split()[-1] == str(compilations)
     assert not os.listdir(cache)
+
+
+READ_THREE_TIMES = """
+import sys
+sys.path.insert(0, {parent!r})
+if {remember}:
+    from grader.child.jax_patches import remember_compilations
+    remember_compilations()
+import jax, jax.numpy as jnp
+from jax._src import compilation_cache
+x = jnp.arange(5.0).block_until_ready()
+reads = []
+real = compilation_cache.get_executable_and_time
+compilation_cache.get_executable_and_time = lambda *a, **k: reads.append(1) or real(*a, **k)
+for _ in range(3):
+    jax.jit(lambda v: v * 2.0 + 1.0)(x).block_until_ready()  # a new function each time
+print(len(reads))
+"""
+
+
+@pytest.mark.parametrize("remember, reads", [(True, 1), (False, 3)])
+def test_a_program_found_in_the_shared_cache_is_read_from_disk_once(tmp_path, remember, reads):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    env = child_environment(8, str(tmp_path), "test", str(cache))
+
+    def run(script: str) -> str:
+        done = subprocess.run([sys.executable, "-I", "-c", script], env=env, cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.split()[-1]
+
+    run(READ_THREE_TIMES.format(parent=PACKAGE_PARENT, remember=False))  # fills the cache, as the warm-up does
+    assert os.listdir(cache)
+    assert run(READ_THREE_TIMES.format(parent=PACKAGE_PARENT, remember=remember)) == str(reads)
 
 
 @pytest.mark.parametrize("forked", [True, pytest.param(False, marks=pytest.mark.slow)],
