@@ -99,6 +99,7 @@ class Recorder:
         kept: list[Any] = []  # those programs, alive (so an id is never reused)
         compiled, last_library = [0], [False]
         facts_of = self._facts_of
+        inner_library: dict[int, bool] = {}  # id of a program run inside an eager operation -> JAX's own?
         inferred: list[Any] = [None]  # the last jitted call's (params, function, jit info, args, kwargs)
         host_types = _host_types()
 
@@ -139,8 +140,16 @@ class Recorder:
             return inferred_params
 
         def observed_pjit(p: Any, args_flat: Any, fun: Any, args: Any, kwargs: Any) -> Any:
-            if state[0] is None or state[1]:
+            if state[0] != FULL and (state[0] is None or state[1]):
                 return run_pjit(p, args_flat, fun, args, kwargs)
+            if state[1]:  # inside an eager operation of a full record: whose program is this?
+                program = p.params["jaxpr"]
+                if id(program) not in inner_library:
+                    inner_library[id(program)] = is_library(program)
+                    kept.append(program)
+                result = run_pjit(p, args_flat, fun, args, kwargs)
+                last_library[0] = inner_library[id(program)]  # read next, by this call's fast-path question
+                return result
             call = inferred[0] if inferred[0] is not None and inferred[0][0] is p else None
             inferred[0] = None
             state[1] += 1
@@ -200,8 +209,9 @@ class Recorder:
             return out
 
         def executed(*args: Any, **params: Any) -> Any:
-            # Every XLA program run outside JAX's C++ fast path (none has it during a full
-            # record), at any depth: a jitted function's, and those JAX runs for eager work
+            # Every XLA program run outside JAX's C++ fast path, at any depth: a jitted
+            # function's, and those JAX runs for eager work (in a full record only JAX's own
+            # collective-free programs inside an eager operation take that path, after a first run)
             result = call_impl(*args, **params)
             if state[0] == FULL and result[1] is not None:
                 push(("executed", params.get("name"), result[1]))
@@ -214,10 +224,11 @@ class Recorder:
             # (its runs are its traffic); for the student's own jitted functions in every call.
             # JAX's library (jnp.sum is a jitted function) keeps its fast path in the cheap
             # record, where it places nothing and ~70 us a call would add up over every value
-            # check; in a full record so do the programs JAX runs inside an eager operation
-            # that move nothing (x[:n] in a Python loop: the operation itself is seen each time).
+            # check; in a full record so do JAX's own programs run inside an eager operation
+            # that move nothing (x[:n] in a Python loop: the operation itself is seen each time;
+            # a student's function called there, from a host callback, never keeps it).
             mode, depth = state
-            if mode == FULL and not (depth and facts_of(executable) is not None
+            if mode == FULL and not (depth and last_library[0] and facts_of(executable) is not None
                                      and not facts_of(executable)["collectives"]):
                 return None
             if mode is not None and not depth and not last_library[0]:
