@@ -13,8 +13,8 @@ eager paths, in place before the submission is imported:
   its fast path (``pjit._get_fastpath_data``), and the caches are cleared once the
   submission is imported and before and after a full record, so every call reaches Python:
   a jitted step called N times in a loop is N events (in the cheap ``placements`` record,
-  JAX's own library functions keep their fast path; in a full record, so do the programs
-  JAX runs inside an eager operation that move nothing between devices);
+  JAX's own library functions keep their fast path; in a full record, so do JAX's own
+  programs run inside an eager operation that move nothing between devices);
 - ``EvalTrace.process_primitive``: every other primitive applied eagerly (a sharding
   constraint outside jit, a bare ``lax`` operation, a host callback);
 - ``EvalTrace.process_shard_map``: every eager ``shard_map``; its body is also staged to a
@@ -57,6 +57,7 @@ from grader.child.jaxpr_graph import Builder, Describe, is_library, mesh_data, s
 from grader.wire import EXTRA_FLOATS, CompiledFacts, HostData, JitCallData, Placement, ProgramData, RecompiledData
 
 FULL, PLACEMENTS = "full", "placements"
+_read_facts = compiled.facts  # for the hooks, in whose scope ``compiled`` is a counter
 # Primitives that run Python on the host in the middle of a program.
 HOST_PRIMITIVES = {"pure_callback": "jax.pure_callback", "io_callback": "jax.experimental.io_callback",
                    "debug_callback": "jax.debug.callback"}
@@ -98,8 +99,17 @@ class Recorder:
         seen_programs: dict[int, bool] = {}  # id of every jitted program a recorded call ran -> JAX's own?
         kept: list[Any] = []  # those programs, alive (so an id is never reused)
         compiled, last_library = [0], [False]
-        facts_of = self._facts_of
         inner_library: dict[int, bool] = {}  # id of a program run inside an eager operation -> JAX's own?
+        quiet: dict[int, tuple[Any, bool]] = {}  # id of its executable -> (it, moves nothing between devices?)
+        read_facts = _read_facts
+
+        def moves_nothing(executable: Any) -> bool:
+            # Read during the call, for this decision only: what a record says XLA made of a
+            # program is read after the call (``programs``), with the grader's patches restored
+            if id(executable) not in quiet:
+                read = read_facts(executable)
+                quiet[id(executable)] = (executable, read is not None and not read["collectives"])
+            return quiet[id(executable)][1]
         inferred: list[Any] = [None]  # the last jitted call's (params, function, jit info, args, kwargs)
         host_types = _host_types()
 
@@ -228,8 +238,7 @@ class Recorder:
             # that move nothing (x[:n] in a Python loop: the operation itself is seen each time;
             # a student's function called there, from a host callback, never keeps it).
             mode, depth = state
-            if mode == FULL and not (depth and last_library[0] and facts_of(executable) is not None
-                                     and not facts_of(executable)["collectives"]):
+            if mode == FULL and not (depth and last_library[0] and moves_nothing(executable)):
                 return None
             if mode is not None and not depth and not last_library[0]:
                 return None
@@ -424,17 +433,13 @@ class Recorder:
             if id(executable) in found:
                 found[id(executable)]["runs"] += 1
                 continue
-            read = self._facts_of(executable)
+            if id(executable) not in self._compiled:  # kept alive: its id is never another's
+                self._compiled[id(executable)] = (executable, compiled.facts(executable))
+            read = self._compiled[id(executable)][1]
             if read is not None and len(found) < MAX_PROGRAMS:
                 function, own = made.get(id(executable), (str(event[1]), False))
                 found[id(executable)] = {"name": str(event[1]), "function": function, "own": own, "runs": 1, **read}
         return list(found.values())
-
-    def _facts_of(self, executable: Any) -> CompiledFacts | None:
-        """What XLA made of an executable (``grader.child.compiled``), read once."""
-        if id(executable) not in self._compiled:  # kept alive: its id is never another's
-            self._compiled[id(executable)] = (executable, compiled.facts(executable))
-        return self._compiled[id(executable)][1]
 
     def _host_inside(self, program: Any) -> tuple[tuple[str, str], ...]:
         if program is None:
