@@ -12,74 +12,57 @@ import pytest
 from grader.sandbox.hiding import PACKAGE_PARENT
 from grader.sandbox.process import child_environment
 
-COMPILE_THREE_TIMES = """
+THREE_JITS = """
 import sys
 sys.path.insert(0, {parent!r})
-from jax._src import lru_cache
-def refuse(self, key, value):  # what a confined child meets: the shared cache mounted read-only
-    raise PermissionError("read-only file system")
-lru_cache.LRUCache.put = refuse
+if {read_only}:
+    from jax._src import lru_cache
+    def refuse(self, key, value):  # what a confined child meets: the shared cache mounted read-only
+        raise PermissionError("read-only file system")
+    lru_cache.LRUCache.put = refuse
 if {remember}:
     from grader.child.jax_patches import remember_compilations
     remember_compilations()
 import jax, jax.numpy as jnp
-from jax._src import compiler
+from jax._src import {module} as counted
 x = jnp.arange(5.0).block_until_ready()
-compiled = []
-real = compiler.backend_compile_and_load
-compiler.backend_compile_and_load = lambda *a, **k: compiled.append(1) or real(*a, **k)
+calls = []
+real = counted.{function}
+counted.{function} = lambda *a, **k: calls.append(1) or real(*a, **k)
 for _ in range(3):
     jax.jit(lambda v: v * 2.0 + 1.0)(x).block_until_ready()  # a new function each time
-print(len(compiled))
+print(len(calls))
 """
+
+
+def three_jits(tmp_path, cache, counting: str, remember: bool, read_only: bool) -> int:
+    """How many times ``counting`` (module.function of jax._src) ran over three jits of a new function."""
+    module, function = counting.split(".")
+    script = THREE_JITS.format(parent=PACKAGE_PARENT, read_only=read_only, remember=remember, module=module,
+                               function=function)
+    env = child_environment(8, str(tmp_path), "test", str(cache))
+    done = subprocess.run([sys.executable, "-I", "-c", script], env=env, cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return int(done.stdout.split()[-1])
 
 
 @pytest.mark.parametrize("remember, compilations", [(True, 1), (False, 3)])
 def test_a_program_compiled_again_in_one_child_is_read_from_memory(tmp_path, remember, compilations):
     cache = tmp_path / "cache"
     cache.mkdir()
-    env = child_environment(8, str(tmp_path), "test", str(cache))
-    run = subprocess.run([sys.executable, "-I", "-c", COMPILE_THREE_TIMES.format(parent=PACKAGE_PARENT,
-                                                                              remember=remember)],
-                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert run.stdout.split()[-1] == str(compilations)
+    assert three_jits(tmp_path, cache, "compiler.backend_compile_and_load", remember, read_only=True) == compilations
     assert not os.listdir(cache)
-
-
-READ_THREE_TIMES = """
-import sys
-sys.path.insert(0, {parent!r})
-if {remember}:
-    from grader.child.jax_patches import remember_compilations
-    remember_compilations()
-import jax, jax.numpy as jnp
-from jax._src import compilation_cache
-x = jnp.arange(5.0).block_until_ready()
-reads = []
-real = compilation_cache.get_executable_and_time
-compilation_cache.get_executable_and_time = lambda *a, **k: reads.append(1) or real(*a, **k)
-for _ in range(3):
-    jax.jit(lambda v: v * 2.0 + 1.0)(x).block_until_ready()  # a new function each time
-print(len(reads))
-"""
 
 
 @pytest.mark.parametrize("remember, reads", [(True, 1), (False, 3)])
 def test_a_program_found_in_the_shared_cache_is_read_from_disk_once(tmp_path, remember, reads):
     cache = tmp_path / "cache"
     cache.mkdir()
-    env = child_environment(8, str(tmp_path), "test", str(cache))
-
-    def run(script: str) -> str:
-        done = subprocess.run([sys.executable, "-I", "-c", script], env=env, cwd=tmp_path, capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, done.stderr[-2000:]
-        return done.stdout.split()[-1]
-
-    run(READ_THREE_TIMES.format(parent=PACKAGE_PARENT, remember=False))  # fills the cache, as the warm-up does
+    counting = "compilation_cache.get_executable_and_time"
+    three_jits(tmp_path, cache, counting, remember=False, read_only=False)  # fills the cache, as the warm-up does
     assert os.listdir(cache)
-    assert run(READ_THREE_TIMES.format(parent=PACKAGE_PARENT, remember=remember)) == str(reads)
+    assert three_jits(tmp_path, cache, counting, remember, read_only=False) == reads
 
 
 @pytest.mark.parametrize("forked", [True, pytest.param(False, marks=pytest.mark.slow)],
