@@ -194,6 +194,15 @@ class JitCallData(TypedDict):
     reused: list[str]
     donated_leaves: list[str]
     reused_leaves: list[str]
+    computes: NotRequired[list[str]]  # the returned leaves its program computed
+
+
+class CompilationData(TypedDict):
+    """Programs XLA compiled during a call for one function, whatever route asked (a jitted
+    call, ``.lower().compile()``): ``function`` (``step at solution.py:12``), ``own``, ``count``."""
+    function: str
+    own: bool
+    count: int
 
 
 class HostData(TypedDict):
@@ -239,6 +248,7 @@ class CallReply(TypedDict):
     placements: list[Placement]
     intact: NotRequired[bool]
     jit_calls: NotRequired[list[JitCallData]]
+    compilations: NotRequired[list[CompilationData]]
     host: NotRequired[list[HostData]]
     swapped: NotRequired[int]
     programs: NotRequired[list[ProgramData]]

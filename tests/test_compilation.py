@@ -172,3 +172,107 @@ def test_the_first_call_at_the_checks_shapes_is_no_recompile_in_the_message(tmp_
     assert "Call 1 compiled it again" not in result.message and "changed from" not in result.message, result.message
     assert "Call 2 compiled it again because it is a new function each time" in result.message, result.message
     assert "(Calls 3, 4 and 5: the same.)" in result.message, result.message
+
+
+# -- every route to a compiled program (issue #40): callable objects, partials, ahead of time ------
+@pytest.mark.parametrize("source", [
+    # an object with __call__ (an Equinox or Flax NNX module's shape), jitted once
+    '''
+    import jax
+    class Step:
+        def __call__(self, w, g, lr):
+            return w - lr * g
+    _step = jax.jit(Step(), donate_argnums=0)
+    def sgd_step(w, g, lr):
+        return _step(w, g, lr)
+    ''',
+    # a bound method of an object made once
+    '''
+    import jax
+    class Optimizer:
+        def update(self, w, g, lr):
+            return w - lr * g
+    _step = jax.jit(Optimizer().update, donate_argnums=0)
+    def sgd_step(w, g, lr):
+        return _step(w, g, lr)
+    ''',
+    # compiled ahead of time on the first call at a shape, and kept
+    '''
+    import jax
+    _kept = {}
+    def sgd_step(w, g, lr):
+        if w.shape not in _kept:
+            _kept[w.shape] = jax.jit(lambda w, g, lr: w - lr * g, donate_argnums=0).lower(w, g, lr).compile()
+        return _kept[w.shape](w, g, lr)
+    ''',
+], ids=["callable_object", "bound_method", "aot_kept"])
+def test_a_step_made_once_by_any_route_compiles_once_and_donates(exercise, tmp_path: Path, source: str) -> None:
+    path = tmp_path / "solution.py"
+    path.write_text(textwrap.dedent(source))
+    report = grade(exercise, path, compile_cache=False)
+    assert report.score == report.max_score, [(c.id, c.message) for c in report.checks if c.status != "passed"]
+
+
+@pytest.mark.parametrize("source, named", [
+    ('''
+    import jax
+    class Step:
+        def __call__(self, w, g, lr):
+            return w - lr * g
+    def sgd_step(w, g, lr):
+        return jax.jit(Step(), donate_argnums=0)(w, g, lr)
+    ''', "Step.__call__ at solution.py:4 was compiled 4 times"),
+    ('''
+    import jax
+    def sgd_step(w, g, lr):
+        def update(w, g, lr):
+            return w - lr * g
+        return jax.jit(update, donate_argnums=0).lower(w, g, lr).compile()(w, g, lr)
+    ''', "update at solution.py:4 was compiled 4 times"),
+    # a static lr whose program is compiled ahead of time just before the (then cached) jitted call
+    ('''
+    from functools import partial
+    import jax
+    @partial(jax.jit, static_argnums=2, donate_argnums=0)
+    def _step(w, g, lr):
+        return w - lr * g
+    def sgd_step(w, g, lr):
+        _step.lower(w, g, lr).compile()
+        return _step(w, g, lr)
+    ''', "_step at solution.py:4 was compiled"),
+], ids=["new_callable_each_call", "aot_each_call", "static_lr_compiled_ahead"])
+def test_a_program_made_on_every_call_by_any_route_fails(exercise, tmp_path: Path, source: str, named: str) -> None:
+    result = judged(exercise, tmp_path, source, "structure.compiles_once")
+    assert result.status == "failed" and named in result.message, result.message
+
+
+@pytest.mark.parametrize("source", [
+    # the step eager, a jitted identity consumes w
+    '''
+    from functools import partial
+    import jax
+    @partial(jax.jit, donate_argnums=0)
+    def _consume(w):
+        return w
+    def sgd_step(w, g, lr):
+        new = w - lr * g
+        _consume(w)
+        return new
+    ''',
+    # the step in NumPy, w donated to a program that computes nothing returned
+    '''
+    from functools import partial
+    import jax, jax.numpy as jnp, numpy as np
+    @partial(jax.jit, donate_argnums=0)
+    def _consume(w):
+        return w + 0
+    def sgd_step(w, g, lr):
+        new = np.asarray(w) - np.float32(lr) * np.asarray(g)
+        _consume(w)
+        return jnp.asarray(new)
+    ''',
+], ids=["jitted_identity", "numpy_step"])
+def test_donating_w_where_the_result_is_not_computed_fails(exercise, tmp_path: Path, source: str) -> None:
+    result = judged(exercise, tmp_path, source, "structure.donates_w")
+    assert result.status == "failed", result.message
+    assert "what your function returns is not computed by that program" in result.message, result.message

@@ -14,8 +14,10 @@ float scalar too: a learning rate that changes between steps), so a correct step
 at most once whatever the other checks called before.
 
 ``Donates`` reads the probe call: a jitted function of the submission's own was given the
-argument itself (not a copy) as a donated operand, and XLA reused its buffer (the array is
-deleted when the call returns), which it does only when an output can take its place.
+argument itself (not a copy) as a donated operand, XLA reused its buffer (the array is
+deleted when the call returns), which it does only when an output can take its place, and
+that program computed what the function returned (a jitted identity that only consumes w
+while the step runs eagerly, or in NumPy, saves nothing).
 """
 from __future__ import annotations
 
@@ -55,7 +57,9 @@ class CompilesAtMost(Check):
         return found
 
     def judge(self, context: Context) -> Outcome:
-        compiled: dict[str, list[tuple[int, JitCall]]] = {}  # own function -> (call number, the call compiling it)
+        # own function -> (call number, the jitted call that compiled it, if one did) for each
+        # compilation, whatever route asked for it: a jitted call, or .lower().compile()
+        compiled: dict[str, list[tuple[int, JitCall | None]]] = {}
         own = False
         for number, arguments in enumerate(_new_values(context.probe, self.calls, self.vary), start=1):
             returned = context.session.call(arguments)
@@ -63,10 +67,12 @@ class CompilesAtMost(Check):
                 return Outcome.failed(f"Call {number} of {self.calls} (the probe's shapes, new values) "
                                       f"{returned.describe()}, so how often it compiles cannot be judged.",
                                       expected=f"{self.calls} calls that return", observed=returned.describe())
-            for call in returned.jit_calls:
-                own = own or call.own
-                if call.own and call.compiles:
-                    compiled.setdefault(call.function, []).append((number, call))
+            own = own or any(call.own for call in returned.jit_calls)
+            compiling = {call.function: call for call in returned.jit_calls if call.own and call.compiles}
+            for made in returned.compilations:
+                if made.own:
+                    compiled.setdefault(made.function, []).extend([(number, compiling.get(made.function))]
+                                                                  * made.count)
         if self.require_jit and not own:
             return Outcome.failed(
                 f"None of your own jitted functions ran in {self.calls} calls: without jax.jit every call dispatches "
@@ -112,9 +118,17 @@ class Donates(Check):
                                   observed=returned.describe())
         own = [call for call in returned.jit_calls if call.own]
         donating = [call for call in own if name in call.donated_leaves]
-        if donating and (not self.reused or any(name in call.reused_leaves for call in donating)):
-            return Outcome.passed(f"{donating[0].function} donates {name}"
+        reusing = [call for call in donating if not self.reused or name in call.reused_leaves]
+        computing = [call for call in reusing if call.computes]
+        if computing:
+            return Outcome.passed(f"{computing[0].function} donates {name}"
                                   + (" and XLA reused its buffer for the result." if self.reused else "."))
+        if reusing:
+            observed = (f"{name} is donated to {reusing[0].function}, but what your function returns is not "
+                        "computed by that program")
+            return Outcome.failed(f"The {observed}: the buffer is given up where no result is made, and the "
+                                  f"step runs elsewhere. Donate {name} to the jitted function that computes the update, "
+                                  "and return what it returns.", expected=want, observed=observed)
         if donating:
             observed = f"{name} is donated to {donating[0].function}, but XLA did not reuse its buffer"
             return Outcome.failed(f"{observed}: no output of that program has {name}'s shape and dtype, so the "
@@ -146,12 +160,12 @@ def _times(count: int) -> str:
 FIRST_FOR_THESE_INPUTS = ("type", "sharding", "arguments")
 
 
-def _causes(compiles: list[tuple[int, JitCall]]) -> str:
+def _causes(compiles: list[tuple[int, JitCall | None]]) -> str:
     """Why the function compiled again, in words: each distinct cause once, with the calls it
     caused (``Call 2 ... (calls 3 and 4: the same.)``)."""
     grouped: dict[tuple[str, str], list[tuple[int, Recompiled]]] = {}
     for number, call in compiles:
-        if call.again is not None and not (number == 1 and call.again.what in FIRST_FOR_THESE_INPUTS):
+        if call is not None and call.again is not None and not (number == 1 and call.again.what in FIRST_FOR_THESE_INPUTS):
             grouped.setdefault((call.again.what, call.again.argument), []).append((number, call.again))
     sentences = []
     for found in list(grouped.values())[:3]:

@@ -54,7 +54,8 @@ from typing import Any, Callable
 
 from grader.child import compiled
 from grader.child.jaxpr_graph import Builder, Describe, is_library, mesh_data, simple_param
-from grader.wire import EXTRA_FLOATS, CompiledFacts, HostData, JitCallData, Placement, ProgramData, RecompiledData
+from grader.wire import (EXTRA_FLOATS, CompilationData, CompiledFacts, HostData, JitCallData, Placement, ProgramData,
+                         RecompiledData)
 
 FULL, PLACEMENTS = "full", "placements"
 _read_facts = compiled.facts  # for the hooks, in whose scope ``compiled`` is a counter
@@ -83,7 +84,18 @@ class Recorder:
         self._compiled: dict[int, tuple[Any, CompiledFacts | None]] = {}  # id(executable) -> (it, what XLA made)
         self._traced: dict[str, list[tuple[Any, dict[str, Any]]]] = {}  # function -> its last traces (object, signature)
         self.student_files: tuple[str, ...] = ()
+        # Shared with the hooks of other routes (grader.child.aot): the compilations counted while
+        # recording, which record this is, the last jitted call's trace, how to read an array.
+        self.compiles, self.records, self.inferred = [0], [0], [None]
+        self._traced_from: dict[int, tuple[Any, Any, Any]] = {}  # id(jaxpr) -> (it, function, jit info)
+        self.array_class, self.is_deleted, self.FULL = array_class, array_class.is_deleted, FULL
         self._install(core, dispatch, pjit, compiler, array_class, custom_rules, numpy)
+        from jax._src import stages
+        from jax._src.interpreters import pxla
+
+        from grader.child import aot
+        self.hooks += aot.install(self, stages, pxla)
+        self.hooks += self._watch_compilations(pjit, pxla)
 
     # -- the hooks: raw references only, builtins captured now ----------------------------------
     def _install(self, core: Any, dispatch: Any, pjit: Any, compiler: Any, array_class: Any,
@@ -98,7 +110,7 @@ class Recorder:
         stage, placing = self._stage_shard_map, self._placing_inputs
         seen_programs: dict[int, bool] = {}  # id of every jitted program a recorded call ran -> JAX's own?
         kept: list[Any] = []  # those programs, alive (so an id is never reused)
-        compiled, last_library = [0], [False]
+        compiled, last_library = self.compiles, [False]
         inner_library: dict[int, bool] = {}  # id of a program run inside an eager operation -> JAX's own?
         quiet: dict[int, tuple[Any, bool]] = {}  # id of its executable -> (it, moves nothing between devices?)
         read_facts = _read_facts
@@ -110,7 +122,8 @@ class Recorder:
                 read = read_facts(executable)
                 quiet[id(executable)] = (executable, read is not None and not read["collectives"])
             return quiet[id(executable)][1]
-        inferred: list[Any] = [None]  # the last jitted call's (params, function, jit info, args, kwargs)
+        inferred = self.inferred  # the last jitted call's (params, function, jit info, args, kwargs)
+        traced_from = self._traced_from
         host_types = _host_types()
 
         def intercepted(values: Any, positions: Any = None) -> Any:
@@ -145,6 +158,9 @@ class Recorder:
         def observed_infer(fun: Any, info: Any, args: Any, kwargs: Any) -> Any:
             # What the call was made with (static arguments included): why a program was traced anew
             inferred_params = infer_params(fun, info, args, kwargs)
+            program = inferred_params[0].params.get("jaxpr")
+            if id(program) not in traced_from:  # whose program this is, for every route that compiles it
+                traced_from[id(program)] = (program, fun, info)
             if state[0] is not None and not state[1]:
                 inferred[0] = (inferred_params[0], fun, info, args, kwargs)
             return inferred_params
@@ -301,6 +317,34 @@ class Recorder:
             rule_class.__call__ = hook
             self.hooks.append((rule_class, "__call__", hook))
 
+    def _watch_compilations(self, pjit: Any, pxla: Any) -> list[tuple[Any, str, Any]]:
+        """Every program XLA compiles, by whichever route it was asked for: a jitted call
+        (``pjit._pjit_call_impl_python``) and an executable lowered ahead of time
+        (``stages.Traced.lower``) both lower through ``pjit._resolve_and_lower``, which knows the
+        program (its jaxpr says which function it was traced from), and compile it with
+        ``MeshComputation.compile``, which calls XLA (``compile_or_get_cached``) when no
+        executable is kept for it. Each compilation during a record is a ``compile`` event."""
+        state, push, compiles = self.state, self.events.append, self.compiles
+        resolve_and_lower, compile_ = pjit._resolve_and_lower, pxla.MeshComputation.compile
+        lowered: dict[int, tuple[Any, dict[str, Any]]] = {}  # id(computation) -> (it, its program's params)
+
+        def observed_lower(*args: Any, **params: Any) -> Any:
+            computation = resolve_and_lower(*args, **params)
+            if id(computation) not in lowered:
+                lowered[id(computation)] = (computation, {"jaxpr": params.get("jaxpr"), "name": params.get("name")})
+            return computation
+
+        def observed_compile(computation: Any, *args: Any, **kwargs: Any) -> Any:
+            before = compiles[0]
+            executable = compile_(computation, *args, **kwargs)
+            if state[0] is not None and compiles[0] != before and id(computation) in lowered:
+                push(("compile", lowered[id(computation)][1], compiles[0] - before))
+            return executable
+
+        pjit._resolve_and_lower = observed_lower
+        pxla.MeshComputation.compile = observed_compile
+        return [(pjit, "_resolve_and_lower", observed_lower), (pxla.MeshComputation, "compile", observed_compile)]
+
     def _placing_inputs(self, params: dict[str, Any], count: int) -> frozenset[int]:
         """The positions of a jitted call's operands it places: a specified in_sharding, or a
         placement inside its program of the operand or of a value computed from it."""
@@ -327,6 +371,7 @@ class Recorder:
 
     def start(self, mode: str) -> None:
         self.events.clear()
+        self.records[0] += 1
         if mode == FULL:  # the student's functions never reach the fast path while recorded (load clears it)
             self.clear_caches()
         self.state[0], self.state[1] = mode, 0
@@ -347,15 +392,18 @@ class Recorder:
         return all(getattr(owner, name) is hook for owner, name, hook in self.hooks)
 
     # -- what a call did besides placing ----------------------------------------------------------
-    def jit_calls(self, events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]] = ()) -> list[JitCallData]:
+    def jit_calls(self, events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]] = (),
+                  returned: list[tuple[str, Any]] = ()) -> list[JitCallData]:
         """Every jitted function the call ran, in order: its name, the function (``step at
         solution.py:12``), whether it is the submission's own, whether it was traced (a
         program the recorder had not seen), compiled, or served from JAX's caches, how many
         programs it compiled, why it was traced or compiled again (``again``: what differs from
         the last time this function was), the arguments it donates and those whose buffers
         XLA reused, and of those, the leaves of the graded function's arguments (``leaves``: by
-        path) that went in as they were given, not copied."""
+        path) that went in as they were given, not copied, and the leaves of what the function
+        returned (``returned``) that the call's program computed."""
         given = {id(value): path for path, value in leaves}
+        results = {id(value): path for path, value in returned}
         calls: list[JitCallData] = []
         for event in events:
             if event[0] != "jit" or any(is_staged(v) for v in event[2]):
@@ -363,11 +411,11 @@ class Recorder:
             # (a forger's events may be shorter: what they lack is unknown, never an error here)
             params, status = event[1], event[4] if len(event) > 4 else "cached"
             call, compiles, reused = event[5] if len(event) > 5 and len(event[5]) == 3 else (None, 0, ())
-            function, own, names = str(params.get("name")), False, _arg_names(call, len(event[2]))
-            entry: dict[str, Any] = {"name": function, "status": status, "compiles": int(compiles)}
+            names = _arg_names(call, len(event[2]))
+            entry: dict[str, Any] = {"name": str(params.get("name")), "status": status, "compiles": int(compiles)}
+            function, own = self._source(params, *((call[1], call[2]) if call is not None else ()))
             if call is not None:
                 p, fun, info = call[0], call[1], call[2]
-                function, own = _source_name(str(getattr(info, "fun_sourceinfo", function))), self._owns(fun, info)
                 if status != "cached":
                     now = (fun, _signature(p, info, call[3], call[4], event[2]))
                     earlier = self._traced.setdefault(function, [])
@@ -380,9 +428,23 @@ class Recorder:
                          reused=[names[i] for i in reused][:16],
                          donated_leaves=[given[id(operands[i])] for i, d in enumerate(donated)
                                          if d and i < len(operands) and id(operands[i]) in given][:16],
-                         reused_leaves=[given[id(operands[i])] for i in reused if id(operands[i]) in given][:16])
+                         reused_leaves=[given[id(operands[i])] for i in reused if id(operands[i]) in given][:16],
+                         computes=[results[id(out)] for out, made in zip(event[3], _computed(params.get("jaxpr")))
+                                   if made and id(out) in results][:16])
             calls.append(entry)
         return calls[:MAX_JIT_CALLS]
+
+    def compilations(self, events: list[tuple[Any, ...]]) -> list[CompilationData]:
+        """The programs XLA compiled during the call, by the function each was traced from (in
+        the order first compiled): the submission's own or JAX's (an eager op's first run at a
+        shape), whatever route asked for it."""
+        found: dict[str, CompilationData] = {}
+        for event in events:
+            if event[0] == "compile" and len(event) == 3 and type(event[2]) is int:
+                function, own = self._source(event[1])
+                entry = found.setdefault(function, {"function": function, "own": own, "count": 0})
+                entry["count"] += event[2]
+        return list(found.values())[:64]
 
     def host_work(self, events: list[tuple[Any, ...]]) -> list[HostData]:
         """What the call did on the host in the middle of its JAX work: host callbacks, custom
@@ -419,12 +481,9 @@ class Recorder:
         array its all-reduce."""
         made: dict[int, tuple[str, bool]] = {}  # id(executable) -> the jitted function the call made
         for event in events:
-            if event[0] == "jit" and len(event) > 6 and event[6] is not None and len(event[5]) == 3 \
-                    and event[5][0] is not None:
+            if event[0] == "jit" and len(event) > 6 and event[6] is not None and len(event[5]) == 3:
                 call = event[5][0]
-                name = str(event[1].get("name"))
-                made[id(event[6])] = (_source_name(str(getattr(call[2], "fun_sourceinfo", name))),
-                                      self._owns(call[1], call[2]))
+                made[id(event[6])] = self._source(event[1], *((call[1], call[2]) if call is not None else ()))
         found: dict[int, ProgramData] = {}
         for event in events:
             if event[0] != "executed" or len(event) < 3:
@@ -456,16 +515,48 @@ class Recorder:
 
     def _is_student(self, function: Any) -> bool:
         """Whether ``function`` (or the file a program was traced from) is the submission's own code."""
-        if isinstance(function, str):
-            filename = function
-        else:
-            for _ in range(8):  # through functools.partial and decorators to the code itself
-                if hasattr(function, "__code__"):
-                    break
-                function = getattr(function, "func", None) or getattr(function, "__wrapped__", None)
-            filename = getattr(getattr(function, "__code__", None), "co_filename", "")
+        filename = function if isinstance(function, str) else getattr(code_of(function), "co_filename", "")
         return bool(filename) and any(filename == f or filename.startswith(f.rstrip(os.sep) + os.sep)
                                       for f in self.student_files)
+
+    def _source(self, params: dict[str, Any], fun: Any = None, info: Any = None) -> tuple[str, bool]:
+        """The function a jitted program was made from, as ``step at solution.py:12``, and whether
+        it is the submission's own: from the function itself when the call that traced it was
+        seen, else from what JAX wrote into the program (an executable compiled ahead of time
+        at import)."""
+        if fun is not None:
+            code = code_of(fun)
+            where = str(getattr(info, "fun_sourceinfo", ""))
+            if code is not None and " at " not in where:  # a callable object: JAX finds no code in it
+                where = f"{type(fun).__name__}.{code.co_name} at {code.co_filename}:{code.co_firstlineno}"
+            return _source_name(where or str(params.get("name"))), self._owns(fun, info)
+        program = params.get("jaxpr")
+        if id(program) in self._traced_from:
+            _, fun, info = self._traced_from[id(program)]
+            return self._source(params, fun, info)
+        jaxpr = getattr(program, "jaxpr", program)
+        where = str(getattr(getattr(jaxpr, "debug_info", None), "func_src_info", "") or "")
+        file = where.rpartition(" at ")[2].rpartition(":")[0]
+        return (_source_name(where) if " at " in where else str(params.get("name"))), bool(file) and self._is_student(file)
+
+
+def code_of(function: Any) -> Any:
+    """The code object a callable runs: a function's own, through ``functools.partial`` and
+    decorators (``__wrapped__``), a bound method's, or a callable object's ``__call__`` (the shape
+    of an Equinox or Flax module); None for a builtin."""
+    for _ in range(8):
+        code = getattr(function, "__code__", None)
+        if code is not None:
+            return code
+        inner = getattr(function, "func", None) or getattr(function, "__wrapped__", None) \
+            or getattr(function, "__func__", None)
+        if inner is None and not isinstance(function, type):
+            call = getattr(type(function), "__call__", None)
+            inner = call if call is not None and hasattr(call, "__code__") else None
+        if inner is None:
+            return None
+        function = inner
+    return None
 
 
 class Swap:
@@ -596,6 +687,14 @@ def _changes(earlier: tuple[Any, dict[str, Any]], now: tuple[Any, dict[str, Any]
     if not found and fun_before is not fun_now:
         found.append({"what": "new_function", "argument": "", "before": "", "after": ""})
     return found or [{"what": "other", "argument": "", "before": "", "after": ""}]
+
+
+def _computed(program: Any) -> list[bool]:
+    """For each output of a program, whether the program computes it (not an operand or a
+    constant passed straight through)."""
+    jaxpr = getattr(program, "jaxpr", program)
+    passed = set(getattr(jaxpr, "invars", ())) | set(getattr(jaxpr, "constvars", ()))
+    return [not hasattr(v, "val") and v not in passed for v in getattr(jaxpr, "outvars", ())]
 
 
 def _placed_invars(program: Any) -> frozenset[int]:

@@ -361,7 +361,8 @@ class Child:
                     "placements": []}
         reply: CallReply = {"ok": True, "value": self.describe_value(returned),
                  "placements": self.placements_of(events, leaves, self.describe_sharding), "intact": intact,
-                 "jit_calls": recorder.jit_calls(events, leaves), "host": recorder.host_work(events)}
+                 "jit_calls": recorder.jit_calls(events, leaves, returned),
+                 "compilations": recorder.compilations(events), "host": recorder.host_work(events)}
         if swapped is not None:
             reply["swapped"] = swapped
         if mode == "full":

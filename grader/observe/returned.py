@@ -136,7 +136,9 @@ class JitCall:
     own function (not JAX's); ``compiles``: programs compiled during the call; ``again``:
     why it was traced or compiled again; ``donated``: the arguments it donates, ``reused``:
     those whose buffers XLA reused (deleted by the call); ``donated_leaves``/``reused_leaves``:
-    the same, of the graded function's own argument leaves passed to it as given (by path)."""
+    the same, of the graded function's own argument leaves passed to it as given (by path);
+    ``computes``: the leaves of what the graded function returned that this call's program
+    computed (an output, not an operand passed through)."""
     name: str
     status: str
     function: str = ""
@@ -147,6 +149,16 @@ class JitCall:
     reused: tuple[str, ...] = ()
     donated_leaves: tuple[str, ...] = ()
     reused_leaves: tuple[str, ...] = ()
+    computes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Compilation:
+    """Programs XLA compiled during one call for one function, by any route: a jitted call,
+    or an executable lowered and compiled ahead of time. ``own``: the submission's function."""
+    function: str
+    own: bool
+    count: int
 
 
 @dataclass(frozen=True)
@@ -218,7 +230,7 @@ def _jit_call(data: JitCallData) -> JitCall:
     if again is not None and not (isinstance(again, dict) and again.get("what") in RECOMPILE_CAUSES
                                   and all(isinstance(again.get(k), str) for k in ("argument", "before", "after"))):
         raise Malformed("a recompilation's cause is not as the protocol says")
-    names = [data.get(k, []) for k in ("donated", "reused", "donated_leaves", "reused_leaves")]
+    names = [data.get(k, []) for k in ("donated", "reused", "donated_leaves", "reused_leaves", "computes")]
     if not all(isinstance(n, list) and all(isinstance(v, str) for v in n) for n in names) \
             or not isinstance(data.get("function", ""), str) or type(data.get("compiles", 0)) is not int \
             or not isinstance(data.get("own", False), bool):
@@ -253,6 +265,14 @@ def _program(data: ProgramData) -> CompiledProgram:
                            count(data["runs"]), collectives, DeviceMemory(*(count(data["memory"][k]) for k in _MEMORY)))
 
 
+def parse_compilations(data: Any) -> tuple[Compilation, ...]:
+    if not isinstance(data, list) or not all(isinstance(d, dict) and isinstance(d.get("function"), str)
+                                             and isinstance(d.get("own"), bool) and type(d.get("count")) is int
+                                             for d in data):
+        raise Malformed("compilations are not as the protocol says")
+    return tuple(Compilation(safe_text(d["function"], 300), d["own"], max(0, d["count"])) for d in data[:64])
+
+
 def parse_host(data: Any) -> tuple[HostWork, ...]:
     if not isinstance(data, list) or not all(isinstance(d, dict) and d.get("kind") in HOST_KINDS
                                              and isinstance(d.get("call"), str) for d in data):
@@ -273,6 +293,7 @@ class Returned:
     intact: bool = True  # the grader's observers were still in place when the call ended
     extras: dict[str, Any] = field(default_factory=dict)
     jit_calls: tuple[JitCall, ...] = ()  # every jitted function the call ran, in order
+    compilations: tuple[Compilation, ...] = ()  # the programs XLA compiled during the call, by function
     host: tuple[HostWork, ...] = ()  # host callbacks, custom rules, values pulled to NumPy and given back
     swapped: int | None = None  # in a counterfactual call: how many placed values it captured, or fed
     programs: tuple[CompiledProgram, ...] = ()  # in a full record: every XLA program it ran, once each

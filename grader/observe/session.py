@@ -32,8 +32,8 @@ from typing import Any, Iterator, Mapping
 from grader.arguments import encode
 from grader.errors import ChildFailure, Malformed, SandboxError
 from grader.observe.program import Program
-from grader.observe.returned import (Incident, Returned, parse_host, parse_jit_calls, parse_leaves, parse_programs,
-                                     safe_reply, safe_text)
+from grader.observe.returned import (Incident, Returned, parse_compilations, parse_host, parse_jit_calls,
+                                     parse_leaves, parse_programs, safe_reply, safe_text)
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import ChildProcess, Launcher
 from grader.source import helper_at
@@ -316,6 +316,7 @@ class Session:
         program = Program.from_data(reply["program"]) if "program" in reply else None
         return Returned(True, leaves=parse_leaves(reply["value"]), placements=tuple(placements), program=program,
                         intact=reply.get("intact") is not False, jit_calls=parse_jit_calls(reply.get("jit_calls", [])),
+                        compilations=parse_compilations(reply.get("compilations", [])),
                         host=parse_host(reply.get("host", [])), swapped=_count(reply.get("swapped")),
                         programs=parse_programs(reply.get("programs", [])))
 

@@ -1,0 +1,95 @@
+"""The ahead-of-time route: ``jax.jit(f).lower(...).compile()`` and every call of what it
+returns (runs in the child).
+
+An executable compiled ahead of time never passes through ``pjit._run_python_pjit``, where the
+recorder meets a jitted function's calls: its trace and lowering happen at ``.lower()``, its
+compilation at ``.compile()``, and its calls go through ``stages.Compiled.call`` (after the
+first, through JAX's C++ fast path for compiled executables, which no Python hook sees). So a
+step compiled once and kept looked like no jitted function at all, and a new function
+compiled ahead of time on every call looked like no compilation.
+
+The hooks here make the route look like the other to every check:
+
+- ``Traced.lower`` and ``Lowered.compile`` remember, for each executable, the program it was
+  lowered from (the jitted function's params: its jaxpr, name, donated and sharded operands),
+  the call that traced it when the submission traced it during a recorded call, and how many
+  programs XLA compiled for it during which record;
+- ``MeshExecutable.create_cpp_call`` answers None, so JAX never builds the fast path and every
+  call of a compiled executable reaches ``Compiled.call`` (a few microseconds a call);
+- ``Compiled.call`` pushes, for a call the submission makes during a record, the same ``jit``
+  event a jitted function's call pushes (traced when the executable was made during this
+  record, and the compilations that made it; cached otherwise) and, in a full record, the
+  ``executed`` event of its XLA program.
+
+Like the recorder's other hooks these only keep raw references during the call; everything is
+described after it, with the grader's patches restored.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+def install(recorder: Any, stages: Any, pxla: Any) -> list[tuple[Any, str, Any]]:
+    """Put the route's hooks in place; returns them as (owner, attribute, hook) for ``intact``."""
+    state, push, compiles, records, inferred = (recorder.state, recorder.events.append, recorder.compiles,
+                                                recorder.records, recorder.inferred)
+    lower, compile_, call = stages.Traced.lower, stages.Lowered.compile, stages.Compiled.call
+    is_deleted, array_class = recorder.is_deleted, recorder.array_class
+    lowered_from: dict[int, tuple[Any, dict[str, Any], Any]] = {}  # id(Lowered) -> (it, params, call)
+    made: dict[int, tuple[Any, dict[str, Any], Any, int, int | None]] = {}  # id(executable) -> how it was made
+    run_in: dict[int, int] = {}  # id(executable) -> the record that last ran it
+    full = recorder.FULL
+
+    def observed_lower(traced: Any, *args: Any, **kwargs: Any) -> Any:
+        lowered = lower(traced, *args, **kwargs)
+        params = traced._params
+        # the submission's own .lower() during a record: the trace that made it (its function, static arguments)
+        traced_by = inferred[0] if inferred[0] is not None and inferred[0][0].params is params else None
+        lowered_from[id(lowered)] = (lowered, params, traced_by)
+        return lowered
+
+    def observed_compile(lowered: Any, *args: Any, **kwargs: Any) -> Any:
+        before = compiles[0]
+        result = compile_(lowered, *args, **kwargs)
+        source = lowered_from.pop(id(lowered), None)
+        executable = getattr(result, "_executable", None)
+        if source is not None and executable is not None:
+            made[id(executable)] = (executable, source[1], source[2], compiles[0] - before,
+                                    records[0] if state[0] is not None else None)
+        return result
+
+    def observed_call(*args: Any, **kwargs: Any) -> Any:
+        if state[0] is None or state[1] or not args:
+            return call(*args, **kwargs)
+        executable = args[0].executable
+        state[1] += 1
+        try:
+            result = call(*args, **kwargs)
+        finally:
+            state[1] -= 1
+        how = made.get(id(executable))
+        if how is None:  # compiled by a route the grader does not know: run, but nothing to say of it
+            return result
+        _, params, traced_by, compiled, record = how
+        first = run_in.get(id(executable)) != records[0]
+        run_in[id(executable)] = records[0]
+        status = "traced" if first and record == records[0] else "cached"
+        operands = (*args[0].const_args, *result[2])
+        donated = params.get("donated_invars") or ()
+        reused = tuple(i for i, d in enumerate(donated) if d and i < len(operands)
+                       and type(operands[i]) is array_class and is_deleted(operands[i]))
+        push(("jit", params, operands, result[1], status,
+              (traced_by, compiled if status == "traced" else 0, reused), None))
+        if state[0] == full:
+            push(("executed", params.get("name"), executable))
+        return result
+
+    def no_fast_path(executable: Any, params: Any) -> None:
+        return None
+
+    stages.Traced.lower = observed_lower
+    stages.Lowered.compile = observed_compile
+    stages.Compiled.call = staticmethod(observed_call)
+    pxla.MeshExecutable.create_cpp_call = no_fast_path
+    return [(stages.Traced, "lower", observed_lower), (stages.Lowered, "compile", observed_compile),
+            (stages.Compiled, "call", observed_call), (pxla.MeshExecutable, "create_cpp_call", no_fast_path)]
