@@ -31,16 +31,25 @@ MAX_MESSAGE_BYTES = 64 << 20
 # A returned array of one of them travels widened to float32 (grader.child.server), so the
 # grader's process never imports ml_dtypes (~0.5 s); arguments travel as they are.
 EXTRA_FLOATS = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+# Every narrow number type of ml_dtypes (a legal result: jnp.int4, the float8 family, ...), by
+# the NumPy type a returned array of it travels as (grader.child.server): one that holds each of
+# its values exactly, so the grader compares the numbers the submission computed.
+_NARROW_FLOATS = ("bfloat16", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3",
+                  "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+                  "float8_e5m3fnu", "float8_e8m0fnu")
+WIDENED = {**{name: "float32" for name in _NARROW_FLOATS}, "int1": "int8", "int2": "int8", "int4": "int8",
+           "uint1": "uint8", "uint2": "uint8", "uint4": "uint8", "bcomplex32": "complex64", "complex32": "complex64"}
 
 
 def holds_reals(dtype: np.dtype) -> bool:
     """Bools, integers or real floats: NumPy's own or ml_dtypes' (bfloat16 has kind 'V')."""
-    return dtype.kind in "biuf" or (dtype.kind == "V" and dtype.name in EXTRA_FLOATS)
+    return dtype.kind in "biuf" and dtype.name not in ("bcomplex32", "complex32") \
+        or (dtype.kind == "V" and WIDENED.get(dtype.name, "complex") != "complex64")
 
 
 def carries(dtype: np.dtype) -> bool:
     """The dtypes the channel carries as numbers: real ones (``holds_reals``) and complex."""
-    return dtype.kind == "c" or holds_reals(dtype)
+    return dtype.kind == "c" or holds_reals(dtype) or dtype.name in WIDENED
 
 
 class ArrayData(TypedDict):
@@ -158,7 +167,7 @@ class Placement(TypedDict):
 
 class LeafData(TypedDict):
     """One returned leaf: ``kind`` jax_array, numpy, python or other; an array's numbers travel
-    in ``array`` (EXTRA_FLOATS widened to float32) when the channel carries them."""
+    in ``array`` (ml_dtypes' narrow types widened, ``WIDENED``) when the channel carries them."""
     path: str
     type: str
     kind: str

@@ -84,3 +84,28 @@ def test_grading_a_bfloat16_result_never_imports_ml_dtypes_in_the_graders_proces
               "print(types[0].status, 'dtype bfloat16' in types[0].message, 'ml_dtypes' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert out.stdout.split() == ["failed", "True", "False"], out.stdout + out.stderr
+
+
+NARROW_SUM = '''import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+def replicated_sharding_value(x):
+    placed = jax.device_put(x, NamedSharding(Mesh(np.array(jax.devices()[:1]), ("data",)), PartitionSpec()))
+    return jnp.sum(placed).astype(jnp.DTYPE)
+'''
+
+
+@pytest.mark.parametrize("dtype", ["int4", "uint4", "int2", "float8_e4m3fn", "float8_e4m3b11fnuz", "float4_e2m1fn"])
+def test_a_result_in_any_narrow_dtype_is_graded_as_its_numbers(tmp_path: Path, dtype: str):
+    # issue #40 point 5: a legal dtype is the submission's answer, never a grader error or "not a number"
+    submission = tmp_path / f"narrow_{dtype}.py"
+    submission.write_text(NARROW_SUM.replace("DTYPE", dtype))
+    report = grade(find_exercise("named_sharding_replicated"), submission)
+    assert not [c for c in report.checks if c.status == "error"], report.checks
+    value = next(c for c in report.checks if c.id == "value.random_vectors")
+    assert value.status == "failed" and "your function returned" in value.message, value.message
+    assert "not one number" not in value.message, value.message
+    assert dtype in next(c for c in report.checks if c.category == "type").message

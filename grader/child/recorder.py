@@ -54,7 +54,7 @@ from typing import Any, Callable
 
 from grader.child import compiled
 from grader.child.jaxpr_graph import Builder, Describe, is_library, mesh_data, simple_param
-from grader.wire import (EXTRA_FLOATS, CompilationData, CompiledFacts, HostData, JitCallData, Placement, ProgramData,
+from grader.wire import (WIDENED, CompilationData, CompiledFacts, HostData, JitCallData, Placement, ProgramData,
                          RecompiledData)
 
 FULL, PLACEMENTS = "full", "placements"
@@ -815,8 +815,8 @@ def buffers(array: Any) -> list[dict[str, Any]]:
     for single in (array._arrays or [])[:64]:  # none once donated
         device = next(iter(single.devices()))
         data = np.ascontiguousarray(np.asarray(single))
-        if data.dtype.name in EXTRA_FLOATS:  # digested as they travel (grader.child.server)
-            data = data.astype(np.float32)
+        if data.dtype.name in WIDENED:  # digested as they travel (grader.child.server)
+            data = data.astype(WIDENED[data.dtype.name])
         found.append({"device": int(device.id), "shape": list(data.shape),
                       "digest": hashlib.sha1(data.tobytes()).hexdigest()[:20]})
     return found

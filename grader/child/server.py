@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from grader.child.pins import originals
 from grader.errors import CellFailed, ChannelClosed
-from grader.wire import (EXTRA_FLOATS, CallReply, LoadReply, Ready, Reply, Skipped, TraceReply, ValueData,
+from grader.wire import (WIDENED, CallReply, LoadReply, Ready, Reply, Skipped, TraceReply, ValueData,
                          carries, decode_array, encode_array, read_message, write_message)
 
 MAX_RETURNED_ELEMENTS = 1 << 20
@@ -163,9 +163,9 @@ class Child:
             return described
         described["dtype"], described["shape"] = str(array.dtype), list(array.shape)
         if carries(array.dtype) and array.size <= MAX_RETURNED_ELEMENTS:
-            # bfloat16 and the float8s travel as the float32 numbers they are (exactly): the
-            # grader's process compares numbers and never imports ml_dtypes (~0.5 s) for them
-            described["array"] = encode_array(array.astype(self.np.float32) if array.dtype.name in EXTRA_FLOATS
+            # bfloat16, the float8s, int4 ... travel as the float32 (int8, ...) numbers they are
+            # (exactly): the grader's process compares numbers and never imports ml_dtypes (~0.5 s)
+            described["array"] = encode_array(array.astype(WIDENED[array.dtype.name]) if array.dtype.name in WIDENED
                                               else array)
         return described
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from grader.errors import Malformed
 from grader.observe.program import Program
-from grader.wire import EXTRA_FLOATS, JitCallData, LeafData, ProgramData, decode_array, holds_reals
+from grader.wire import WIDENED, JitCallData, LeafData, ProgramData, decode_array, holds_reals
 
 MAX_TEXT = 2000  # characters of any one message from the child (an exception, a repr)
 # What JAX raises when its compiler or runtime fails (not a Python error in the student's code).
@@ -101,7 +101,7 @@ def _leaf(data: LeafData) -> Leaf:
         raise ValueError(f"unknown kind {kind!r}")
     array = decode_array(data["array"]) if data.get("array") is not None else None
     shape = tuple(int(n) for n in data["shape"]) if "shape" in data else None
-    sent = "float32" if data.get("dtype") in EXTRA_FLOATS else data.get("dtype")  # widened by the child
+    sent = WIDENED.get(data.get("dtype"), data.get("dtype"))  # ml_dtypes' narrow types widened by the child
     if array is not None and (array.shape != shape or str(array.dtype) != sent):
         raise ValueError("an array disagrees with its own shape or dtype")
     sharding = data.get("sharding")
