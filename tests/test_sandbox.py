@@ -391,6 +391,43 @@ def test_what_the_submissions_process_sends_or_breaks_fails_the_student_never_th
     assert shown.returncode == 1, shown.stderr[-2000:]
 
 
+# The grader's peak resident memory (VmHWM: its own process, not its children's), printed when
+# `jaxgrade check` ends.
+PEAK_OF_CHECK = ("import atexit, re, sys\n"
+                 "atexit.register(lambda: print('PEAK', re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read())[1],"
+                 " file=sys.stderr))\n"
+                 "from grader.cli import main\nsys.exit(main())\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", ["empty_lists", "short_strings", "under_budget"])
+def test_a_flood_on_the_channel_costs_the_grader_bounded_memory_and_fails_the_student(tmp_path, shape):
+    """A reply just under the channel's 64 MiB whose JSON is 22 million empty lists (1.7 GiB
+    decoded), 13 million short strings (1.1 GiB), or as many objects as the channel takes for
+    its size beside one 63 MiB string: `jaxgrade check` stays under 300 MiB, and the report
+    says the submission interfered with grading (exit 1), never "not your fault" (exit 3)."""
+    submission = tmp_path / "floods_channel.py"
+    submission.write_text((HOSTILE / "floods_channel.py").read_text().replace("{SHAPE}", shape))
+    shown = subprocess.run([sys.executable, "-c", PEAK_OF_CHECK, "check", str(submission), "-e",
+                            "named_sharding_replicated", "--format", "json"], capture_output=True, text=True,
+                           cwd=REPO, timeout=600)
+    assert shown.returncode == 1, shown.stderr[-2000:]
+    peak_mib = int(re.search(r"PEAK (\d+)", shown.stderr)[1]) / 1024
+    assert peak_mib < 300, f"the grader peaked at {peak_mib:.0f} MiB"
+    report = json.loads(shown.stdout)
+    limits = next(c for c in report["checks"] if c["id"] == "limits.resources")
+    assert limits["status"] == "failed" and "interfered with grading" in limits["message"], limits["message"]
+    assert "not your fault" not in shown.stdout
+
+
+@pytest.mark.slow
+def test_a_reply_too_large_for_the_channel_is_said_so_by_the_child_not_refused_as_a_flood(graded):
+    result = graded("returns_too_much.py")
+    kind = result.check("type.float32_scalar")
+    assert kind.status == "failed" and "too large for the grader to read" in kind.message, kind.message
+    assert "interfered" not in result.check("limits.resources").message
+
+
 def test_an_array_subclass_in_disguise_gets_no_credit(graded):
     result = graded("fake_array_subclass.py")
     kind = result.check("type.float32_scalar")
