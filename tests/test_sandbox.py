@@ -371,6 +371,8 @@ def test_garbage_on_the_channel_cannot_crash_the_grader(graded):
 @pytest.mark.parametrize("name, says", [
     ("forges_internal_error.py", "RuntimeError: the grader crashed"),
     ("forges_ill_typed_reply.py", "malformed data"),
+    ("forges_ill_typed_sharding.py", "interfered with grading"),
+    ("forges_ill_typed_program.py", "interfered with grading"),
     ("exhausts_descriptors.py", "Too many open files"),
 ])
 @pytest.mark.slow
