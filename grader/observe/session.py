@@ -37,7 +37,7 @@ from grader.observe.returned import (Incident, Returned, parse_host, parse_jit_c
                                      safe_reply, safe_text)
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import INTERFERED, ChildProcess, Launcher
-from grader.source import helper_at
+from grader.source import helper_at, left_behind, left_behind_note
 
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:
 # the report already says what went wrong, and each time-out costs the full call limit.
@@ -244,6 +244,9 @@ class Session:
             detail["defined"] = [safe_text(d, 100) for d in reply["defined"][:50]]
         detail.update(_cells_of(reply))
         ok = reply.get("ok") is True and reply.get("accepts") is True
+        if not ok and isinstance(detail.get("error"), str):  # most likely an import of what stayed behind
+            note = left_behind_note(left_behind(self.submission, self.function), self.function)
+            detail["error"] = f"{detail['error']}. {note}" if note else detail["error"]
         stage = detail.get("stage", "signature" if reply.get("ok") else "unknown")
         self._loaded = Loaded(ok, "" if ok else str(stage), detail)
         return self._loaded
