@@ -57,7 +57,7 @@ def _check(args: argparse.Namespace) -> int:
             known = ", ".join(f"{e.slug} ({e.function})" for e in all_exercises())
             raise UsageError(f"cannot tell which exercise {args.file} is for: it defines none of the exercises' "
                              f"functions. Pass -e SLUG; known exercises: {known}")
-    helpers = helpers_beside(path)
+    helpers = helpers_beside(path, exercise.function)
     with tempfile.TemporaryDirectory(prefix="jaxgrade-check-") as scratch:
         graded = path
         if path.suffix == ".ipynb":  # graded as the Python of the code cells the exercise's function needs

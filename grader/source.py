@@ -598,10 +598,24 @@ def _imports_of(text: str) -> list[tuple[int, str | None, tuple[str, ...]]]:
     return found
 
 
-def helpers_beside(main: Path) -> tuple[Path, ...]:
+def helpers_beside(main: Path, function: str | None = None) -> tuple[Path, ...]:
     """The student's own modules that ``main`` imports from its folder (``modules_needed``: at
     most ``MAX_HELPERS``, each at most ``MAX_HELPER_BYTES``, never links), package structure
-    kept: each lies at its import path under ``main``'s folder."""
+    kept: each lies at its import path under ``main``'s folder. With ``function`` (the
+    exercise's), a module that defines it too is no helper but another submission (a classmate's
+    file in the same folder): it stays behind (``left_behind`` names them)."""
+    return _beside(main, function)[0]
+
+
+def left_behind(main: Path, function: str) -> tuple[Path, ...]:
+    """The modules ``main`` imports from its folder that ``helpers_beside`` leaves behind because
+    they define ``function``: another submission's work is never graded as this one's."""
+    return _beside(main, function)[1]
+
+
+def _beside(main: Path, function: str | None) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    others: list[Path] = []
+
     def read(relative: PurePosixPath) -> str | None:
         path = main.parent.joinpath(*relative.parts)
         try:
@@ -611,15 +625,30 @@ def helpers_beside(main: Path) -> tuple[Path, ...]:
         if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_HELPER_BYTES:
             return None
         try:
-            return path.read_bytes().decode("utf-8", "surrogateescape")
+            text = path.read_bytes().decode("utf-8", "surrogateescape")
         except OSError:
             return None
+        if function is not None and defines(text, function):
+            others.append(path)
+            return None
+        return text
 
     try:
         text = python_of(main.read_bytes(), main.suffix).text
     except (OSError, NotebookError):
-        return ()
-    return tuple(main.parent.joinpath(*p.parts) for p in modules_needed(PurePosixPath(main.name), text, read))
+        return (), ()
+    found = tuple(main.parent.joinpath(*p.parts) for p in modules_needed(PurePosixPath(main.name), text, read))
+    return found, tuple(sorted(set(others)))
+
+
+def left_behind_note(left: tuple[Path, ...], function: str) -> str:
+    """What the report says of the modules left behind (``left_behind``), or "" for none."""
+    if not left:
+        return ""
+    names = ", ".join(path.name for path in left[:5])
+    return (f"{names} {'defines' if len(left) == 1 else 'define'} {function} too: another submission, not a helper "
+            "module, so it was not graded with your file. Put your own solution in your file; a helper module must "
+            f"not define {function}.")
 
 
 def helper_at(main: Path, helper: Path) -> PurePosixPath:
@@ -673,7 +702,7 @@ def prepare_folder(folder: Path, function: str, scratch: Path, preferred: str | 
     chosen, why = (named[0], "") if len(named) == 1 else choose(texts, function)
     if chosen is None:
         return None, f"Several files were submitted and jaxgrade cannot tell which is your solution: {why}."
-    helpers = helpers_beside(chosen)
+    helpers = helpers_beside(chosen, function)
     converted = python_of(chosen.read_bytes(), chosen.suffix, function, frozenset(h.stem for h in helpers))
     graded = chosen
     if chosen.suffix == ".ipynb":

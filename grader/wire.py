@@ -2,6 +2,9 @@
 
 Framing: messages are length-prefixed JSON (``frame``, ``write_message``, ``read_message``):
 nothing is ever unpickled, so a hostile child can send the parent wrong data but never code.
+Nor can it make the parent decode more than a reply can hold: ``decode_message`` checks a
+message's size and shape (how many JSON values it holds) on its bytes before decoding them,
+since ``json.loads`` of 64 MiB of ``[[],[],...`` builds 22 million lists (1.7 GiB).
 One array codec (``encode_array``, ``decode_array``): arrays travel as dtype, shape and base64
 bytes, both ways (the arguments ``grader.arguments.encode`` sends, the values the child
 returns). The replies the child sends are typed below (``LoadReply``, ``CallReply``,
@@ -13,17 +16,36 @@ only, so it depends on nothing else of the grader's.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
+import re
 import struct
+import threading
 from typing import Any, Literal, Mapping, NotRequired, TypedDict, Union
 
 import numpy as np
 
-from grader.errors import ChannelClosed
+from grader.errors import ChannelClosed, Malformed
 
 HEADER = struct.Struct("!I")
 MAX_MESSAGE_BYTES = 64 << 20
+# What decoding one message may cost the reader, in bytes (``decoding_cost``): its text held as a
+# str beside the strings decoded from it (twice its length), and each JSON value it holds
+# (containers, strings, numbers, literals, object keys) at most VALUE_BYTES decoded (measured: a
+# one-entry object with a key of its own, ~80). A full record of a call of 12,000 eager
+# operations is 6 MB and 850,000 values (~90 MiB); a 64 MiB message may hold 350,000.
+DECODE_BUDGET = 160 << 20
+VALUE_BYTES = 96
+# Messages larger than this are decoded one at a time in a process (a class run reads many
+# children's channels from threads): at most one decoding's peak at once.
+LARGE_MESSAGE_BYTES = 1 << 20
+_large = threading.Lock()
+# Where a value can begin (an array's first, each next element or key, an object's value): a
+# message holds at most one more value than it has of these bytes outside its strings.
+_BEFORE_VALUE = (b",", b":", b"[", b"{")
+_STRING = re.compile(rb'"[^"]*"')
+_WINDOW = 1 << 20
 
 
 # The real floats NumPy knows only through ml_dtypes (JAX's dependency): their ``dtype.str`` is
@@ -86,8 +108,21 @@ def frame(message: Mapping[str, Any]) -> bytes:
     return HEADER.pack(len(body)) + body
 
 
+def fits(data: bytes) -> bool:
+    """Whether the reader takes a framed message (``frame``): within the size limit and holding
+    at most ``values_allowed`` values for its size. The child asks before sending a reply, so an
+    honest one that does not fit is replaced by one that says why (``grader.child.server``)."""
+    length = len(data) - HEADER.size
+    allowed = values_allowed(length)
+    return length <= MAX_MESSAGE_BYTES and values_bound(data, allowed, HEADER.size) <= allowed
+
+
 def write_message(fd: int, message: Mapping[str, Any]) -> None:
-    view = memoryview(frame(message))
+    write_frame(fd, frame(message))
+
+
+def write_frame(fd: int, data: bytes) -> None:
+    view = memoryview(data)
     while view:
         written = os.write(fd, view)
         view = view[written:]
@@ -108,9 +143,67 @@ def read_message(fd: int) -> dict[str, Any]:
     (length,) = HEADER.unpack(_read_exactly(fd, HEADER.size))
     if length > MAX_MESSAGE_BYTES:
         raise ChannelClosed(f"a message of {length} bytes exceeds the channel's limit")
-    message = json.loads(_read_exactly(fd, length).decode("utf-8"))
+    try:
+        return decode_message(bytearray(_read_exactly(fd, length)))
+    except Malformed as error:
+        raise ChannelClosed(str(error)) from None
+
+
+def decoding_cost(length: int, values: int) -> int:
+    """What decoding a message of ``length`` bytes holding ``values`` JSON values costs at most."""
+    return 2 * length + VALUE_BYTES * values
+
+
+def values_allowed(length: int) -> int:
+    """How many JSON values a message of ``length`` bytes may hold within DECODE_BUDGET."""
+    return max(0, (DECODE_BUDGET - 2 * length) // VALUE_BYTES)
+
+
+def values_bound(body: bytes | bytearray, limit: int, start: int = 0) -> int:
+    """At least as many JSON values as ``json.loads(body)`` would build before it returns or
+    fails, read on the bytes without decoding them; counting stops once past ``limit``. First
+    the bytes where a value can begin, strings included (no copy); only when those are more
+    than ``limit``, again with the strings' insides left out, a window at a time (a few MiB
+    of copies at most). ``start``: where the JSON begins in ``body``."""
+    count = 1 + sum(body.count(byte, start) for byte in _BEFORE_VALUE)
+    if count <= limit:
+        return count
+    count, inside, view = 1, False, memoryview(body)
+    while start < len(body) and count <= limit:
+        end = min(start + _WINDOW, len(body))
+        while end < len(body) and body[end - 1] == 0x5C:  # never split an escape: end past every backslash run
+            end += 1
+        # An escape is a backslash and the byte after it, paired from the left: without the escaped
+        # backslashes, then the escaped quotes, every quote left opens or closes a string.
+        window = bytes(view[start:end]).replace(b"\\\\", b"").replace(b'\\"', b"")
+        after = inside != (window.count(b'"') % 2 == 1)  # whether the window ends inside a string
+        outside = _STRING.sub(b"", (b'"' if inside else b"") + window + (b'"' if after else b""))
+        count += sum(outside.count(byte) for byte in _BEFORE_VALUE)
+        inside, start = after, end
+    return count
+
+
+def decode_message(body: bytes | bytearray) -> dict[str, Any]:
+    """The JSON object of one message's bytes, its shape checked before it is decoded (at most
+    ``values_allowed`` values: ``values_bound``). Raises :class:`Malformed` for what is not
+    an object of that size. A bytearray is emptied once decoded to text, so that it is not held
+    beside the text and the values while they are built."""
+    if len(body) > MAX_MESSAGE_BYTES:
+        raise Malformed(f"a message of {len(body)} bytes exceeds the channel's limit of {MAX_MESSAGE_BYTES}")
+    with _large if len(body) > LARGE_MESSAGE_BYTES else contextlib.nullcontext():
+        allowed = values_allowed(len(body))
+        if values_bound(body, allowed) > allowed:
+            raise Malformed(f"a message of {len(body):,} bytes holds more than the {allowed:,} JSON values the "
+                            "channel takes in a message of its size")
+        try:
+            text = body.decode("utf-8")
+            if isinstance(body, bytearray):
+                body.clear()
+            message = json.loads(text)
+        except (ValueError, RecursionError) as error:  # RecursionError: "[[[[..." nested past the stack
+            raise Malformed(f"a message is not JSON ({type(error).__name__})") from None
     if not isinstance(message, dict):
-        raise ChannelClosed("a message on the channel was not a JSON object")
+        raise Malformed("a message on the channel was not a JSON object")
     return message
 
 

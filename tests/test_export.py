@@ -592,6 +592,8 @@ def test_prairielearn_run_script_never_imports_a_grader_py_from_the_working_dire
                                                                                      tmp_path):
     root = _fake_grade(prairielearn_question, tmp_path / "grade", EXERCISE_DIR / "wrong" / "value_skips_first.py")
     shutil.copy(HOSTILE_GRADER_PY, root / "student" / "grader.py")
+    for decoy in ("jax", "numpy", "json", "tomllib", "hypothesis", "runpy"):  # modules the grader itself imports
+        (root / "student" / f"{decoy}.py").write_text(HOSTILE_GRADER_PY.read_text())
     from test_render import prairielearn_reads
     env = {**os.environ, "JAXGRADE_GRADE_ROOT": str(root), "JAXGRADE_PYTHON": sys.executable}
     env.pop("JAXGRADE_EXERCISES", None)

@@ -371,6 +371,8 @@ def test_garbage_on_the_channel_cannot_crash_the_grader(graded):
 @pytest.mark.parametrize("name, says", [
     ("forges_internal_error.py", "RuntimeError: the grader crashed"),
     ("forges_ill_typed_reply.py", "malformed data"),
+    ("forges_ill_typed_sharding.py", "interfered with grading"),
+    ("forges_ill_typed_program.py", "interfered with grading"),
     ("exhausts_descriptors.py", "Too many open files"),
 ])
 @pytest.mark.slow
@@ -389,6 +391,117 @@ def test_what_the_submissions_process_sends_or_breaks_fails_the_student_never_th
                             "named_sharding_replicated", "--format", "json"], capture_output=True, text=True,
                            cwd=REPO, timeout=300)
     assert shown.returncode == 1, shown.stderr[-2000:]
+
+
+# The grader's peak resident memory (VmHWM: its own process, not its children's), printed when
+# `jaxgrade check` ends.
+PEAK_OF_CHECK = ("import atexit, re, sys\n"
+                 "atexit.register(lambda: print('PEAK', re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read())[1],"
+                 " file=sys.stderr))\n"
+                 "from grader.cli import main\nsys.exit(main())\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", ["empty_lists", "short_strings", "under_budget"])
+def test_a_flood_on_the_channel_costs_the_grader_bounded_memory_and_fails_the_student(tmp_path, shape):
+    """A reply just under the channel's 64 MiB whose JSON is 22 million empty lists (1.7 GiB
+    decoded), 13 million short strings (1.1 GiB), or as many objects as the channel takes for
+    its size beside one 63 MiB string: `jaxgrade check` stays under 300 MiB, and the report
+    says the submission interfered with grading (exit 1), never "not your fault" (exit 3)."""
+    submission = tmp_path / "floods_channel.py"
+    submission.write_text((HOSTILE / "floods_channel.py").read_text().replace("{SHAPE}", shape))
+    shown = subprocess.run([sys.executable, "-c", PEAK_OF_CHECK, "check", str(submission), "-e",
+                            "named_sharding_replicated", "--format", "json"], capture_output=True, text=True,
+                           cwd=REPO, timeout=600)
+    assert shown.returncode == 1, shown.stderr[-2000:]
+    peak_mib = int(re.search(r"PEAK (\d+)", shown.stderr)[1]) / 1024
+    assert peak_mib < 300, f"the grader peaked at {peak_mib:.0f} MiB"
+    report = json.loads(shown.stdout)
+    limits = next(c for c in report["checks"] if c["id"] == "limits.resources")
+    assert limits["status"] == "failed" and "interfered with grading" in limits["message"], limits["message"]
+    assert "not your fault" not in shown.stdout
+
+
+@pytest.mark.slow
+def test_a_reply_too_large_for_the_channel_is_said_so_by_the_child_not_refused_as_a_flood(graded):
+    result = graded("returns_too_much.py")
+    kind = result.check("type.float32_scalar")
+    assert kind.status == "failed" and "too large for the grader to read" in kind.message, kind.message
+    assert "interfered" not in result.check("limits.resources").message
+
+
+def _keyctl_works() -> bool:
+    from grader.child.keyrings import KEY_SPEC_SESSION_KEYRING, KEYCTL_GET_KEYRING_ID, _keyctl
+    try:
+        return _keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0) > 0
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not ROOT, reason="without root the child runs as the grader's own user: its user keyring is "
+                                     "that user's, which the grader must not empty")
+@pytest.mark.skipif(not _keyctl_works(), reason="this kernel or container refuses keyctl (no keyrings to test)")
+def test_a_key_left_in_a_sandbox_uids_keyring_never_reaches_the_next_child(graded):
+    """A submission adds a key to its uid's user keyring; the next child leased that uid finds
+    nothing. Neither possesses the grader's session keyring."""
+    from grader.child.keyrings import KEY_SPEC_SESSION_KEYRING, KEYCTL_GET_KEYRING_ID, _keyctl
+    grader_session = _keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0)
+    added = graded("keyring_leak.py", ROLE="add")
+    assert re.search(r"ADDED -4 [1-9]\d*", added.output), added.output  # the key was really added
+    looked = graded("keyring_leak.py", ROLE="look")
+    uids = [re.search(r"UID (\d+)", r.output)[1] for r in (added, looked)]
+    if uids[0] != uids[1]:
+        pytest.skip(f"the two children were leased different uids ({uids}): another grader holds the first")
+    assert "ABSENT" in looked.output and "FOUND" not in looked.output, looked.output
+    sessions = {int(re.search(r"SESSION (-?\d+)", r.output)[1]) for r in (added, looked)}
+    assert grader_session not in sessions and len(sessions) == 2, (grader_session, sessions)
+    assert looked.protections["keyrings"]["active"], looked.protections["keyrings"]
+
+
+def _as_uid(uid: int, work) -> int:
+    """Run ``work()`` in a forked process of ``uid``; its result as the exit status."""
+    pid = os.fork()
+    if pid == 0:
+        code = 99
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            code = work()
+        finally:
+            os._exit(code)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+@pytest.mark.skipif(not ROOT, reason="needs root to act as a sandbox uid")
+@pytest.mark.skipif(not _keyctl_works(), reason="this kernel or container refuses keyctl (no keyrings to test)")
+def test_giving_a_uid_back_empties_its_keyrings():
+    """What a child left in its uid's user keyring is gone once the grader gives the uid back,
+    before any later child of the uid runs."""
+    import ctypes
+    from grader.child.keyrings import KEY_SPEC_USER_KEYRING, KEYCTL
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    add_key = {"x86_64": 248, "aarch64": 217}[os.uname().machine]
+
+    def add() -> int:
+        made = libc.syscall(ctypes.c_long(add_key), b"user", b"jaxgrade-leak", b"answers", ctypes.c_long(7),
+                            ctypes.c_long(KEY_SPEC_USER_KEYRING))
+        return 0 if made > 0 else 1
+
+    def found() -> int:
+        kind, name = ctypes.c_char_p(b"user"), ctypes.c_char_p(b"jaxgrade-leak")
+        made = libc.syscall(ctypes.c_long(KEYCTL), ctypes.c_long(10),  # KEYCTL_SEARCH
+                            ctypes.c_long(KEY_SPEC_USER_KEYRING), kind, name, ctypes.c_long(0))
+        return 1 if made > 0 else 0
+
+    lease = UidLease()
+    try:
+        assert _as_uid(lease.uid, add) == 0
+        assert _as_uid(lease.uid, found) == 1  # it is there while the uid is leased
+    finally:
+        assert lease.release()
+    assert _as_uid(lease.uid, found) == 0
 
 
 def test_an_array_subclass_in_disguise_gets_no_credit(graded):

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from grader.errors import NotebookError
-from grader.source import choose, helpers_beside, notebook_python, prepare_folder, split_lines
+from grader.source import choose, helpers_beside, left_behind, notebook_python, prepare_folder, split_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 SLUG = "named_sharding_replicated"
@@ -87,6 +87,27 @@ def test_check_grades_a_solution_that_imports_its_own_helper_module(tmp_path: Pa
     run = _check(tmp_path / "solution.py")
     assert run.returncode == 0, run.stdout + run.stderr
     assert json.loads(run.stdout)["score"] == 10
+
+
+ALICE = "import helpers\nfrom bob import replicated_sharding_value as bobs\n\n\ndef replicated_sharding_value(x):\n" \
+        "    return bobs(x)\n"
+
+
+def test_a_classmates_file_is_never_carried_as_a_helper(tmp_path: Path) -> None:
+    """alice.py imports bob.py, which defines the graded function too: bob's is another
+    submission, left behind (and named); alice's own helper module still travels."""
+    (tmp_path / "helpers.py").write_text(HELPERS)
+    (tmp_path / "bob.py").write_text(SOLUTION)
+    (tmp_path / "alice.py").write_text(ALICE)
+    assert helpers_beside(tmp_path / "alice.py", "replicated_sharding_value") == (tmp_path / "helpers.py",)
+    assert left_behind(tmp_path / "alice.py", "replicated_sharding_value") == (tmp_path / "bob.py",)
+    assert helpers_beside(tmp_path / "alice.py") == (tmp_path / "bob.py", tmp_path / "helpers.py")  # no function: all
+    run = _check(tmp_path / "alice.py")
+    assert run.returncode == 1, run.stdout + run.stderr
+    report = json.loads(run.stdout)
+    assert report["score"] == 0
+    load = next(c for c in report["checks"] if c["id"] == "load.function")
+    assert "bob.py defines replicated_sharding_value too: another submission" in load["message"], load["message"]
 
 
 @pytest.mark.slow

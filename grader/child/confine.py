@@ -55,6 +55,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, NoReturn
 
 from grader.errors import ConfinementError
+from grader.child.keyrings import clear_own, fresh_session
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
@@ -433,6 +434,17 @@ def _drop_uid(policy: Policy) -> None:
         raise ConfinementError("still privileged after dropping the uid")
 
 
+def _fresh_keyrings(dropping: bool) -> str:
+    """After the uid drop: join a new session keyring (the one inherited is the grader's), and
+    with a sandbox uid empty its own keyrings (what an earlier child of the uid may have left);
+    why that could not be done, or ""."""
+    try:
+        fresh_session()
+    except OSError as error:
+        return f"keyctl(KEYCTL_JOIN_SESSION_KEYRING) failed: {error.strerror}"
+    return "; ".join(clear_own()) if dropping else ""
+
+
 def _join_cgroups(policy: Policy) -> None:
     """Be in the control groups the grader made for this child (what it starts follows): the
     grader moves the child in as it starts (``ChildGroup.add``); a fork before that joins here."""
@@ -637,6 +649,11 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
                 raise ConfinementError(f"could not drop the user namespace's capabilities: {error}") from None
         note("user", False, "runs as the grader's own user (the grader is not root): it can write whatever "
                             "that user can write" if not root else "stays root (no uid was given)")
+    keyring_why = _fresh_keyrings(dropping)
+    note("keyrings", not keyring_why, f"it may reach keyrings it should not: {keyring_why}" if keyring_why else
+         "its own new session keyring (not the grader's)" + (
+             "; its uid's user, user-session and persistent keyrings emptied before it runs and after it ends"
+             if dropping else "; its user keyring is the grader's user's"))
     _call(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
     if os.getppid() == 1 and (in_zygote_namespace or not own_pids):  # the grader died before the line above
         os._exit(70)  # took effect (the submission's parent is the zygote, outside the namespace: 0), or the

@@ -22,8 +22,8 @@ from typing import Any, Callable
 
 from grader.child.pins import originals
 from grader.errors import CellFailed, ChannelClosed
-from grader.wire import (WIDENED, CallReply, LoadReply, Ready, Reply, Skipped, TraceReply, ValueData,
-                         carries, decode_array, encode_array, read_message, write_message)
+from grader.wire import (HEADER, WIDENED, CallReply, LoadReply, Ready, Reply, Skipped, TraceReply, ValueData,
+                         carries, decode_array, encode_array, fits, frame, read_message, write_frame, write_message)
 
 MAX_RETURNED_ELEMENTS = 1 << 20
 MAX_RETURNED_LEAVES = 256
@@ -410,7 +410,19 @@ class Child:
                     reply = {"ok": False, "error": f"unknown request {op!r}"}
             except Exception as error:  # the grader's own failure: say so instead of dying
                 reply = {"ok": False, "internal": True, "error": f"grader error: {type(error).__name__}: {error}"}
-            write_message(self.outbox, reply)
+            data = frame(reply)
+            if not fits(data):  # the grader would refuse it as the channel's flood: say why instead
+                data = frame(_too_large(len(data) - HEADER.size))
+            write_frame(self.outbox, data)
+
+
+def _too_large(length: int) -> CallReply:
+    """Instead of a reply larger than the grader reads (``grader.wire.fits``): what the call did
+    cannot be judged, and the function is what made it so large."""
+    return {"ok": False, "exception": "RecordTooLarge", "placements": [],
+            "error": f"what this call did is too large for the grader to read ({length:,} bytes of record): make "
+                     "fewer JAX operations per call, for example a jitted loop (jax.lax.fori_loop, jax.lax.scan) "
+                     "instead of a Python loop of eager operations, and return less"}
 
 
 def _skipped(skipped: list[Skipped]) -> dict[str, Any]:

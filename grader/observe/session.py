@@ -31,16 +31,21 @@ from typing import Any, Iterator, Mapping
 
 from grader.arguments import encode
 from grader.errors import ChildFailure, Malformed, SandboxError
+from grader.observe.described import check_program, check_reply
 from grader.observe.program import Program
 from grader.observe.returned import (Incident, Returned, parse_compilations, parse_host, parse_jit_calls,
                                      parse_leaves, parse_programs, safe_reply, safe_text)
 from grader.sandbox.limits import Limits
-from grader.sandbox.process import ChildProcess, Launcher
-from grader.source import helper_at
+from grader.sandbox.process import INTERFERED, ChildProcess, Launcher
+from grader.source import helper_at, left_behind, left_behind_note
 
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:
 # the report already says what went wrong, and each time-out costs the full call limit.
 MAX_INCIDENTS = 2
+# What parsing a reply raises when a field is of another type than the protocol says (a list
+# where an object was, a string where a number was): read from the submission's channel, it is
+# the submission's doing, a "protocol" incident, never a grader error ("not your fault", exit 3).
+ILL_TYPED = (Malformed, ValueError, TypeError, KeyError, AttributeError, IndexError)
 
 
 @dataclass
@@ -191,7 +196,7 @@ class Session:
             return safe_reply(child.request(message, timeout, during))
         except Malformed as error:
             self._retire()
-            raise ChildFailure("protocol", f"the grading process sent malformed data {during} ({error})") from None
+            raise ChildFailure("protocol", f"{INTERFERED} malformed data {during} ({error})") from None
         except ChildFailure as failure:
             self._retire()
             if failure.kind == "sandbox":  # the grader's fault, never the submission's: an "error" check
@@ -208,7 +213,7 @@ class Session:
     def _protocol(self, error: Exception, during: str) -> Incident:
         """A reply of the wrong shape: the child's channel was forged; the child cannot be trusted."""
         self._retire()
-        return self._incident(ChildFailure("protocol", f"the grading process sent malformed data {during} "
+        return self._incident(ChildFailure("protocol", f"{INTERFERED} malformed data {during} "
                                                        f"({safe_text(error, 200)})"))
 
     # -- requests ------------------------------------------------------------------------------
@@ -239,6 +244,9 @@ class Session:
             detail["defined"] = [safe_text(d, 100) for d in reply["defined"][:50]]
         detail.update(_cells_of(reply))
         ok = reply.get("ok") is True and reply.get("accepts") is True
+        if not ok and isinstance(detail.get("error"), str):  # most likely an import of what stayed behind
+            note = left_behind_note(left_behind(self.submission, self.function), self.function)
+            detail["error"] = f"{detail['error']}. {note}" if note else detail["error"]
         stage = detail.get("stage", "signature" if reply.get("ok") else "unknown")
         self._loaded = Loaded(ok, "" if ok else str(stage), detail)
         return self._loaded
@@ -287,7 +295,7 @@ class Session:
             return Returned(False, incident=self._incident(failure))
         try:
             returned = self._returned(reply, during)
-        except (Malformed, ValueError, TypeError, KeyError) as error:
+        except ILL_TYPED as error:
             return Returned(False, incident=self._protocol(error, during))
         if counterfactual is None or counterfactual.capture:
             self.calls.append((arguments, returned))
@@ -304,6 +312,7 @@ class Session:
                 "protocol", f"the grader's code inside your process failed {during} "
                             f"({safe_text(reply.get('error'), 300)}); what your code did in its process (open "
                             "files or descriptors, patched modules, writes to the grader's channel) caused it")))
+        check_reply(reply)  # the descriptions checks read field by field
         placements = reply.get("placements") or []
         if not isinstance(placements, list) or not all(isinstance(p, dict) and isinstance(p.get("sharding"), dict)
                                                         and isinstance(p.get("operand"), (str, type(None)))
@@ -355,8 +364,10 @@ class Session:
         if reply.get("ok") is not True:
             return Traced(None, safe_text(reply.get("error", "the trace failed")))
         try:
+            if isinstance(reply.get("program"), dict):
+                check_program(reply["program"])
             return Traced(Program.from_data(reply["program"]))
-        except (ValueError, TypeError, KeyError) as error:
+        except ILL_TYPED as error:
             return Traced(None, self._protocol(error, during).message)
 
 

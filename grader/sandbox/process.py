@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import errno
 import itertools
-import json
 import logging
 import os
 import resource
@@ -30,12 +29,12 @@ import threading
 import time
 from typing import Any, Callable
 
-from grader.errors import ChildFailure, SandboxError
+from grader.errors import ChildFailure, Malformed, SandboxError
 from grader.sandbox.cgroup import ChildGroup
 from grader.child.confine import Policy, process_limit
 from grader.sandbox.hiding import PACKAGE_PARENT, hidden_paths
 from grader.sandbox.limits import Limits
-from grader.wire import HEADER, MAX_MESSAGE_BYTES, frame
+from grader.wire import HEADER, MAX_MESSAGE_BYTES, decode_message, frame
 from grader.sandbox.reaper import MARKER, kill_marked, kill_uid
 from grader.sandbox.scratch import ScratchWatch, remove_tree
 from grader.sandbox.uids import UidLease
@@ -53,6 +52,9 @@ Launcher = Callable[[list[str], dict[str, str], str, tuple[int, int, int]], Any]
 # cache included) gets the same options, which are part of the compilation cache's key.
 XLA_FLAGS = "--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false"
 SCRATCH = "scratch"  # the child's working folder (cwd, HOME, TMPDIR), inside the folder holding its copy
+# How a "protocol" incident begins: what the child sends on its channel is the submission's doing
+# (its code runs in that process and can write to the descriptor), never the grader's fault.
+INTERFERED = "your code interfered with grading: its process sent"
 log = logging.getLogger("jaxgrade.sandbox")
 _numbers = itertools.count(1)
 
@@ -231,7 +233,9 @@ class ChildProcess:
                                                                           "or in-child limits"}
         os.set_blocking(self._to_child, False)
         self.output = CapturedOutput(output_r, limits.output_kib << 10)
-        self._buffer = b""
+        self._header = bytearray()  # the next message's length, as far as read
+        self._body: bytearray | None = None  # its body, once its length is known; ``_got`` bytes read
+        self._got = 0
         self._ready: dict[str, Any] | None = None
         self._closed: dict[str, Any] | None = None
 
@@ -322,31 +326,41 @@ class ChildProcess:
                 raise self._death(during) from None
 
     def _receive(self, deadline: float, during: str) -> dict[str, Any]:
+        """The child's next message. Its length is read first and its body into a buffer of
+        exactly that size (nothing beyond the message is read), which ``decode_message`` checks
+        for shape before decoding: what the child sends costs the parent at most one message's
+        bytes, and more is the submission's doing (a "protocol" incident)."""
         while True:
-            if len(self._buffer) >= HEADER.size:
-                (length,) = HEADER.unpack(self._buffer[:HEADER.size])
-                if length > MAX_MESSAGE_BYTES:
-                    raise ChildFailure("protocol", f"the grading process sent an oversized message {during}")
-                if len(self._buffer) >= HEADER.size + length:
-                    body = self._buffer[HEADER.size:HEADER.size + length]
-                    self._buffer = self._buffer[HEADER.size + length:]
-                    try:
-                        message = json.loads(body)
-                    except (ValueError, RecursionError):  # RecursionError: "[[[[..." from a forger
-                        raise ChildFailure("protocol", f"the grading process sent unreadable data {during}") from None
-                    if not isinstance(message, dict):
-                        raise ChildFailure("protocol", f"the grading process sent unreadable data {during}")
-                    return message
+            if self._body is not None and self._got == len(self._body):
+                body, self._body = self._body, None
+                try:
+                    return decode_message(body)
+                except Malformed as error:
+                    raise ChildFailure("protocol", f"{INTERFERED} unreadable data {during} ({error})") from None
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self.kill()
                 raise ChildFailure("time", f"no answer within the time limit {during}")
             readable, _, _ = select.select([self._from_child], [], [], remaining)
-            if readable:
-                chunk = os.read(self._from_child, 1 << 20)
+            if not readable:
+                continue
+            if self._body is None:
+                chunk = os.read(self._from_child, HEADER.size - len(self._header))
                 if not chunk:
                     raise self._death(during)
-                self._buffer += chunk
+                self._header += chunk
+                if len(self._header) == HEADER.size:
+                    (length,) = HEADER.unpack(self._header)
+                    self._header = bytearray()
+                    if length > MAX_MESSAGE_BYTES:
+                        raise ChildFailure("protocol", f"{INTERFERED} a message of {length:,} bytes {during} (the "
+                                                       f"channel's limit is {MAX_MESSAGE_BYTES:,})")
+                    self._body, self._got = bytearray(length), 0
+                continue
+            got = os.readv(self._from_child, [memoryview(self._body)[self._got:]])
+            if not got:
+                raise self._death(during)
+            self._got += got
 
     def _death(self, during: str) -> ChildFailure:
         try:

@@ -1,4 +1,5 @@
-"""Finding and killing what a child left running, and what it left in the grader's IPC namespace.
+"""Finding and killing what a child left running, and what it left in the grader's IPC namespace
+and in its uid's kernel keyrings.
 
 As root each child runs under a uid of its own (grader.sandbox.uids): every process of that uid is
 killed, by a process of that uid, so nothing the submission started (double-forked, ``setsid``)
@@ -13,6 +14,8 @@ import os
 import re
 import signal
 import time
+
+from grader.child.keyrings import clear_own
 
 MARKER = "JAXGRADE_SANDBOX"  # in every child's environment: <grader pid>-<child number>
 log = logging.getLogger("jaxgrade.sandbox")
@@ -139,11 +142,32 @@ def remove_ipc_objects(uid: int) -> list[str]:
     return failed
 
 
+def clear_keyrings(uid: int) -> bool:
+    """Empty ``uid``'s user, user-session and persistent keyrings, from a process of that uid
+    (only its own are reachable by their special ids): a key a child added there would be found
+    by the next child leased the uid. True when done (or the kernel has no keyrings)."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            code = 1 if clear_own() else 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
 def sweep_uid(uid: int) -> bool:
-    """Kill every process of ``uid``, then remove its IPC objects; True if nothing is left."""
+    """Kill every process of ``uid``, then remove its IPC objects and empty its keyrings; True
+    if nothing is left."""
     if not kill_uid(uid):
         return False
     leaks = remove_ipc_objects(uid)
+    if not clear_keyrings(uid):
+        leaks.append("its keyrings could not be emptied")
     if leaks:
         log.error("could not remove what sandbox uid %d left: %s", uid, "; ".join(leaks))
     return not leaks
