@@ -1,4 +1,4 @@
-"""The child's entry point: ``main``, which ``grader.sandbox.process.BOOT`` runs in an exec'd
+"""The child's entry point: ``main``, which ``grader.sandbox.process.boot`` runs in an exec'd
 child and ``grader.sandbox.pool`` in one forked from the zygote. ``start`` patches JAX, makes the
 request server, confines the process, forgets the grader's modules, then serves.
 """
@@ -17,18 +17,21 @@ if TYPE_CHECKING:
 
 
 def _forget_grader() -> None:
-    """Drop the grader's modules from ``sys.modules`` and its folder from ``sys.path``: an
+    """Drop the grader's modules from ``sys.modules``, and its folder from ``sys.path`` where
+    that folder holds nothing else the child needs (a checkout; site-packages stays): an
     ``import grader.child.server`` in the submission then gets a fresh copy (or nothing), and
     patching that copy touches nothing the running grader uses."""
-    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+    from grader.child import search_path
+    folder = search_path.grader_only
     for name in [n for n in sys.modules if n == "grader" or n.startswith("grader.")]:
         del sys.modules[name]
-    sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
+    if folder is not None:
+        sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != os.path.realpath(folder)]
 
 
 def main() -> None:
-    """``python -I -c BOOT inbox outbox [policy]``: the exec'd child. A child forked from a
-    warm process calls ``start`` directly."""
+    """``python -I -c CODE inbox outbox [policy]`` (CODE: ``grader.sandbox.process.boot``): the
+    exec'd child. A child forked from a warm process calls ``start`` directly."""
     policy = None
     if len(sys.argv) > 3:
         from grader.child.confine import Policy

@@ -226,7 +226,9 @@ class Child:
             return {"ok": False, "stage": "read", "error": f"{type(error).__name__}: {error}"}
         stem = os.path.splitext(os.path.basename(display_name))[0]
         name = stem if stem.isidentifier() else "submission"
-        sys.path.insert(0, os.path.dirname(path))  # the submission's own helper modules sit beside it
+        # The submission's own helper modules sit beside it, found after every folder of the
+        # grader's and JAX's: no file there stands in for a module they import (lazily too).
+        sys.path.append(os.path.dirname(path))
         module = types.ModuleType(name)
         module.__file__ = path
         sys.modules[name] = module
