@@ -94,3 +94,18 @@ def dependency_folders() -> tuple[tuple[str, ...], tuple[str, ...]]:
         if located is not None:
             needed.add(located)
     return tuple(order), tuple(p for p in order if p in needed)
+
+
+@functools.lru_cache(maxsize=1)
+def real_locations() -> tuple[str, ...]:
+    """The needed folders and, where an entry of one is a link (a Spack or Nix view, a folder
+    of links into a venv), the real path of what it points to: what a child must still reach
+    when paths around it are hidden (grader.sandbox.hiding), or no module there imports."""
+    found = list(dependency_folders()[1])
+    for folder in dependency_folders()[1]:
+        try:
+            with os.scandir(folder) as listing:
+                found += [os.path.realpath(e.path) for e in listing if e.is_symlink()]
+        except OSError:
+            continue
+    return tuple(dict.fromkeys(found))

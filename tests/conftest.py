@@ -24,6 +24,17 @@ SEED_EXERCISE = REPO / "exercises" / "named_sharding_replicated"
 BASE_PYTHON = str(Path(sys.base_exec_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}")
 
 
+def dependencies_into(site: Path) -> None:
+    """Every package of this venv but jaxgrade, linked into ``site``: the grader's dependencies
+    where an install of another kind puts them (a ``--target`` folder, a user site-packages,
+    another venv), without installing them again."""
+    import sysconfig
+    site.mkdir(parents=True, exist_ok=True)
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if not entry.name.startswith(("__editable__", "jaxgrade-", "__pycache__")) and entry.suffix != ".pth":
+            (site / entry.name).symlink_to(entry)
+
+
 def base_python_without_jax() -> str:
     """:data:`BASE_PYTHON`, which must not import JAX by itself (else it would not tell an
     install that gives it JAX apart from one that does not); the test skips otherwise."""

@@ -8,7 +8,9 @@ import os
 import subprocess
 import sysconfig
 
-from conftest import REPO, base_python_without_jax
+import pytest
+
+from conftest import REPO, base_python_without_jax, dependencies_into
 
 SITE_PACKAGES = sysconfig.get_paths()["purelib"]  # this venv's: jax, rich and the rest
 SOLUTION = REPO / "tests" / "data" / "visualizes_its_layout.py"
@@ -37,11 +39,18 @@ def test_the_folders_a_child_needs_are_those_holding_dependencies_in_the_parents
     assert order.index(os.path.realpath(stray)) < order.index(site) < order.index(os.path.realpath(REPO))
 
 
-def test_a_pythonpath_install_grades_a_lazy_import_with_full_marks(tmp_path):
+@pytest.mark.parametrize("folder", ["site-packages", "links"])
+def test_a_pythonpath_install_grades_a_lazy_import_with_full_marks(folder, tmp_path):
     """The grader run by an interpreter that finds JAX only through PYTHONPATH (as after
     ``module load`` or ``pip install --target``), on a right solution that imports rich lazily
-    and has a rich.py of its own beside it: full marks, exit 0, the real rich in both imports."""
+    and has a rich.py of its own beside it: full marks, exit 0, the real rich in both imports.
+    JAX's folder is the venv's site-packages, or a folder of links into it (a Spack or Nix
+    view): what the links point to stays reachable where the checkout holding it is hidden."""
     python = base_python_without_jax()
+    site = SITE_PACKAGES
+    if folder == "links":
+        site = str(tmp_path / "view")
+        dependencies_into(tmp_path / "view")
     student = tmp_path / "student"
     student.mkdir()
     # imported by name, so the rich.py beside it travels with it into the sandbox
@@ -49,6 +58,6 @@ def test_a_pythonpath_install_grades_a_lazy_import_with_full_marks(tmp_path):
     (student / "rich.py").write_text(SHADOW)
     done = subprocess.run([python, "-m", "grader", "check", "student/solution.py", "-e", "named_sharding_replicated"],
                           capture_output=True, text=True, timeout=300, cwd=tmp_path,
-                          env=_pythonpath_env(SITE_PACKAGES, str(REPO)))
+                          env=_pythonpath_env(site, str(REPO)))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "Score: 10/10" in done.stdout and "CPU 0" in done.stdout  # full marks; rich drew the layout

@@ -10,12 +10,11 @@ import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SEED_EXERCISE, base_python_without_jax
+from conftest import REPO, SEED_EXERCISE, base_python_without_jax, dependencies_into
 
 pytestmark = pytest.mark.slow  # a real pip build, then a real grading with the installed copy
 
@@ -34,7 +33,6 @@ def installed(tmp_path_factory):
     return target, build.stdout + build.stderr
 
 
-SITE_PACKAGES = Path(sysconfig.get_paths()["purelib"])  # this venv's: JAX and every dependency
 VISUALIZES = REPO / "tests" / "data" / "visualizes_its_layout.py"
 
 
@@ -54,15 +52,6 @@ def wheel(tmp_path_factory):
     return next(folder.glob("jaxgrade-*.whl")), build.stdout + build.stderr
 
 
-def _dependencies_into(site: Path) -> None:
-    """Every package of this venv but jaxgrade, linked into ``site``: the grader's dependencies
-    where an install of that kind puts them, without installing them again."""
-    site.mkdir(parents=True, exist_ok=True)
-    for entry in SITE_PACKAGES.iterdir():
-        if not entry.name.startswith(("__editable__", "jaxgrade-", "__pycache__")) and entry.suffix != ".pth":
-            (site / entry.name).symlink_to(entry)
-
-
 def _wheel_installed(kind: str, wheel: Path, root: Path) -> tuple[list[str], dict[str, str]]:
     """The wheel installed with pip as ``kind`` says, beside its dependencies; the command that
     runs its grader there and that command's environment."""
@@ -72,16 +61,16 @@ def _wheel_installed(kind: str, wheel: Path, root: Path) -> tuple[list[str], dic
     pip = [sys.executable, "-m", "pip"]
     if kind == "venv":
         subprocess.run([python, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120)
-        _dependencies_into(root / "lib" / version / "site-packages")
+        dependencies_into(root / "lib" / version / "site-packages")
         pip += ["--python", str(root / "bin" / "python"), "install"]
         command = [str(root / "bin" / "jaxgrade")]
     elif kind == "user":
         env["PYTHONUSERBASE"] = str(root)
-        _dependencies_into(root / "lib" / version / "site-packages")
+        dependencies_into(root / "lib" / version / "site-packages")
         pip += ["--python", python, "install", "--user"]
         command = [str(root / "bin" / "jaxgrade")]
     else:
-        _dependencies_into(root)
+        dependencies_into(root)
         env["PYTHONPATH"] = str(root)
         pip += ["install", "--target", str(root)]
         command = [python, "-m", "grader"]

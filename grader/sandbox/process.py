@@ -31,7 +31,7 @@ import time
 from typing import Any, Callable
 
 from grader.errors import ChildFailure, SandboxError
-from grader.importpath import GRADER_FOLDER, dependency_folders
+from grader.importpath import GRADER_FOLDER, dependency_folders, real_locations
 from grader.sandbox.cgroup import ChildGroup
 from grader.child.confine import Policy, process_limit
 from grader.sandbox.hiding import PACKAGE_PARENT, hidden_paths
@@ -207,8 +207,8 @@ class ChildProcess:
             policy = Policy(workdir=self.workdir, scratch=self.scratch, keep_fds=(to_child_r, from_child_w),
                             uid=self.lease.uid if self.lease else None, gid=self.lease.uid if self.lease else None,
                             limits=limits.in_child(),
-                            hide=hidden_paths(hide, keep=(*dependency_folders()[1], *([compile_cache] if compile_cache else []))),
-                            reach=(PACKAGE_PARENT, *([compile_cache] if compile_cache else [])),
+                            hide=hidden_paths(hide, keep=(*real_locations(), *([compile_cache] if compile_cache else []))),
+                            reach=(PACKAGE_PARENT, *real_locations(), *([compile_cache] if compile_cache else [])),
                             read_only=(compile_cache,) if compile_cache else (),
                             cgroups=self.group.paths if self.group else ())
             arguments.append(policy.to_json())
