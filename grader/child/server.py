@@ -21,6 +21,7 @@ import warnings
 from typing import Any, Callable
 
 from grader.child.pins import originals
+from grader.child.startup_output import restore as restore_output
 from grader.errors import CellFailed, ChannelClosed
 from grader.wire import (EXTRA_FLOATS, CallReply, LoadReply, Ready, Reply, Skipped, TraceReply, ValueData,
                          carries, decode_array, encode_array, read_message, write_message)
@@ -234,6 +235,7 @@ class Child:
         sys.modules[name] = module
         cells = self.read_cells(source)
         skipped: list[Skipped] = []  # the notebook cells skipped because they failed
+        restore_output()  # from its first line on, what the process prints is the submission's
         try:
             if cells is None:  # a .py file: run whole, as Python imports it
                 exec(code, module.__dict__)
@@ -387,7 +389,8 @@ class Child:
         jax = self.jax
         import resource
         ready: Ready = {"op": "ready", "jax": jax.__version__, "devices": [str(d) for d in jax.devices()],
-                        "protections": self.protections, "memory_limit": resource.getrlimit(resource.RLIMIT_AS)[0]}
+                        "platform": jax.default_backend(), "protections": self.protections,
+                        "memory_limit": resource.getrlimit(resource.RLIMIT_AS)[0]}
         write_message(self.outbox, ready)
         while True:
             try:
