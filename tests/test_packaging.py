@@ -1,7 +1,7 @@
-"""A plain (non-editable) install carries the exercises and templates with the package, builds
-without a warning, and the grader grades from wherever it is installed: a wheel in a venv, in
-a user site-packages, in a ``--target`` folder on PYTHONPATH, each with JAX and the rest in
-the same folder, where a child must find them."""
+"""A plain (non-editable) install carries the exercises and templates with the package, a wheel
+and an editable install build without a warning, and the grader grades from wherever it is
+installed: a wheel in a venv, in a user site-packages, in a ``--target`` folder on PYTHONPATH,
+each with JAX and the rest in the same folder, where a child must find them."""
 from __future__ import annotations
 
 import json
@@ -33,7 +33,14 @@ def installed(tmp_path_factory):
     return target, build.stdout + build.stderr
 
 
+# pip's own lines about this machine's pip configuration (an index location that is not there)
+MACHINE = re.compile(r"WARNING: Location '.*' is ignored")
 VISUALIZES = REPO / "tests" / "data" / "visualizes_its_layout.py"
+
+
+def _warnings(log: str) -> list[str]:
+    return [line for line in log.splitlines()
+            if re.search(r"warn|deprecat", line, re.IGNORECASE) and not MACHINE.search(line)]
 
 
 def _quiet_env() -> dict[str, str]:
@@ -50,6 +57,21 @@ def wheel(tmp_path_factory):
                             str(REPO)], capture_output=True, text=True, timeout=300, cwd=folder, env=_quiet_env())
     assert build.returncode == 0, build.stderr[-2000:]
     return next(folder.glob("jaxgrade-*.whl")), build.stdout + build.stderr
+
+
+def test_wheel_and_editable_builds_print_no_warning(wheel, tmp_path):
+    """``pip wheel .`` and ``pip install -e .`` (into a venv of their own), the backend's output
+    included: no warning, setuptools' note on editable installs ("Please be careful with folders
+    in your working directory...") included."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    editable = subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
+                               "--verbose", "--no-deps", "-e", str(REPO)],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path, env=_quiet_env())
+    assert editable.returncode == 0, editable.stderr[-2000:]
+    for log in (wheel[1], editable.stdout + editable.stderr):
+        assert "Successfully" in log
+        assert not _warnings(log), "\n".join(_warnings(log)[:20])
 
 
 def _wheel_installed(kind: str, wheel: Path, root: Path) -> tuple[list[str], dict[str, str]]:
