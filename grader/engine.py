@@ -264,7 +264,7 @@ def _report(exercise: Exercise, checks: list[Check], results: dict[str, CheckRes
     score, max_score = sum(r.score for r in ordered), sum(r.max_score for r in ordered)
     status = "error" if not graded_at_all else ("passed" if abs(score - max_score) < 1e-9 else "failed")
     environment = {"jaxgrade": __version__, "jax": session.environment.get("jax"),
-                   "devices": exercise.devices, "seed": seed,
+                   "platform": session.environment.get("platform"), "devices": exercise.devices, "seed": seed,
                    "protections": session.environment.get("protections", {})}
     command = f"jaxgrade check {shlex.quote(shown)} -e {exercise.slug} --seed {seed}"
     return Report(exercise=exercise.slug, title=exercise.title, status=status, checks=ordered,

@@ -451,8 +451,11 @@ def _left_out(uses: dict[int, _Uses | None], needed: dict[int, set[str]], beside
 @functools.lru_cache(maxsize=1)
 def _child_search_path() -> tuple[str, ...]:
     """Where a child finds modules: the ``sys.path`` of this interpreter started as children are
-    (``-I``: no user site, no PYTHONPATH, no current folder), without the folder holding the
-    grader's package, which children drop. Asked of the interpreter, so it is exact."""
+    (``-I``: no user site, no PYTHONPATH, no current folder) with the folders of the grader's
+    dependencies as a child adopts them (grader.child.search_path), without the folder holding
+    only the grader's package, which children drop. Asked of the interpreter, so it is exact."""
+    from grader.child.search_path import merged
+    from grader.importpath import dependency_folders
     grader_parent = os.path.realpath(Path(__file__).resolve().parent.parent)
     try:
         run = subprocess.run([sys.executable, "-I", "-c", "import json, sys; print(json.dumps(sys.path))"],
@@ -460,8 +463,10 @@ def _child_search_path() -> tuple[str, ...]:
         found = json.loads(run.stdout)
     except (OSError, subprocess.SubprocessError, ValueError):
         found = sys.path  # this process's own: the same interpreter and site-packages
-    return tuple(entry for entry in found if isinstance(entry, str) and os.path.isabs(entry)
-                 and os.path.realpath(entry) != grader_parent)
+    order, needed = dependency_folders()
+    found = merged([entry for entry in found if isinstance(entry, str)], list(order), list(needed))
+    return tuple(entry for entry in found if os.path.isabs(entry)
+                 and (os.path.realpath(entry) != grader_parent or grader_parent in needed))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -213,6 +213,7 @@ class Ready(TypedDict):
     op: Literal["ready"]
     jax: str
     devices: list[str]
+    platform: str  # JAX's backend in the child: "cpu" (JAX_PLATFORMS), never an accelerator's
     protections: dict[str, dict[str, Any]]  # per protection: ``active`` and a ``detail`` sentence
     memory_limit: int
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -17,6 +19,31 @@ os.environ.setdefault("NO_COLOR", "1")
 
 REPO = Path(__file__).resolve().parent.parent
 SEED_EXERCISE = REPO / "exercises" / "named_sharding_replicated"
+# The interpreter this venv was made from: given folders of JAX through PYTHONPATH, a user
+# site-packages or a venv of its own, it grades as an install of that kind would.
+BASE_PYTHON = str(Path(sys.base_exec_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}")
+
+
+def dependencies_into(site: Path) -> None:
+    """Every package of this venv but jaxgrade, linked into ``site``: the grader's dependencies
+    where an install of another kind puts them (a ``--target`` folder, a user site-packages,
+    another venv), without installing them again."""
+    import sysconfig
+    site.mkdir(parents=True, exist_ok=True)
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if not entry.name.startswith(("__editable__", "jaxgrade-", "__pycache__")) and entry.suffix != ".pth":
+            (site / entry.name).symlink_to(entry)
+
+
+def base_python_without_jax() -> str:
+    """:data:`BASE_PYTHON`, which must not import JAX by itself (else it would not tell an
+    install that gives it JAX apart from one that does not); the test skips otherwise."""
+    if sys.prefix == sys.base_prefix or not os.access(BASE_PYTHON, os.X_OK):
+        pytest.skip("the tests do not run in a venv: no interpreter without JAX to try other installs with")
+    alone = subprocess.run([BASE_PYTHON, "-c", "import jax"], capture_output=True, env={"PATH": "/usr/bin:/bin"})
+    if alone.returncode == 0:
+        pytest.skip(f"{BASE_PYTHON} imports JAX by itself: it would not tell the installs apart")
+    return BASE_PYTHON
 
 
 @pytest.fixture(scope="session")

@@ -112,6 +112,8 @@ def test_bundled_source_installs_the_exercise_and_templates(autograder_zip, tmp_
     built = {str(p.relative_to(tmp_path / "lib")) for p in (tmp_path / "lib").rglob("*") if p.is_file()}
     assert {"grader/export/__init__.py", "grader/templates/report.html.j2", f"grader/exercises/{SLUG}/checks.py",
             f"grader/exercises/{SLUG}/reference.py"} <= built
+    # pip builds it with the backend its pyproject.toml names, which must travel with it
+    assert (tmp_path / "source" / "jaxgrade" / "build_backend" / "jaxgrade_build.py").is_file()
 
 
 @pytest.mark.slow

@@ -2,7 +2,7 @@
 
 ``confine(policy)`` is the one place where a child process gives up what a submission must
 not have. It runs in the child itself, so it works the same whether the child was exec'd
-fresh (``python -I -c BOOT``) or forked from a warm process that imported JAX without
+fresh (``python -I -c CODE``) or forked from a warm process that imported JAX without
 starting its backend. In order:
 
 1. close every inherited file descriptor but stdio and the channel;

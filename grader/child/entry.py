@@ -1,15 +1,18 @@
-"""The child's entry point: ``main``, which ``grader.sandbox.process.BOOT`` runs in an exec'd
-child and ``grader.sandbox.pool`` in one forked from the zygote. ``start`` patches JAX, makes the
-request server, confines the process, forgets the grader's modules, then serves.
+"""The child's entry point: ``main``, which ``grader.sandbox.process.boot`` runs in an exec'd
+child and ``grader.sandbox.pool`` in one forked from the zygote. ``start`` silences what JAX prints
+while it starts (grader.child.startup_output), patches JAX, makes the request server, confines
+the process, forgets the grader's modules, then serves.
 """
 from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from grader.child.jax_patches import remember_compilations, share_ir_context
 from grader.child.server import Child
+from grader.child.startup_output import silence
 from grader.wire import Failed, write_message
 
 if TYPE_CHECKING:
@@ -17,18 +20,21 @@ if TYPE_CHECKING:
 
 
 def _forget_grader() -> None:
-    """Drop the grader's modules from ``sys.modules`` and its folder from ``sys.path``: an
+    """Drop the grader's modules from ``sys.modules``, and its folder from ``sys.path`` where
+    that folder holds nothing else the child needs (a checkout; site-packages stays): an
     ``import grader.child.server`` in the submission then gets a fresh copy (or nothing), and
     patching that copy touches nothing the running grader uses."""
-    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+    from grader.child import search_path
+    folder = search_path.grader_only
     for name in [n for n in sys.modules if n == "grader" or n.startswith("grader.")]:
         del sys.modules[name]
-    sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
+    if folder is not None:
+        sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != os.path.realpath(folder)]
 
 
 def main() -> None:
-    """``python -I -c BOOT inbox outbox [policy]``: the exec'd child. A child forked from a
-    warm process calls ``start`` directly."""
+    """``python -I -c CODE inbox outbox [policy]`` (CODE: ``grader.sandbox.process.boot``): the
+    exec'd child. A child forked from a warm process calls ``start`` directly."""
     policy = None
     if len(sys.argv) > 3:
         from grader.child.confine import Policy
@@ -40,6 +46,7 @@ def start(inbox: int, outbox: int, policy: Policy | None = None) -> None:
     """Import JAX (backend not started), put the observers in place, confine the process as
     ``policy`` (a ``grader.child.confine.Policy``) says, then serve; never returns."""
     try:
+        kept = silence()  # JAX's and its plugins' startup output is not the submission's
         for fd in (inbox, outbox):
             os.set_inheritable(fd, False)  # programs the submission runs do not get the channel
         patched = [*remember_compilations(), *share_ir_context()]
@@ -47,7 +54,7 @@ def start(inbox: int, outbox: int, policy: Policy | None = None) -> None:
         child.pins.adopt(patched)  # a forked child's pins were taken before them, in the zygote
         if policy is not None:
             from grader.child.confine import confine
-            child.protections = confine(policy)
+            child.protections = confine(replace(policy, keep_fds=(*policy.keep_fds, *kept)))
         _forget_grader()
     except BaseException as error:
         failed: Failed = {"op": "failed", "error": f"{type(error).__name__}: {error}"}

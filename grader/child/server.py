@@ -21,6 +21,7 @@ import warnings
 from typing import Any, Callable
 
 from grader.child.pins import originals
+from grader.child.startup_output import restore as restore_output
 from grader.errors import CellFailed, ChannelClosed
 from grader.wire import (HEADER, WIDENED, CallReply, LoadReply, Ready, Reply, Skipped, TraceReply, ValueData,
                          carries, decode_array, encode_array, fits, frame, read_message, write_frame, write_message)
@@ -226,12 +227,15 @@ class Child:
             return {"ok": False, "stage": "read", "error": f"{type(error).__name__}: {error}"}
         stem = os.path.splitext(os.path.basename(display_name))[0]
         name = stem if stem.isidentifier() else "submission"
-        sys.path.insert(0, os.path.dirname(path))  # the submission's own helper modules sit beside it
+        # The submission's own helper modules sit beside it, found after every folder of the
+        # grader's and JAX's: no file there stands in for a module they import (lazily too).
+        sys.path.append(os.path.dirname(path))
         module = types.ModuleType(name)
         module.__file__ = path
         sys.modules[name] = module
         cells = self.read_cells(source)
         skipped: list[Skipped] = []  # the notebook cells skipped because they failed
+        restore_output()  # from its first line on, what the process prints is the submission's
         try:
             if cells is None:  # a .py file: run whole, as Python imports it
                 exec(code, module.__dict__)
@@ -386,7 +390,8 @@ class Child:
         jax = self.jax
         import resource
         ready: Ready = {"op": "ready", "jax": jax.__version__, "devices": [str(d) for d in jax.devices()],
-                        "protections": self.protections, "memory_limit": resource.getrlimit(resource.RLIMIT_AS)[0]}
+                        "platform": jax.default_backend(), "protections": self.protections,
+                        "memory_limit": resource.getrlimit(resource.RLIMIT_AS)[0]}
         write_message(self.outbox, ready)
         while True:
             try:

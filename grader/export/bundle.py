@@ -20,10 +20,13 @@ def template(name: str) -> str:
 
 
 def copy_grader(target: Path) -> None:
-    """The jaxgrade source pip needs (pyproject, grader/, templates/), without any exercise."""
+    """The jaxgrade source pip needs (pyproject, its build backend, grader/, templates/), without
+    any exercise."""
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         if (SOURCE_ROOT / name).is_file():
             shutil.copy2(SOURCE_ROOT / name, target / name)
+    if (SOURCE_ROOT / "build_backend").is_dir():  # pyproject.toml's backend-path
+        shutil.copytree(SOURCE_ROOT / "build_backend", target / "build_backend", ignore=SKIP)
     if not (target / "README.md").exists():  # pyproject names it as the readme
         (target / "README.md").write_text("jaxgrade, bundled for an autograder.\n")
     shutil.copytree(PACKAGE, target / "grader", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*",

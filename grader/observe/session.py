@@ -117,6 +117,7 @@ class Session:
         child = self.start()
         ready = child.ready
         self.environment = {"jax": ready.get("jax"), "devices": [safe_text(d, 100) for d in ready.get("devices", [])],
+                            "platform": safe_text(ready.get("platform"), 20),
                             "protections": child.protections, "memory_limit": ready.get("memory_limit")}
         return child
 

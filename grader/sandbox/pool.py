@@ -42,16 +42,14 @@ import subprocess
 import sys
 import tempfile
 import threading
-from pathlib import Path
 from typing import Any
 
 from grader.child.confine import CLONE_NEWPID, ZYGOTE_NAMESPACE
 from grader.errors import PoolError, ZygoteGone
-from grader.sandbox.process import child_environment
+from grader.sandbox.process import boot, child_environment
 from grader.sandbox.scratch import remove_tree
 
-PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])  # the folder holding grader/
-ZYGOTE_BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.sandbox.pool import zygote_main; zygote_main()"
+ZYGOTE_BOOT = "from grader.sandbox.pool import zygote_main; zygote_main()"
 # What a child imports before the student's module does, and what JAX imports lazily on its
 # first compilation (about 50 ms a child); importing them never starts a backend.
 PRELOAD = ("grader.wire", "grader.child.entry", "numpy", "jax", "jax.numpy", "jax.sharding", "jax._src.dispatch",
@@ -102,7 +100,7 @@ class Zygote:
         self.home = tempfile.mkdtemp(prefix="jaxgrade-zygote-")
         self._socket, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-c", ZYGOTE_BOOT, str(theirs.fileno())], pass_fds=(theirs.fileno(),),
+            [sys.executable, "-I", "-c", boot(ZYGOTE_BOOT), str(theirs.fileno())], pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.home,
             env={**self.env, "HOME": self.home, "TMPDIR": self.home, "JAXGRADE_SANDBOX": f"{os.getpid()}-zygote"},
             start_new_session=True)

@@ -30,6 +30,7 @@ import time
 from typing import Any, Callable
 
 from grader.errors import ChildFailure, Malformed, SandboxError
+from grader.importpath import GRADER_FOLDER, dependency_folders, real_locations
 from grader.sandbox.cgroup import ChildGroup
 from grader.child.confine import Policy, process_limit
 from grader.sandbox.hiding import PACKAGE_PARENT, hidden_paths
@@ -39,7 +40,6 @@ from grader.sandbox.reaper import MARKER, kill_marked, kill_uid
 from grader.sandbox.scratch import ScratchWatch, remove_tree
 from grader.sandbox.uids import UidLease
 
-BOOT = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from grader.child.entry import main; main()"
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
 # Starts the child another way than exec (grader.sandbox.pool forks it): gets the exec command line, its
 # environment, working directory and (inbox read end, outbox write end, output write end); returns
@@ -94,6 +94,16 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
+
+
+def boot(statement: str) -> str:
+    """The ``python -I -c`` code of a child (or a zygote): its ``sys.path`` made the parent's
+    folders of the grader, JAX and their dependencies (grader.child.search_path), then
+    ``statement``. ``-I`` alone would keep only the interpreter's own: a PYTHONPATH, ``--user``
+    or checkout install's JAX would be missing, or another version found in its place."""
+    order, needed = dependency_folders()
+    return (f"import sys; sys.path.insert(0, {GRADER_FOLDER!r}); from grader.child.search_path import adopt; "
+            f"adopt({list(order)!r}, {list(needed)!r}, {GRADER_FOLDER!r}); {statement}")
 
 
 def child_environment(devices: int, workdir: str, marker: str, compile_cache: str | None = None) -> dict[str, str]:
@@ -193,13 +203,14 @@ class ChildProcess:
         env = child_environment(devices, self.scratch, self.marker, compile_cache)
         if not limits.confine:  # exactly the foundation's child, for a fair overhead figure
             del env["OPENBLAS_NUM_THREADS"]
-        arguments = [sys.executable, "-I", "-c", BOOT, str(to_child_r), str(from_child_w)]
+        arguments = [sys.executable, "-I", "-c", boot("from grader.child.entry import main; main()"), str(to_child_r),
+                     str(from_child_w)]
         if limits.confine:
             policy = Policy(workdir=self.workdir, scratch=self.scratch, keep_fds=(to_child_r, from_child_w),
                             uid=self.lease.uid if self.lease else None, gid=self.lease.uid if self.lease else None,
                             limits=limits.in_child(),
-                            hide=hidden_paths(hide, keep=(compile_cache,) if compile_cache else ()),
-                            reach=(PACKAGE_PARENT, *([compile_cache] if compile_cache else [])),
+                            hide=hidden_paths(hide, keep=(*real_locations(), *([compile_cache] if compile_cache else []))),
+                            reach=(PACKAGE_PARENT, *real_locations(), *([compile_cache] if compile_cache else [])),
                             read_only=(compile_cache,) if compile_cache else (),
                             cgroups=self.group.paths if self.group else ())
             arguments.append(policy.to_json())

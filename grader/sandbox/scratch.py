@@ -9,7 +9,9 @@ file system. ``remove_tree`` reports what it could not remove instead of ignorin
 from __future__ import annotations
 
 import errno
+import logging
 import os
+import re
 import stat
 import threading
 import time
@@ -140,27 +142,58 @@ class ScratchWatch:
         self._thread.join()
 
 
-def mount_id(fd: int) -> int:
+def mount_id(fd: int) -> int | None:
     """The id of the mount the open file ``fd`` lies on. A bind mount keeps its file system's
-    device number, so only this tells that a folder is another mount."""
-    with open(f"/proc/self/fdinfo/{fd}") as handle:
-        for line in handle:
-            if line.startswith("mnt_id:"):
-                return int(line.split()[1])
-    raise OSError(errno.ENOTSUP, "no mount id in /proc/self/fdinfo")
+    device number, so only this tells that a folder is another mount. None where /proc does not
+    say (gVisor's fdinfo has no ``mnt_id``)."""
+    try:
+        with open(f"/proc/self/fdinfo/{fd}") as handle:
+            for line in handle:
+                if line.startswith("mnt_id:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
 
 
-def _open_folder(name: str, parent: int, mount: int) -> int:
+def mounts_inside(path: str) -> list[str] | None:
+    """The mount points strictly inside ``path`` (a real path), from /proc/self/mountinfo;
+    None where it cannot be read."""
+    inside: list[str] = []
+    try:
+        with open("/proc/self/mountinfo", "rb") as handle:
+            for line in handle:
+                fields = line.split()
+                if len(fields) > 4:
+                    point = re.sub(rb"\\([0-7]{3})", lambda m: bytes([int(m.group(1), 8)]), fields[4])
+                    if point.startswith(os.fsencode(path.rstrip(os.sep)) + b"/"):
+                        inside.append(os.fsdecode(point))
+    except OSError:
+        return None
+    return inside
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(text: str) -> None:
+    """Log ``text`` the first time only: a fact about this machine, not about one child."""
+    if text not in _warned:
+        _warned.add(text)
+        logging.getLogger("jaxgrade.sandbox").warning(text)
+
+
+def _open_folder(name: str, parent: int, mount: int | None) -> int:
     """Open the folder ``name`` in ``parent`` for listing, first giving its owner back the read,
     write and search rights a submission may have taken away (as root these never matter).
     Refuses a folder on another mount than ``mount``: removing through it would remove files
-    that are not the child's."""
+    that are not the child's (None: no mount ids here, checked once for the tree instead)."""
     try:
         fd = os.open(name, _DIRECTORY, dir_fd=parent)
     except PermissionError:
         _restore_rights(name, parent)
         fd = os.open(name, _DIRECTORY, dir_fd=parent)
-    if mount_id(fd) != mount:
+    if mount is not None and mount_id(fd) != mount:
         os.close(fd)
         raise OSError(errno.EXDEV, "another file system is mounted there; not entered")
     return fd
@@ -195,9 +228,23 @@ class _Remover:
         self.top = os.open(path, _DIRECTORY)
         self.device = os.fstat(self.top).st_dev
         self.mount = mount_id(self.top)
+        if self.mount is None:  # another file system is still told by its device; a bind mount, here
+            self._refuse_mounts_inside()
         self.leaks: list[str] = []
         self._stuck: set[str] = set()
         self._count = 0
+
+    def _refuse_mounts_inside(self) -> None:
+        """Without mount ids (gVisor), a bind mount inside the tree is found in mountinfo, once:
+        none can appear later, as a child's mounts live and die in its own mount namespace."""
+        inside = mounts_inside(os.path.realpath(self.path))
+        _warn_once("this kernel gives no mount ids (/proc/self/fdinfo has no mnt_id, as under gVisor): the "
+                   "sandbox's folders are removed telling other file systems apart by device, and by "
+                   + ("/proc/self/mountinfo for bind mounts" if inside is not None else
+                      "nothing else (no /proc/self/mountinfo either)"))
+        if inside:
+            os.close(self.top)
+            raise OSError(errno.EXDEV, f"another file system is mounted at {inside[0]!r} inside it; not entered")
 
     def run(self) -> list[str]:
         try:
