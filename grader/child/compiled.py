@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from grader.wire import CollectiveData, CompiledFacts
+from grader.child.ownership import Ownership
+from grader.wire import CollectiveData, CompiledFacts, ProgramData
 
 # XLA's collective operations, by the names its HLO text gives them (async pairs by their start).
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all")
@@ -27,6 +28,7 @@ _OPERATION = re.compile(r"=\s*(\(.*?\)|\S+)\s+(" + "|".join(COLLECTIVES) + r")(-
 _SHAPE = re.compile(r"\b(pred|[suf]\d+|bf16|f8\w*|c64|c128)\[([\d,]*)\]")
 _BITS = {"pred": 8, "bf16": 16, "c64": 64, "c128": 128}
 MAX_COLLECTIVES = 64  # of one program: more say nothing a check needs
+MAX_PROGRAMS = 64  # distinct XLA programs of one call's record
 
 
 def _bits(element: str) -> int:
@@ -75,3 +77,33 @@ def facts(executable: Any) -> CompiledFacts | None:
               "temp": int(stats.temp_size_in_bytes), "alias": int(stats.alias_size_in_bytes)}
     return {"collectives": [c for module in modules[:4] for c in collectives(module.to_string())][:MAX_COLLECTIVES],
             "memory": memory}
+
+
+def programs(events: list[tuple[Any, ...]], ownership: Ownership,
+             known: dict[int, tuple[Any, CompiledFacts | None]]) -> list[ProgramData]:
+    """Every XLA program a fully recorded call ran (its ``executed`` events), once each, in the
+    order first run: its name, the function (``step at solution.py:12`` for a jitted function
+    the call made), whether it is the submission's own, how many times it ran, and its
+    ``facts``. JAX's own programs count too: an eager ``shard_map`` runs each collective as one,
+    an eager sum over a sharded array its all-reduce. ``known`` keeps each executable read
+    (id -> (it, facts)) alive across calls, so an id is never another's."""
+    made: dict[int, tuple[str, bool]] = {}  # id(executable) -> the jitted function the call made
+    for event in events:
+        if event[0] == "jit" and len(event) > 6 and event[6] is not None and len(event[5]) == 3:
+            call = event[5][0]
+            made[id(event[6])] = ownership.source(event[1], *((call[1], call[2]) if call is not None else ()))
+    found: dict[int, ProgramData] = {}
+    for event in events:
+        if event[0] != "executed" or len(event) < 3:
+            continue
+        executable = event[2]
+        if id(executable) in found:
+            found[id(executable)]["runs"] += 1
+            continue
+        if id(executable) not in known:
+            known[id(executable)] = (executable, facts(executable))
+        read = known[id(executable)][1]
+        if read is not None and len(found) < MAX_PROGRAMS:
+            function, own = made.get(id(executable), (str(event[1]), False))
+            found[id(executable)] = {"name": str(event[1]), "function": function, "own": own, "runs": 1, **read}
+    return list(found.values())

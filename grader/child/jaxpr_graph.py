@@ -56,7 +56,8 @@ def mesh_data(mesh: Mesh | AbstractMesh) -> dict[str, Any]:
             "axis_names": [str(a) for a in mesh.axis_names]}
 
 
-def _sub_programs(params: dict[str, Any]) -> list[core.Jaxpr | core.ClosedJaxpr]:
+def sub_programs(params: dict[str, Any]) -> list[core.Jaxpr | core.ClosedJaxpr]:
+    """The programs nested in an equation's parameters (a jit's, a scan's body, a cond's branches)."""
     found = []
     for value in params.values():
         candidates = value if isinstance(value, (tuple, list)) else (value,)
@@ -127,7 +128,7 @@ class Builder:
         """Add one equation (of a program, or a primitive a real call bound) reading ``inputs``
         and producing values shaped like ``outs``; returns the ids of what it produced."""
         simple = {k: s for k, v in params.items() if (s := simple_param(v, self.describe)) is not None}
-        subs = _sub_programs(params)
+        subs = sub_programs(params)
         node: dict[str, Any] = {"primitive": name, "within": list(within), "params": simple, "inputs": list(inputs)}
         if literals:
             node["literals"] = {str(k): v for k, v in literals.items()}

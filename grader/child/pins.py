@@ -17,7 +17,10 @@ from typing import Any, NamedTuple
 _MISSING = object()
 # The child's own modules, whose functions and classes a submission must not replace either.
 CHILD_MODULES = ("grader.child.entry", "grader.child.server", "grader.child.pins", "grader.child.jax_patches",
-                 "grader.wire", "grader.child.recorder", "grader.child.jaxpr_graph")
+                 "grader.wire", "grader.child.recorder", "grader.child.jaxpr_graph", "grader.child.ownership",
+                 "grader.child.swap", "grader.child.route_host", "grader.child.route_eager", "grader.child.route_jit",
+                 "grader.child.route_compile", "grader.child.route_aot", "grader.child.jit_calls",
+                 "grader.child.dataflow", "grader.child.compiled")
 
 
 class _Pinned:

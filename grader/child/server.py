@@ -1,7 +1,7 @@
 """The request server of the sandboxed child: runs inside a child process, never in the grader's.
 
 Started by ``grader.child.entry`` once JAX is imported for the exercise's device count and its
-observers are in place (``grader.child.recorder``), *before* the submission is imported, it
+observers are in place (``grader.child.recorder`` and its routes), *before* the submission is imported, it
 answers the parent's requests over a private channel (``grader.wire``): ``load`` (import the
 file, find the function; a converted notebook runs cell by cell, ``Child.run_cells``), ``call``
 (run it on one set of arguments and describe what came back, which placements happened and,
@@ -60,15 +60,15 @@ class Child:
         from jax._src.array import ArrayImpl
         from jax.sharding import NamedSharding, SingleDeviceSharding
 
-        from grader.child import recorder
         from grader.child.cells import read_cells
+        from grader.child.dataflow import placements_of, program_of_call
         from grader.child.jaxpr_graph import program_of
 
         self.read_cells = read_cells
         self.jax, self.np, self.recorder, self.pins = originals()
         # imported now: a later import could find the submission's "grader"
         self.program_of, self.program_of_call, self.placements_of = \
-            program_of, recorder.program_of_call, recorder.placements_of
+            program_of, program_of_call, placements_of
         # The shared compilation cache is read-only here (grader.child.confine): a miss is not news.
         warnings.filterwarnings("ignore", message="Error writing persistent compilation cache entry")
         warnings.filterwarnings("ignore", message="Error reading persistent compilation cache entry")

@@ -1,0 +1,87 @@
+"""The eager route (runs in the child): JAX operations a call runs one by one, outside any
+jitted function.
+
+- ``dispatch._batched_device_put_impl``: every eager ``jax.device_put``;
+- ``EvalTrace.process_primitive``: every other primitive applied eagerly (a sharding
+  constraint outside jit, a bare ``lax`` operation, a host callback);
+- ``EvalTrace.process_shard_map``: every eager ``shard_map``; its body is also staged to a
+  program, so its specs and collectives are known.
+
+Each pushes a ``device_put``, ``primitive`` or ``shard_map`` event with the objects it read and
+made; what JAX runs inside them is not the submission's (the recorder's depth counter). The
+programs JAX compiles to run them are seen by the jit route (``executed``) and the compile
+route, and read as JAX's own.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from grader.child.route_host import HOST_PRIMITIVES, from_host_pusher, host_types
+from grader.child.swap import interceptor
+
+
+def install(recorder: Any, core: Any, dispatch: Any, make_jaxpr: Callable[..., Any]) -> list[tuple[Any, str, Any]]:
+    """Put the route's hooks in place; returns them as (owner, attribute, hook) for ``intact``."""
+    state, push, swap, full = recorder.state, recorder.events.append, recorder.swap, recorder.FULL
+    eager_put = dispatch._batched_device_put_impl
+    process_primitive, process_shard_map = core.EvalTrace.process_primitive, core.EvalTrace.process_shard_map
+    intercepted = interceptor(swap, recorder.array_class, host_types()[0])
+    from_host = from_host_pusher(push)
+
+    def stage(prim: Any, fun: Any, args: Any, params: dict[str, Any]) -> Any:
+        """The eager shard_map's body as a program (its out_specs and collectives), or why not."""
+        try:
+            return make_jaxpr(lambda *a: tuple(prim.bind(*a, subfuns=(fun,), **params)))(*args)
+        except Exception as error:  # an untraceable body: the call itself still runs eagerly
+            return f"{type(error).__name__}: {str(error)[:300]}"
+
+    def observed_put(*xs: Any, devices: Any, **kwargs: Any) -> Any:
+        if state[0] is None or state[1]:
+            return eager_put(*xs, devices=devices, **kwargs)
+        state[1] += 1
+        try:
+            from_host(xs, "jax.device_put")
+            if swap[0] is not None:  # only the placement judged: its sharding, shape and turn
+                xs = intercepted(xs, [i for i, (x, d) in enumerate(zip(xs, devices)) if swap[0].judged(x, d)])
+            placed = eager_put(*xs, devices=devices, **kwargs)
+        finally:
+            state[1] -= 1
+        push(("device_put", xs, devices, placed))
+        return placed
+
+    def observed_primitive(trace: Any, primitive: Any, args: Any, params: Any) -> Any:
+        if state[0] is None or state[1]:
+            return process_primitive(trace, primitive, args, params)
+        state[1] += 1  # in every mode: what JAX runs inside (a constraint's own jit) is not the submission's
+        try:
+            from_host(args, f"jax.lax.{primitive.name}")
+            if swap[0] is not None and primitive.name == "sharding_constraint":
+                args = intercepted(args)
+            out = process_primitive(trace, primitive, args, params)
+        finally:
+            state[1] -= 1
+        if state[0] == full or primitive.name in HOST_PRIMITIVES:
+            push(("primitive", primitive, params, args, out))
+        return out
+
+    def observed_shard_map(trace: Any, prim: Any, fun: Any, args: Any, **params: Any) -> Any:
+        if state[0] is None or state[1]:
+            return process_shard_map(trace, prim, fun, args, **params)
+        state[1] += 1
+        try:
+            from_host(args, "jax.shard_map")
+            if swap[0] is not None:
+                args = intercepted(args)
+            staged = stage(prim, fun, args, params) if state[0] == full else None
+            out = process_shard_map(trace, prim, fun, args, **params)
+        finally:
+            state[1] -= 1
+        push(("shard_map", params, staged, args, out))
+        return out
+
+    dispatch._batched_device_put_impl = observed_put
+    core.EvalTrace.process_primitive = observed_primitive
+    core.EvalTrace.process_shard_map = observed_shard_map
+    return [(dispatch, "_batched_device_put_impl", observed_put),
+            (core.EvalTrace, "process_primitive", observed_primitive),
+            (core.EvalTrace, "process_shard_map", observed_shard_map)]
