@@ -15,6 +15,7 @@ from typing import Any, Callable
 from grader import __version__
 from grader.cache import warmed_marker, xla_cache_folder
 from grader.checks.base import Check, Context
+from grader.checks.tampering import tampering_outcome
 from grader.checks.values import ValueProperty
 from grader.errors import Malformed, SandboxError
 from grader.exercise import Exercise, exercises_root
@@ -31,6 +32,16 @@ RUN_ORDER = ("load", "type", "value", "structure", "limits")
 # A check's time budget is at least this many times what the reference solution needed for
 # it on this machine: a correct student solution may be unjitted, or run shard_map eagerly.
 REFERENCE_FACTOR = 20.0
+
+
+def _run_order(exercise: Exercise) -> Callable[[Check], tuple[bool, bool, int]]:
+    """Checks shown to students run before those withheld (the limits check last of all): a
+    submission that keeps the inputs it is called on cannot carry a withheld check's into a
+    shown check's message, as none is called after them."""
+    def key(check: Check) -> tuple[bool, bool, int]:
+        return (check.category == "limits", check.category != "load" and exercise.visibility_of(check.id) != "visible",
+                RUN_ORDER.index(check.category))
+    return key
 
 
 def _result(check: Check, points: float, outcome: Outcome, visibility: str = "visible",
@@ -203,6 +214,7 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
         signature = exercise.signature
         session.parameters, session.factory = signature.names, signature.factory
         checks = exercise.checks
+        run_order = _run_order(exercise)
         values = next((c for c in checks if isinstance(c, ValueProperty)), None)
         pending = list(seeds)
         while pending:
@@ -216,15 +228,19 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
             def run(check: Check, outcome: Outcome | None = None) -> None:
                 started_check = time.monotonic()
                 if outcome is None:
-                    with session.budget(budgets[check.id]):
-                        outcome = _judge(check, context)
+                    session.withheld = exercise.visibility_of(check.id) != "visible"
+                    try:
+                        with session.budget(budgets[check.id]):
+                            outcome = _judge(check, context)
+                    finally:
+                        session.withheld = False
                 results[check.id] = _result(check, exercise.points[check.id], outcome,
                                             exercise.visibility_of(check.id), time.monotonic() - started_check)
 
             for check in checks:
                 check.prepare(seed)
             loaded = None
-            for check in sorted(checks, key=lambda c: RUN_ORDER.index(c.category)):
+            for check in sorted(checks, key=run_order):
                 if not first and (check.category == "load" or check.judged_once):
                     results[check.id] = graded[0][1][check.id]
                     loaded = session.load() if check.category == "load" else loaded
@@ -235,6 +251,12 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
                     run(check, not_loaded if loaded is not None and not loaded.ok else None)
                 else:  # the incidents every other check ran into
                     run(check, not_loaded if loaded is not None and not loaded.ok and not session.incidents else None)
+            tampered = tampering_outcome(list(session.tampered))
+            if tampered is not None:  # whichever request found it, the structure checks' own included
+                for check in checks:
+                    if check.category == "structure" and results[check.id].status != "skipped":
+                        results[check.id] = _result(check, exercise.points[check.id], tampered,
+                                                    exercise.visibility_of(check.id), results[check.id].duration_s)
             graded.append((seed, results, time.monotonic() - (started if first else seed_started)))
             if first and settled_by is not None and any(
                     c.category == settled_by and results[c.id].status == "failed"

@@ -249,6 +249,7 @@ class LoadReply(TypedDict):
     needed: NotRequired[bool]
     skipped: NotRequired[list[Skipped]]
     skipped_count: NotRequired[int]
+    tampered: NotRequired[list[str]]  # what the submission changed in JAX, NumPy, the stdlib or the grader
 
 
 class Placement(TypedDict):
@@ -317,6 +318,7 @@ class HostData(TypedDict):
 class CollectiveData(TypedDict):
     kind: str  # as XLA names it: all-reduce, all-gather, ...
     bytes: int
+    times: NotRequired[int]  # per run of its program: a loop's body runs it once per iteration
 
 
 class MemoryData(TypedDict):
@@ -356,6 +358,8 @@ class CallReply(TypedDict):
     swapped: NotRequired[int]
     programs: NotRequired[list[ProgramData]]
     program: NotRequired[dict[str, Any]]
+    tampered: NotRequired[list[str]]  # ``replaces jax.numpy.sum``: named and put back (grader.child.watch)
+    between_bytes: NotRequired[int]  # full record: what programs of the call handed each other, per device
 
 
 class TraceReply(TypedDict):
@@ -364,6 +368,7 @@ class TraceReply(TypedDict):
     program: NotRequired[dict[str, Any]]
     exception: NotRequired[str]
     error: NotRequired[str]
+    tampered: NotRequired[list[str]]
 
 
 class RefusedReply(TypedDict):

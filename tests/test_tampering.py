@@ -106,7 +106,8 @@ def test_swapping_a_builtin_during_the_call_and_restoring_it_keeps_full_marks(gr
 
 
 # -- d3: removing the observers -------------------------------------------------------------------
-TAMPERED = "observers of JAX were removed or replaced while your function ran"
+# The observer of eager device_puts put back to JAX's own function: named as what it replaced
+TAMPERED = "replaces jax._src.dispatch._batched_device_put_impl"
 
 
 def test_removing_the_observers_at_the_start_of_each_call_fails_structure(graded):
@@ -216,3 +217,65 @@ def test_forging_the_recorded_events_through_gc_gets_no_full_marks(graded):
 @pytest.mark.slow
 def test_walking_the_garbage_collector_without_touching_anything_keeps_full_marks(graded):
     assert_full_marks(graded("honest_gc_collect.py"))
+
+
+# -- d7: changing the machinery the child observes JAX with (#40 point 3) ------------------------------
+CHANGES = "Your code changes the machinery the grader observes JAX with"
+STRUCTURE = ("structure.placed", "structure.mesh", "structure.spec", "structure.sum_of_placed")
+
+
+@pytest.mark.parametrize("name, named", [
+    ("wraps_re_match.py", "replaces re.match"),
+    ("wraps_executable_method.py", "replaces jax._src.interpreters.pxla.MeshExecutable.xla_extension_executable"),
+    ("adds_method_in_call.py", "adds jax.sharding.NamedSharding.looks_replicated"),
+    ("adds_method_in_call.py", "replaces json.dumps"),
+])
+def test_replacing_a_function_of_jax_or_the_standard_library_fails_every_structure_check_naming_it(
+        graded, name, named):
+    report = graded(name)
+    for check_id in STRUCTURE:
+        result = check(report, check_id)
+        assert result.status == "failed" and CHANGES in result.message and named in result.message, summary(report)
+    assert check(report, "value.random_vectors").status == "passed"  # the values are judged in the grader's process
+
+
+def test_configuring_through_public_apis_keeps_full_marks(graded):
+    assert_full_marks(graded("honest_configures.py"))
+
+
+def test_a_withheld_checks_input_reaches_no_text_a_student_is_shown(hidden_exercise, tmp_path):
+    from grader.report.render import render
+    submission = tmp_path / "leaks_withheld_input.py"
+    shutil.copyfile(HOSTILE / "leaks_withheld_input.py", submission)
+    report = grade(hidden_exercise, submission)
+    assert check(report, "value.special_inputs").status == "failed"  # it did raise on the withheld inputs ...
+    assert check(report, "limits.resources").status == "failed"  # ... as RecursionError: an incident
+    for format in ("text", "md", "json", "html"):
+        shown = render(report, format, audience="student")
+        assert "LEAKED" not in shown and "[inf" not in shown and "3e+38" not in shown, (format, shown)
+    # the instructor sees what happened, in the withheld check's own message
+    assert "recursed too deeply" in check(report, "value.special_inputs").message
+
+
+# -- d8: telling the counterfactual call from an ordinary one (#40 point 4) --------------------------
+# The feeding call hands the placement other values, so a function that compares its placed copy
+# with its argument can tell that call apart and be honest only there. The probe call's own
+# operations are run again instead (grader.child.replay): nothing of the submission runs, so
+# nothing can tell. A correct solution that asserts its placed copy kept the values loses nothing
+# (the feeding call made its assert fail).
+@pytest.mark.parametrize("slug, check_ids", [
+    ("named_sharding_replicated", ["structure.sum_of_placed"]),
+    ("sharded_matmul", ["structure.product_of_placed_x", "structure.product_of_placed_w"]),
+    ("data_parallel_train_step", ["structure.step_from_placed_batch"]),
+])
+def test_comparing_the_placed_copy_with_the_argument_cannot_pass_the_dataflow_check(slug, check_ids):
+    exercise = find_exercise(slug)
+    report = grade(exercise, exercise.directory / "wrong" / "structure_compares_placed_with_original.py")
+    for check_id in check_ids:
+        assert_fails_structure(report, check_id, "run again with the placed")
+
+
+@pytest.mark.parametrize("slug", ["named_sharding_replicated", "sharded_matmul", "data_parallel_train_step"])
+def test_asserting_the_placed_copy_kept_the_values_keeps_full_marks(slug):
+    exercise = find_exercise(slug)
+    assert_full_marks(grade(exercise, exercise.directory / "right" / "asserts_placement_kept_values.py"))

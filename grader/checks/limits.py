@@ -32,7 +32,9 @@ class WithinLimits(Check):
             return Outcome.passed(f"Stayed within {limits.call_s:g} s per call and {limits.memory_mib} MiB.")
         first = incidents[0]  # later ones are often consequences of it
         more = f" ({len(incidents) - 1} more incident(s) after it.)" if len(incidents) > 1 else ""
-        return Outcome.failed(f"{WHAT.get(first.kind, first.kind)}: {first.message}.{more} "
+        # this check is shown to students even when the one whose input caused the incident is not
+        observed = first.message if not first.withheld else "in a check not shown to you yet"
+        return Outcome.failed(f"{WHAT.get(first.kind, first.kind)}: {observed}.{more} "
                               f"{WHAT_TO_DO.get(first.kind, '')}".rstrip(),
                               expected=f"each call within {limits.call_s:g} s and {limits.memory_mib} MiB",
-                              observed=first.message)
+                              observed=observed)

@@ -1,8 +1,9 @@
 """The grader's own references in the child, kept from a submission that patches JAX.
 
 ``take_originals`` holds on to JAX and NumPy as the grader reaches them, the recorder (its
-hooks installed) and the namespaces (``_Pins``) put back around every request and every call
-of the student's function, before any submission exists. The zygote takes them once, before it
+hooks installed), the namespaces (``_Pins``) put back around every request and every call
+of the student's function, and the watch that names every change (``grader.child.watch``),
+before any submission exists. The zygote takes them once, before it
 forks (``before_fork``); an exec'd child takes its own (``originals``).
 """
 from __future__ import annotations
@@ -20,7 +21,7 @@ CHILD_MODULES = ("grader.child.entry", "grader.child.server", "grader.child.pins
                  "grader.wire", "grader.child.recorder", "grader.child.jaxpr_graph", "grader.child.ownership",
                  "grader.child.swap", "grader.child.route_host", "grader.child.route_eager", "grader.child.route_jit",
                  "grader.child.route_compile", "grader.child.route_aot", "grader.child.jit_calls",
-                 "grader.child.dataflow", "grader.child.compiled")
+                 "grader.child.dataflow", "grader.child.compiled", "grader.child.watch")
 
 
 class _Pinned:
@@ -149,6 +150,7 @@ class _Originals(NamedTuple):
     np: _Pinned
     recorder: Any
     pins: _Pins
+    watch: Any  # grader.child.watch.Watch: every change named
 
 
 def take_originals() -> _Originals:
@@ -179,7 +181,8 @@ def take_originals() -> _Originals:
                  [ArrayImpl, NamedSharding, Mesh, PartitionSpec, SingleDeviceSharding, dispatch.device_put_p,
                   core.Primitive, core.Tracer, core.EvalTrace, recorder.Recorder, custom_derivatives.custom_vjp,
                   custom_derivatives.custom_jvp])
-    return _Originals(pinned_jax, pinned_np, observer, pins)
+    from grader.child.watch import Watch
+    return _Originals(pinned_jax, pinned_np, observer, pins, Watch())  # last: the recorder's hooks are JAX's now
 
 
 # Taken in the zygote (grader.sandbox.pool calls before_fork) before it forks, so that a

@@ -61,14 +61,18 @@ class Child:
         from jax.sharding import NamedSharding, SingleDeviceSharding
 
         from grader.child.cells import read_cells
+        from grader.child.compiled import held_between
         from grader.child.dataflow import placements_of, program_of_call
         from grader.child.jaxpr_graph import program_of
+        from grader.child.replay import Replayer
 
         self.read_cells = read_cells
-        self.jax, self.np, self.recorder, self.pins = originals()
+        self.jax, self.np, self.recorder, self.pins, self.watch = originals()
         # imported now: a later import could find the submission's "grader"
         self.program_of, self.program_of_call, self.placements_of = \
             program_of, program_of_call, placements_of
+        self.replayer = Replayer(self.jax, self.np)
+        self.held_between = held_between
         # The shared compilation cache is read-only here (grader.child.confine): a miss is not news.
         warnings.filterwarnings("ignore", message="Error writing persistent compilation cache entry")
         warnings.filterwarnings("ignore", message="Error reading persistent compilation cache entry")
@@ -87,13 +91,18 @@ class Child:
             setattr(self, name, self._guarded(getattr(self, name)))
 
     def _guarded(self, handler: Callable[..., Reply]) -> Callable[..., Reply]:
-        """The request handler, run with the original JAX, and again after it."""
-        restore = self.pins.restore
+        """The request handler, run with the original JAX, and again after it; what the
+        submission changed in JAX, NumPy, the standard library or the grader (at import, or
+        in a factory) is named in the reply (``tampered``) and put back."""
+        restore, watch = self.pins.restore, self.watch
 
         def guarded(*args: Any) -> Reply:
             restore()
             reply = handler(*args)
+            found = watch.changes() if watch.cheap or handler.__name__ != "call" else []
             restore()
+            if found:
+                reply["tampered"] = [*reply.get("tampered", []), *found]
             return reply
 
         return guarded
@@ -349,12 +358,16 @@ class Child:
             raised = error
         events = recorder.stop()
         intact = recorder.intact()  # before restoring: were the observers there when the call ended?
+        # what the call left changed, named and put back before anything of it is read (without
+        # version tags, comparing every namespace is for the full record only)
+        tampered = self.watch.changes() if self.watch.cheap or mode == "full" else []
         swapped = recorder.swap[0].count if recorder.swap[0] is not None else None
         recorder.swap[0] = None
         self.pins.restore()
         if raised is not None:
             return {"ok": False, "exception": type(raised).__name__, "error": _error_text(raised, self.filename),
-                    "placements": self.placements_of(events, leaves, self.describe_sharding)}
+                    "placements": self.placements_of(events, leaves, self.describe_sharding),
+                    **({"tampered": tampered} if tampered else {})}
         returned = self.leaves(result, "result")
         try:
             for _, leaf in returned:
@@ -369,10 +382,13 @@ class Child:
                  "compilations": recorder.compilations(events), "host": recorder.host_work(events)}
         if swapped is not None:
             reply["swapped"] = swapped
+        if tampered:
+            reply["tampered"] = tampered
         if mode == "full":
             reply["programs"] = recorder.programs(events)
+            reply["between_bytes"] = self.held_between(events, leaves, returned)
             reply["program"] = self.program_of_call(events, leaves, returned, self.describe_sharding,
-                                                    lambda v: type(v) is self.ArrayImpl)
+                                                    lambda v: type(v) is self.ArrayImpl, self.replayer.follows)
         return reply
 
     def trace(self, named: list[list[Any]]) -> TraceReply:
@@ -392,6 +408,7 @@ class Child:
         ready: Ready = {"op": "ready", "jax": jax.__version__, "devices": [str(d) for d in jax.devices()],
                         "platform": jax.default_backend(), "protections": self.protections,
                         "memory_limit": resource.getrlimit(resource.RLIMIT_AS)[0]}
+        self.watch.rebase()  # what the grader and JAX's backend changed up to now is no submission's doing
         write_message(self.outbox, ready)
         while True:
             try:

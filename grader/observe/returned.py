@@ -57,6 +57,9 @@ class Incident:
     # Met after the grading had drawn inputs from its seed (grader.checks.base.Context.draw): it
     # may depend on the seed. One met before is part of every seed's grading (Session.begin_grading).
     seeded: bool = False
+    # Met while a check not shown to students yet ran (Session.withheld): its message may tell
+    # something of that check's inputs, so a shown check says only that it happened.
+    withheld: bool = False
 
 
 @dataclass(frozen=True)
@@ -173,10 +176,12 @@ class HostWork:
 @dataclass(frozen=True)
 class Collective:
     """A collective operation XLA runs: ``kind`` as XLA names it ("all-reduce", "all-gather",
-    "reduce-scatter", "collective-permute", "all-to-all") and ``bytes``, its result's size on
-    one device."""
+    "reduce-scatter", "collective-permute", "all-to-all"), ``bytes``, its result's size on
+    one device, and ``times``, how often one run of its program runs it (in a loop's body: once
+    per iteration)."""
     kind: str
     bytes: int
+    times: int = 1
 
 
 @dataclass(frozen=True)
@@ -211,7 +216,7 @@ class CompiledProgram:
     @property
     def communicated(self) -> int:
         """Bytes of collective results per device over all its runs."""
-        return self.runs * sum(c.bytes for c in self.collectives)
+        return self.runs * sum(c.bytes * c.times for c in self.collectives)
 
 
 JIT_STATUSES, HOST_KINDS = ("traced", "compiled", "cached"), ("callback", "custom_rule", "round_trip")
@@ -258,7 +263,8 @@ def _program(data: ProgramData) -> CompiledProgram:
         if type(value) is not int or value < 0:
             raise ValueError(f"{value!r} is not a count")
         return value
-    collectives = tuple(Collective(c["kind"], count(c["bytes"])) for c in data["collectives"][:64])
+    collectives = tuple(Collective(c["kind"], count(c["bytes"]), max(1, count(c.get("times", 1))))
+                        for c in data["collectives"][:64])
     if any(c.kind not in COLLECTIVE_KINDS for c in collectives) or not isinstance(data["own"], bool):
         raise ValueError("an unknown collective, or ownership not a bool")
     return CompiledProgram(safe_text(data["name"], 200), safe_text(data["function"], 300), data["own"],
@@ -297,6 +303,8 @@ class Returned:
     host: tuple[HostWork, ...] = ()  # host callbacks, custom rules, values pulled to NumPy and given back
     swapped: int | None = None  # in a counterfactual call: how many placed values it captured, or fed
     programs: tuple[CompiledProgram, ...] = ()  # in a full record: every XLA program it ran, once each
+    # in a full record: bytes per device of the arrays one program made and a later one read
+    between_bytes: int = 0
 
     @property
     def jax_failed(self) -> bool:

@@ -42,6 +42,7 @@ from grader.source import helper_at, left_behind, left_behind_note
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:
 # the report already says what went wrong, and each time-out costs the full call limit.
 MAX_INCIDENTS = 2
+MAX_TAMPERED = 16  # changes to JAX, NumPy, the stdlib or the grader named in a report
 # What parsing a reply raises when a field is of another type than the protocol says (a list
 # where an object was, a string where a number was): read from the submission's channel, it is
 # the submission's doing, a "protocol" incident, never a grader error ("not your fault", exit 3).
@@ -89,6 +90,11 @@ class Session:
         self.compile_cache = compile_cache
         self.devices, self.limits = devices, limits
         self.incidents: list[Incident] = []
+        # What the submission changed in JAX, NumPy, the standard library or the grader, as the
+        # child named it (``replaces jax.numpy.sum``), in the order first seen: every structure
+        # check fails while any is here (grader.checks.tampering)
+        self.tampered: dict[str, None] = {}
+        self.withheld = False  # a check not shown to students yet is running (set by the engine)
         # Whether this grading has drawn inputs from its seed yet (Context.draw): calls from then on
         # may depend on it. The first grading's incidents met before that belong to every grading.
         self.seeded = False
@@ -194,7 +200,9 @@ class Session:
             raise ChildFailure("time", f"grading stopped {during}: your code had used up its {which}")
         try:
             child = self._ready_child()
-            return safe_reply(child.request(message, timeout, during))
+            reply = safe_reply(child.request(message, timeout, during))
+            self._note_tampering(reply.get("tampered", []))
+            return reply
         except Malformed as error:
             self._retire()
             raise ChildFailure("protocol", f"{INTERFERED} malformed data {during} ({error})") from None
@@ -206,8 +214,15 @@ class Session:
                 failure.message = f"your code did not finish within {which} {during}"
             raise
 
+    def _note_tampering(self, named: Any) -> None:
+        if type(named) is not list or any(type(n) is not str for n in named):
+            raise Malformed(f"'tampered' is a {type(named).__name__}, not a list of names")
+        for name in named[:MAX_TAMPERED]:
+            if len(self.tampered) < MAX_TAMPERED:
+                self.tampered[safe_text(name, 200)] = None
+
     def _incident(self, failure: ChildFailure) -> Incident:
-        incident = Incident(failure.kind, safe_text(failure.message), seeded=self.seeded)
+        incident = Incident(failure.kind, safe_text(failure.message), seeded=self.seeded, withheld=self.withheld)
         self.incidents.append(incident)
         return incident
 
@@ -278,7 +293,7 @@ class Session:
         are not the function's on ``arguments``."""
         if len(self.incidents) >= MAX_INCIDENTS:
             return Returned(False, incident=Incident("gave_up", f"grading stopped calling it after {MAX_INCIDENTS} "
-                                                                "failures"))
+                                                                "failures", withheld=self.withheld))
         reloaded = self._reload()
         if reloaded is not None:
             return Returned(False, incident=reloaded)
@@ -328,7 +343,8 @@ class Session:
                         intact=reply.get("intact") is not False, jit_calls=parse_jit_calls(reply.get("jit_calls", [])),
                         compilations=parse_compilations(reply.get("compilations", [])),
                         host=parse_host(reply.get("host", [])), swapped=_count(reply.get("swapped")),
-                        programs=parse_programs(reply.get("programs", [])))
+                        programs=parse_programs(reply.get("programs", [])),
+                        between_bytes=_count(reply.get("between_bytes")) or 0)
 
     def _exception_incident(self, exception: str, error: str, during: str) -> Incident | None:
         """Exceptions that are really a limit or the end of the process become incidents."""
@@ -337,7 +353,7 @@ class Session:
             mib = limit >> 20 if isinstance(limit, int) and limit > 0 else self.limits.memory_mib
             return self._incident(ChildFailure("memory", f"your code ran out of memory (limit {mib} MiB) {during}"))
         if exception == "RecursionError":  # the recursion limit is what guards the stack
-            return self._incident(ChildFailure("memory", f"your code recursed too deeply ({error}) {during}"))
+            return self._incident(ChildFailure("memory", f"your code recursed too deeply {during}"))
         if exception in ("SystemExit", "KeyboardInterrupt"):  # would end the process outside a grader
             what = "called sys.exit()" if exception == "SystemExit" else "raised KeyboardInterrupt"
             return self._incident(ChildFailure(
