@@ -19,7 +19,7 @@ import numpy as np
 
 from grader.arguments import Signature, argument_leaves, flatten, is_within, short, with_leaf
 from grader.checks.base import Check, Context
-from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence, host_text, host_work
+from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence, host_text, host_work, placements_in
 from grader.checks.shardings import Spec, capital, sharding_text, spec_key, spec_text
 from grader.checks.returns import probe_call
 from grader.checks.values import answer_on, arguments_text, format_number, observed
@@ -398,7 +398,9 @@ class ResultFromPlacement(StructureCheck):
         label = _named(leaf, self.target)
         via = VIA_NAME[chosen.via] if chosen is not None else VIA_NAME[self.target.via]
         capture, feed = _counterfactuals(evidence(context), leaf, chosen, arguments)
-        before = probe_call(context) if arguments is context.probe else _call(context, arguments)
+        # recorded in full, so that the call's own operations can be run again (_replayed)
+        before = probe_call(context) if arguments is context.probe else context.memo(
+            f"full call {arguments_text(arguments)}", lambda: context.session.call(arguments, record="full"))
         for other in _other_values(dict(argument_leaves(arguments)).get(leaf)):
             changed = with_leaf(arguments, leaf, other)
             tolerance = answer_on(context.values, changed)[1]
@@ -412,6 +414,20 @@ class ResultFromPlacement(StructureCheck):
                 return Outcome.failed(f"{where}{seen}. The task asks for {what} computed from the placed {label} "
                                       "on every input.", expected=f"{what} computed from the placed {label}",
                                       observed=seen)
+            replayed = _replayed(arguments, before, chosen, leaf, self.result)
+            if replayed is not None:  # the call's own operations run again: the function never knows
+                if replayed:
+                    return None
+                seen = (f"the operations your function ran, run again with the placed {label} holding other values "
+                        f"({short(other)}) and nothing else changed, return what they returned before, although your "
+                        f"function called on those values returns something else")
+                return Outcome.failed(
+                    f"{where}{_opening(f'{what} does not follow the placed {label}', self.result) if not where else ''}"
+                    f"{': ' if not where else ''}{seen}. So {what} is not computed from the placed {label}: it is "
+                    f"computed from the original {label}, or reaches the placed {label} only through a link that "
+                    f"carries nothing (such as 0 * the placed array). Compute {what} from what {via} returns.",
+                    expected=f"{what} computed from the placed {label}", observed=seen,
+                    counterexample=f"{label} = {short(other, 64)}")
             fed = context.session.call(arguments, counterfactual=feed)
             if fed.ok and fed.host and not self.allow_host:
                 return self._host_failure(fed.host[0], what)
@@ -477,6 +493,21 @@ def _counterfactuals(found: Evidence, leaf: str, chosen: Placement | None,
     shape = tuple(np.shape(dict(argument_leaves(arguments)).get(leaf))) if shaped else None
     turn = next((i for i, p in enumerate(alike) if p is chosen), None)
     return (Counterfactual(True, chosen.sharding, shape, turn), Counterfactual(False, chosen.sharding, shape, turn))
+
+
+def _replayed(arguments: dict[str, Any], call: Returned, chosen: Placement | None, leaf: str,
+              result: str) -> bool | None:
+    """A fully recorded call's replay of the judged eager device_put of ``leaf`` (the first in
+    ``call`` onto the same sharding, placing ``leaf`` as the probe's judged one did: see
+    ``grader.child.replay``): whether what the function returned changed when the placed
+    value held other values; None when it was not replayed (a placement inside a
+    transformation, a round trip through the host)."""
+    if chosen is None or chosen.via != "device_put" or chosen.within or call.program is None:
+        return None
+    shapes = {path: tuple(np.shape(value)) for path, value in argument_leaves(arguments)}
+    same = next((p for p in placements_in(call.program, shapes) if p.via == "device_put" and not p.within
+                 and p.sharding == chosen.sharding and p.relation.get(leaf) == chosen.relation.get(leaf)), None)
+    return None if same is None or same.placed is None else call.program.replayed(same.placed, result)
 
 
 def _call(context: Context, arguments: dict[str, Any]) -> Returned:

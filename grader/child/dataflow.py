@@ -14,6 +14,7 @@ import hashlib
 from typing import Any, Callable
 
 from grader.child.jaxpr_graph import Builder, Describe, mesh_data, simple_param
+from grader.child.replay import MAX_REPLAYED
 from grader.wire import WIDENED, Placement
 
 
@@ -116,9 +117,13 @@ def held(array: Any, describe: Describe) -> dict[str, Any]:
 
 
 def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]], returned: list[tuple[str, Any]],
-                    describe: Describe, is_array: Callable[[Any], bool]) -> dict[str, Any]:
+                    describe: Describe, is_array: Callable[[Any], bool],
+                    replay: Callable[[list[tuple[Any, ...]], Any, list[tuple[str, Any]]], Any] | None = None
+                    ) -> dict[str, Any]:
     """The program of a recorded call, in the traced program's terms (``program_of``), plus
-    the real buffers of every array it placed and of every array it returned."""
+    the real buffers of every array it placed and of every array it returned, and, for each
+    argument leaf placed by an eager device_put, which returned leaves a ``replay`` of the
+    call with other values placed changes (``follows``: by the placed value's node)."""
     builder = Builder(describe)
     ids: dict[int, int] = {}
     kept: list[Any] = []
@@ -148,6 +153,8 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
         return {i: a for i, a in enumerate(args) if isinstance(a, (bool, int, float))}
 
     inputs = [value_id(value) for _, value in leaves]
+    given = {id(concrete(value)) for _, value in leaves}
+    replayed: list[tuple[int, Any]] = []  # (node, array) of each argument leaf placed eagerly
     for event in events:
         kind = event[0]
         if kind not in _READS or any(is_staged(value) for value in event[_READS[kind]]):
@@ -163,9 +170,11 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
             produced = builder.equation("device_put", {"devices": tuple(devices)}, [value_id(x) for x in xs],
                                         list(placed), ())
             bind(placed, produced)
-            for value, new in zip(placed, produced):
+            for x, value, new in zip(xs, placed, produced):
                 if is_array(value) and not value.is_deleted():  # a donated one's buffers are another array's now
                     arrays[str(new)] = held(value, describe)
+                    if id(concrete(x)) in given and len(replayed) < MAX_REPLAYED:
+                        replayed.append((new, value))
         elif kind == "jit":
             params, args, outs = event[1:4]
             bind(outs, builder.equation("jit", params, [value_id(a) for a in args], list(outs), ()))
@@ -195,4 +204,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
             arrays[str(new)] = held(value, describe)
     data = builder.data(inputs, outputs, [p for p, _ in leaves], [p for p, _ in returned])
     data["arrays"] = arrays
+    if replay is not None:
+        follows = {str(node): replay(events, value, returned) for node, value in replayed}
+        data["follows"] = {node: changed for node, changed in follows.items() if changed is not None}
     return data

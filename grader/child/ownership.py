@@ -51,7 +51,8 @@ class Ownership:
         jaxpr = getattr(program, "jaxpr", program)
         where = str(getattr(getattr(jaxpr, "debug_info", None), "func_src_info", "") or "")
         file = where.rpartition(" at ")[2].rpartition(":")[0]
-        return (source_name(where) if " at " in where else str(params.get("name"))), bool(file) and self.is_student(file)
+        named = source_name(where) if " at " in where else str(params.get("name"))
+        return named, bool(file) and self.is_student(file)
 
 
 def code_of(function: Any) -> Any:

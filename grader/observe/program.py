@@ -62,6 +62,9 @@ class Program:
     input_paths: tuple[str, ...] = ()
     output_paths: tuple[str, ...] = ()
     arrays: dict[int, Buffers] | None = None  # a real call's placed and returned arrays
+    # A real call's replays (grader.child.replay): for the node of an argument placed eagerly,
+    # whether each returned leaf (by path) changed when that placed value held other values
+    follows: dict[int, dict[str, bool]] | None = None
 
     @classmethod
     def from_data(cls, data: Any) -> "Program":
@@ -95,7 +98,16 @@ class Program:
         input_paths, output_paths = _strings(data.get("input_paths", [])), _strings(data.get("output_paths", []))
         if None in inputs or len(input_paths) != len(inputs) or len(output_paths) != len(outputs):
             raise ValueError("a program's inputs and outputs must match their paths")
-        return cls(inputs, outputs, tuple(nodes), shapes, input_paths, output_paths, arrays)  # type: ignore[arg-type]
+        follows = None
+        if "follows" in data:
+            found = data["follows"]
+            if not isinstance(found, dict) or not all(
+                    isinstance(v, dict) and all(type(c) is bool for c in v.values()) for v in found.values()):
+                raise ValueError("a program's replays must map nodes to the leaves they change")
+            follows = {int(node): {str(path): changed for path, changed in leaves.items()}
+                       for node, leaves in found.items()}
+        return cls(inputs, outputs, tuple(nodes), shapes, input_paths, output_paths, arrays,  # type: ignore[arg-type]
+                   follows)
 
     def outputs_of(self, result: str = "result") -> list[tuple[str, int | None]]:
         return [(p, i) for p, i in zip(self.output_paths, self.outputs) if is_within(p, result)]
@@ -114,6 +126,15 @@ class Program:
                     reached |= new
                     changed = True
         return reached
+
+    def replayed(self, placed: int, result: str = "result") -> bool | None:
+        """Whether any returned leaf under ``result`` changed when the placed value ``placed``
+        held other values, the call's recorded operations run again (None: no replay of it)."""
+        changed = (self.follows or {}).get(placed)
+        if changed is None:
+            return None
+        under = [c for path, c in changed.items() if is_within(path, result)]
+        return any(under) if under else None
 
     def feeds(self, value: int, result: str = "result") -> bool:
         """Whether any returned leaf under ``result`` may be computed from ``value``."""
