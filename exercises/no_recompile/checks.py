@@ -84,7 +84,7 @@ CHECKS = [
                         "argument: static_argnums makes each learning rate a new program, and jax.jit applied "
                         "inside the step (to a new function or a partial) makes a new function on every call."),
     UsesPrimitive(id="structure.loss_in_jit", title="The loss and its gradient are computed inside the jitted step",
-                  operation="dot_general", inside="jit", reads="x",
+                  operation="dot_general", inside="jit", reads="x", only_inside=True,
                   hint="Put the whole step, x @ w and the gradient included, inside the function you jit: work done "
                        "outside it is dispatched operation by operation on every call."),
     AvoidsPrimitives(id="structure.no_host_work", title="The step runs in JAX, not on the host",

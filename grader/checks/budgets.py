@@ -53,8 +53,11 @@ class OperationCount(Check):
             return Outcome.failed(f"The program could not be inspected: {why}.", expected=want, observed=str(why))
         count = self._count(program)
         if self.at_most is not None and count > self.at_most:
-            return Outcome.failed(f"Your program performs {count} {what}; the task allows at most {self.at_most}.",
-                                  expected=want, observed=f"{count} {what}")
+            unrolled = (" A Python loop runs (and traces) its body once per step, over the data or over a fixed "
+                        "padded length alike; jax.lax.scan, jax.vmap or whole-array operations keep one copy."
+                        if self.grows_with else "")
+            return Outcome.failed(f"Your program performs {count} {what}; the task allows at most "
+                                  f"{self.at_most}.{unrolled}", expected=want, observed=f"{count} {what}")
         if self.grows_with:
             longer = context.probe
             for path, axis in self.grows_with.items():

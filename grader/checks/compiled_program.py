@@ -110,7 +110,9 @@ class CommunicatesAtMost(_Budget):
 @dataclass(frozen=True, kw_only=True)
 class DeviceMemoryAtMost(_Budget):
     """Each XLA program of the probe call needs at most the budget per device: its ``peak``
-    (arguments, outputs and temporaries) or only its ``temp`` buffers. With ``require_jit``
+    (arguments, outputs and temporaries) or only its ``temp`` buffers, to which ``temp`` adds
+    what the call's programs handed each other (a computation split into programs keeps its
+    intermediates there: the budget is the call's, not one program's). With ``require_jit``
     one of them is the submission's own jitted function (eager work leaves its intermediates
     in arrays between programs, where no program's figure shows them)."""
     kind: MemoryKind = "peak"
@@ -134,6 +136,10 @@ class DeviceMemoryAtMost(_Budget):
                                   observed="no program")
         used = self._bytes(largest)
         observed = f"{_size(used)} of {what} per device in {largest.function}"
+        if self.kind == "temp" and returned.between_bytes:  # a computation split into programs keeps them
+            used += returned.between_bytes
+            observed += (f", plus {_size(returned.between_bytes)} held between your programs (arrays one of them "
+                         "made and a later one read)")
         if used > limit:
             return Outcome.failed(f"{observed[0].upper()}{observed[1:]}; the task allows at most {words}.",
                                   expected=want, observed=observed)
@@ -191,7 +197,8 @@ def _itemsize(dtype: str | None) -> int:
 
 def _collectives(programs: tuple[CompiledProgram, ...]) -> list[tuple[str, int, str]]:
     """(kind, bytes per device, where) of each collective the programs hold."""
-    return [(c.kind, c.bytes, program.function + (f", run {program.runs} times" if program.runs > 1 else ""))
+    return [(c.kind, c.bytes, program.function + (f", {c.times} times a run, in a loop" if c.times > 1 else "")
+             + (f", run {program.runs} times" if program.runs > 1 else ""))
             for program in programs for c in program.collectives]
 
 

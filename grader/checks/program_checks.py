@@ -156,12 +156,18 @@ class UsesPrimitive(Check):
     reads: str | None = None
     allow_host: bool = False
     params: Mapping[str, Any] | None = None
+    # With ``inside``: every such operation on the way from ``reads`` to the result is inside it
+    # (a loss computed eagerly beside a jitted update is one outside)
+    only_inside: bool = False
     category: ClassVar[Category] = "structure"
 
     def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        found = []
         if self.reads is not None and not any(is_within(p, self.reads) for p in signature.leaf_specs()):
-            return [f"{self.id}: reads={self.reads!r} names no parameter or leaf of one"]
-        return []
+            found.append(f"{self.id}: reads={self.reads!r} names no parameter or leaf of one")
+        if self.only_inside and not self.inside:
+            found.append(f"{self.id}: only_inside needs inside= (the transformation every operation must be in)")
+        return found
 
     def expected_text(self) -> str:
         text = spelled(self.operation)
@@ -209,6 +215,17 @@ class UsesPrimitive(Check):
                 return Outcome.failed(f"Your {spelled(self.operation)} is not inside {spelled(self.inside)} "
                                       f"(found {len(outside)} outside it).", expected=want,
                                       observed=f"{spelled(self.operation)} outside {spelled(self.inside)}")
+            stray = self._on_path(program, [n for n in outside if self.inside not in n.within], sizes) \
+                if self.only_inside else []
+            if stray:
+                source = self.reads or "your arguments"
+                seen = (f"{len(stray)} {spelled(self.operation)} outside {spelled(self.inside)}, on the way from "
+                        f"{source} to what your function returns")
+                return Outcome.failed(f"Your program also computes part of the task outside "
+                                      f"{spelled(self.inside)}: {seen}. Work beside {spelled(self.inside)} runs "
+                                      "operation by operation on every call; the task asks for all of it inside.",
+                                      expected=f"every {spelled(self.operation)} on the way from {source} to the "
+                                               f"result inside {spelled(self.inside)}", observed=seen)
         if self.params:
             seen = found
             found = [n for n in found if all(matches(w, n.params.get(k), _axis_size(n, sizes))
@@ -241,6 +258,14 @@ class UsesPrimitive(Check):
             return Outcome.failed(host_text(work, f"the result, through {want},") + ".", expected=want,
                                   observed=work.call)
         return Outcome.passed(f"Your program uses {want}.")
+
+    def _on_path(self, program: Program, nodes: list[Node], sizes: dict[str, int]) -> list[Node]:
+        """Those of ``nodes`` that read a value computed from ``reads`` and feed the result."""
+        sources = [i for p, i in zip(program.input_paths, program.inputs)
+                   if self.reads is None or is_within(p, self.reads)]
+        reached = program.derived_from(sources)
+        return [n for n in nodes if reached.intersection(i for i in n.inputs if i is not None)
+                and any(program.feeds(o) for o in self._outputs(program, n, sizes))]
 
     def _outputs(self, program: Program, node: Node, sizes: dict[str, int]) -> list[int]:
         """What a found operation gives: for a mean, what the division gives."""

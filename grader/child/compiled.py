@@ -11,8 +11,8 @@ an executable served from a cache is the same program.
 
 The module is one SPMD program per device, so every figure is per device. A collective's
 ``bytes`` is the size of its result on one device (what an all-gather assembles, the slice a
-reduce-scatter keeps, the whole operand of an all-reduce); one inside a loop body is counted
-once, as it is written once.
+reduce-scatter keeps, the whole operand of an all-reduce); one inside a loop body runs once
+per iteration (``times``: the trip counts XLA knows, multiplied).
 """
 from __future__ import annotations
 
@@ -27,6 +27,11 @@ COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute
 _OPERATION = re.compile(r"=\s*(\(.*?\)|\S+)\s+(" + "|".join(COLLECTIVES) + r")(-start)?\(")
 _SHAPE = re.compile(r"\b(pred|[suf]\d+|bf16|f8\w*|c64|c128)\[([\d,]*)\]")
 _BITS = {"pred": 8, "bf16": 16, "c64": 64, "c128": 128}
+_COMPUTATION = re.compile(r"^(?:ENTRY )?%?([\w.\-]+) \(")  # a computation's first line, unindented
+_CALLED = re.compile(r"\b(body|condition|calls|to_apply)=%?([\w.\-]+)")
+_BRANCHES = re.compile(r"branch_computations=\{([^}]*)\}")
+_NAME = re.compile(r"%?([\w.\-]+)")
+_TRIP_COUNT = re.compile(r'"known_trip_count":\{"n":"(\d+)"')
 MAX_COLLECTIVES = 64  # of one program: more say nothing a check needs
 MAX_PROGRAMS = 64  # distinct XLA programs of one call's record
 
@@ -50,18 +55,52 @@ def _sizes(shape_text: str) -> list[int]:
 
 
 def collectives(hlo_text: str) -> list[CollectiveData]:
-    """The collective operations of an HLO module's text, each ``{"kind", "bytes"}``."""
+    """The collective operations of an HLO module's text, each ``{"kind", "bytes", "times"}``:
+    ``times`` is how often one run of the program runs it (a collective in a loop's body runs
+    once per iteration: XLA's known trip count of each enclosing while loop, multiplied)."""
     found: list[CollectiveData] = []
+    times = _times_run(hlo_text)
+    computation = ""
     for line in hlo_text.splitlines():
+        header = _COMPUTATION.match(line)
+        if header is not None:
+            computation = header.group(1)
+            continue
         match = _OPERATION.search(line)
         if match is not None:
             sizes = _sizes(match.group(1))
             # an async all-gather or permute starts with (operand, result, ...): its result is the largest
             moved = max(sizes, default=0) if match.group(3) and match.group(2) != "all-reduce" else sum(sizes)
-            found.append({"kind": match.group(2), "bytes": moved})
+            found.append({"kind": match.group(2), "bytes": moved, "times": times.get(computation, 1)})
             if len(found) == MAX_COLLECTIVES:
                 break
     return found
+
+
+def _times_run(hlo_text: str) -> dict[str, int]:
+    """How many times one run of the module runs each computation: the entry once, a while
+    loop's body its known trip count times (once when XLA does not know it) for each time the
+    loop runs, any other called computation (a fusion, a call, a branch) as often as its caller."""
+    calls: dict[str, list[tuple[str, int]]] = {}  # computation -> (called computation, times per run of it)
+    entry, computation = "", ""
+    for line in hlo_text.splitlines():
+        header = _COMPUTATION.match(line)
+        if header is not None:
+            computation = header.group(1)
+            entry = computation if line.startswith("ENTRY") else entry
+            continue
+        trips = _TRIP_COUNT.search(line)
+        for role, called in _CALLED.findall(line):
+            calls.setdefault(computation, []).append((called, int(trips.group(1)) if role == "body" and trips else 1))
+        for group in _BRANCHES.findall(line):
+            calls.setdefault(computation, []).extend((name, 1) for name in _NAME.findall(group))
+    times: dict[str, int] = {}
+    todo = [(entry, 1)]
+    while todo and len(times) < 10_000:  # a module's call graph has no cycles; the bound is a guard
+        name, count = todo.pop()
+        times[name] = max(times.get(name, 0), count)
+        todo.extend((called, count * trips) for called, trips in calls.get(name, ()))
+    return times
 
 
 def facts(executable: Any) -> CompiledFacts | None:
@@ -107,3 +146,34 @@ def programs(events: list[tuple[Any, ...]], ownership: Ownership,
             function, own = made.get(id(executable), (str(event[1]), False))
             found[id(executable)] = {"name": str(event[1]), "function": function, "own": own, "runs": 1, **read}
     return list(found.values())
+
+
+def held_between(events: list[tuple[Any, ...]], given: list[tuple[str, Any]], returned: list[tuple[str, Any]]) -> int:
+    """Bytes per device (on the device that holds most) of the arrays one program of the call
+    made and a later one read: a computation split into programs keeps its intermediates
+    between them, in arrays no program's own temporaries show (a forward scan returning every
+    layer's activations to a second program that does the backward pass). The function's
+    arguments and what it returns are not counted. Sized by each array's sharding, so one a
+    later program donated counts too."""
+    skip = {id(value) for _, value in (*given, *returned)}
+    made: dict[int, Any] = {}
+    kept: dict[int, Any] = {}
+    for event in events:
+        if event[0] != "jit" or len(event) < 4:
+            continue
+        for operand in event[2]:
+            if id(operand) in made and id(operand) not in skip:
+                kept[id(operand)] = made[id(operand)]
+        for out in event[3]:
+            made[id(out)] = out
+    total = 0
+    for array in kept.values():
+        try:
+            shape = array.sharding.shard_shape(tuple(array.shape))
+            count = 1
+            for n in shape:
+                count *= int(n)
+            total += count * array.dtype.itemsize
+        except Exception:  # not an array of JAX's (a tracer's leftovers): nothing held between programs
+            continue
+    return total
