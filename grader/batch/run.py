@@ -41,26 +41,26 @@ audience (``grader.report.render.render(report, fmt, audience="student")``), whi
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from grader import __version__
 from grader.exercise import Exercise
 from grader.batch.gradebook import write_atomically, write_gradebook
 from grader.batch.intake import find_submissions
+from grader.batch.progress import Progress
 from grader.batch.submissions import Intake, Problem, Submission
-from grader.batch.safe_text import for_terminal
 from grader.errors import GraderFailure, IntakeError
 from grader.report.result import Report
 from grader.batch.summary import summarize, write_summary
@@ -85,6 +85,9 @@ class BatchOutcome:
     failed: dict[str, str] = field(default_factory=dict)
     interrupted: bool = False
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The grader's own disk ran short: why (one line), and the files of the run it could not write.
+    out_of_space: str = ""
+    unsaved: list[str] = field(default_factory=list)
 
     @property
     def gradebook(self) -> Path:
@@ -171,46 +174,6 @@ def _write_student(directory: Path, submission: Submission, report: Report, key:
               "graded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "report": document}
     write_atomically(directory / "result.json", json.dumps(record, indent=1) + "\n")
     return record
-
-
-class Progress:
-    """Counts, rate and ETA: one redrawn line on a terminal, one plain line per result otherwise."""
-
-    def __init__(self, total: int, stream: TextIO | None = None, interactive: bool | None = None) -> None:
-        self.stream = stream or sys.stderr
-        self.interactive = self.stream.isatty() if interactive is None else interactive
-        self.total, self.done, self.started = total, 0, time.monotonic()
-        self.counts = {"passed": 0, "failed": 0, "error": 0}
-
-    def _eta(self) -> str:
-        elapsed = time.monotonic() - self.started
-        if not self.done:
-            return "--:--"
-        left = int(elapsed / self.done * (self.total - self.done))
-        return f"{left // 60}:{left % 60:02d}"
-
-    def update(self, student: str, status: str, score: str) -> None:
-        """One more result. ``student`` comes from a file or folder name: escaped here, so an
-        escape sequence or a newline in it cannot redraw or split the line."""
-        self.done += 1
-        self.counts[status] = self.counts.get(status, 0) + 1
-        rate = self.done / max(time.monotonic() - self.started, 1e-9)
-        if self.interactive:
-            width = 24
-            filled = int(width * self.done / max(self.total, 1))
-            bar = "#" * filled + "." * (width - filled)
-            self.stream.write(f"\r[{bar}] {self.done}/{self.total} · {self.counts['passed']} full marks · "
-                              f"{self.counts['failed']} not · {self.counts['error']} errors · {rate:.1f}/s · "
-                              f"ETA {self._eta()}\033[K")  # erase what a longer line left
-        else:
-            self.stream.write(f"[{self.done}/{self.total}] {for_terminal(student)}: {score} {status} "
-                              f"(ETA {self._eta()})\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.interactive and self.done:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def prepare(exercise: Exercise, seed: int, variants: bool = True,
@@ -365,9 +328,16 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
             nonlocal saved_at
             if soon and time.monotonic() - saved_at < GRADEBOOK_EVERY_S:
                 return
-            write_gradebook(out / "gradebook.csv", check_ids, outcome.results.values(), problems_of(outcome),
-                            lms=intake.layout in ("canvas", "moodle"))
             saved_at = time.monotonic()
+            try:
+                write_gradebook(out / "gradebook.csv", check_ids, outcome.results.values(), problems_of(outcome),
+                                lms=intake.layout in ("canvas", "moodle"))
+            except OSError as error:  # no room now: the next save, or the next run, writes it
+                if error.errno not in NO_SPACE:
+                    raise
+                _no_space(outcome, error, out)
+                if not soon:
+                    outcome.unsaved.append(str(out / "gradebook.csv"))
 
         save()
         meter = progress(len(todo)) if callable(progress) else progress
@@ -398,14 +368,11 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
                                 if meter:
                                     meter.update(label(submission.student, submission.name), "error", "not graded")
                                 continue
-                            record = _write_student(students_dir / student_folder(submission.student),
-                                                    submission, report, key)
-                            outcome.results[submission.student] = record
-                            outcome.graded.append(submission.student)
+                            graded = _record(outcome, students_dir, submission, report, key)
                             save(soon=True)
                             if meter:
                                 meter.update(label(submission.student, submission.name), report.status,
-                                             f"{report.score:g}/{report.max_score:g}")
+                                             f"{report.score:g}/{report.max_score:g}" if graded else "not graded")
                 except KeyboardInterrupt:
                     outcome.interrupted = True
                     for future in pending:
@@ -416,10 +383,55 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
             if meter:
                 meter.close()
             save()
-            write_summary(out, summary_data(exercise, seed, outcome))
+            try:
+                write_summary(out, summary_data(exercise, seed, outcome))
+            except OSError as error:
+                if error.errno not in NO_SPACE:
+                    raise
+                _no_space(outcome, error, out)
+                outcome.unsaved.append(str(out / "summary.html"))
         return outcome
     finally:
         shutil.rmtree(unpacked, ignore_errors=True)
+
+
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+def _no_space(outcome: BatchOutcome, error: OSError, where: Path | str) -> str:
+    """Note that the grader's disk ran short (the first time says where); the reason, as a gradebook note says it."""
+    reason = f"{error.strerror or error} in {where}"
+    outcome.out_of_space = outcome.out_of_space or reason
+    return reason
+
+
+def _environment_reason(report: Report) -> str:
+    """Why the grader's environment left a report ungraded (status ``error``): its first check's message."""
+    return next((c.message for c in report.checks if c.status == "error"), "the grader's environment failed")
+
+
+def _record(outcome: BatchOutcome, students_dir: Path, submission: Submission, report: Report,
+            key: dict[str, Any]) -> bool:
+    """Write one student's result; True if it is the student's grade. A report the grader's
+    environment decided (status ``error``: no sandbox, no room for the copy) is kept for reading
+    only, and the student is "not graded, grade again"; so is one whose files found no room."""
+    folder = students_dir / student_folder(submission.student)
+    try:
+        record = _write_student(folder, submission, report, key)
+    except OSError as error:
+        if error.errno not in NO_SPACE:
+            raise
+        outcome.failed[submission.student] = f"no room for its results: {_no_space(outcome, error, folder)}"
+        return False
+    if report.status == "error":
+        reason = _environment_reason(report)
+        if any(os.strerror(code) in reason for code in NO_SPACE):
+            outcome.out_of_space = outcome.out_of_space or reason
+        outcome.failed[submission.student] = reason
+        return False
+    outcome.results[submission.student] = record
+    outcome.graded.append(submission.student)
+    return True
 
 
 def problems_of(outcome: BatchOutcome) -> list[Problem]:
