@@ -40,7 +40,7 @@ def _run(args: argparse.Namespace) -> int:
         backend = DaskBackend(args.scheduler)
     try:
         outcome = grade_class(exercise, source, out, jobs=args.jobs, seed=args.seed, regrade=args.regrade,
-                              progress=lambda total: Progress(total), backend=backend)
+                              progress=lambda total: Progress(total), backend=backend, roster=target.roster)
     except IntakeError as error:
         raise UsageError(str(error)) from None
     except ClusterError as error:
@@ -100,7 +100,7 @@ def _lms_assignment(args: argparse.Namespace, title: str) -> LmsAssignment:
         if args.points is not None and args.points != found.points:
             raise UsageError(f"--points {args.points:g} disagrees with the {found.points:g} points of "
                              f"{args.lms_file}; give one of them")
-        return LmsAssignment(found.points, found.column or title)
+        return LmsAssignment(found.points, found.column or title, found.roster)
     assignment = args.assignment or title
     if assignment.isdigit():  # an id alone: the column Canvas's own export would name
         assignment = f"{title} ({assignment})"
@@ -163,5 +163,7 @@ def add_grade_command(commands: argparse._SubParsersAction) -> None:
                             "score out of N (default: the exercise's points; Moodle skips a grade above its maximum)")
     grade.add_argument("--lms-file", metavar="FILE", default=None,
                        help="Canvas's gradebook export or the Moodle assignment's grading worksheet: the assignment's "
-                            "points (and Canvas's column with its id) are read from it")
+                            "points (and Canvas's column with its id) are read from it, and the download's ids "
+                            "and names are checked against its students: an id it does not list, or two names "
+                            "claiming one id, is flagged for review")
     grade.set_defaults(run=_run)

@@ -59,6 +59,7 @@ from grader import __version__
 from grader.exercise import Exercise
 from grader.batch.gradebook import write_atomically, write_gradebook
 from grader.batch.intake import find_submissions
+from grader.batch.lms_names import Roster
 from grader.batch.progress import Progress
 from grader.batch.submissions import Intake, Problem, Submission
 from grader.errors import GraderFailure, IntakeError
@@ -285,13 +286,15 @@ class LocalBackend:
 
 def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None = None, seed: int = 0,
                 regrade: bool = False, progress: Progress | Callable[[int], Progress] | None = None,
-                launcher: Callable[..., Any] | None = None, backend: Backend | None = None) -> BatchOutcome:
+                launcher: Callable[..., Any] | None = None, backend: Backend | None = None,
+                roster: Roster | None = None) -> BatchOutcome:
     """Grade every submission in ``source`` into ``out``; see the module docstring.
 
     ``jobs``: submissions graded at once (default: the number of CPUs). ``launcher``: how
     children start (default: forked from a warm :class:`grader.sandbox.pool.Pool`). ``backend``: grade
     elsewhere instead (``grader.batch.distributed.DaskBackend``: a cluster); ``jobs`` and ``launcher``
-    then do not apply. The backend is closed when the batch ends."""
+    then do not apply. The backend is closed when the batch ends. ``roster``: the LMS's list of
+    the class (``--lms-file``), which a download's ids and names are checked against."""
     if backend is None:
         backend = LocalBackend(jobs, launcher)
     elif jobs is not None or launcher is not None:
@@ -302,7 +305,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
     students_dir = out / "students"
     unpacked = Path(tempfile.mkdtemp(prefix="jaxgrade-intake-"))
     try:
-        intake = find_submissions(source, exercise.function, unpack_to=unpacked, skip=(out,))
+        intake = find_submissions(source, exercise.function, unpack_to=unpacked, skip=(out,), roster=roster)
         if not intake.submissions and not intake.problems:  # most likely a wrong path: touch nothing
             raise IntakeError(f"found nothing to grade in {source}: give a folder of .py files, a folder of "
                               "per-student folders, or a .zip of either")
