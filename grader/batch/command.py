@@ -14,7 +14,8 @@ from pathlib import Path
 
 from grader.batch.gradebook import GRADEBOOK_FORMATS, canvas_rows, moodle_rows, write_lms_gradebook
 from grader.batch.lms_assignment import CANVAS_COLUMN, LmsAssignment, read_lms_file
-from grader.batch.run import BatchOutcome, Progress, grade_class, problems_of
+from grader.batch.progress import Progress
+from grader.batch.run import NO_SPACE, BatchOutcome, grade_class, problems_of
 from grader.batch.safe_text import for_terminal
 from grader.errors import ClusterError, ExitCode, IntakeError, UsageError
 from grader.report.visibility import shown_to
@@ -39,11 +40,17 @@ def _run(args: argparse.Namespace) -> int:
         backend = DaskBackend(args.scheduler)
     try:
         outcome = grade_class(exercise, source, out, jobs=args.jobs, seed=args.seed, regrade=args.regrade,
-                              progress=lambda total: Progress(total), backend=backend)
+                              progress=lambda total: Progress(total), backend=backend, roster=target.roster)
     except IntakeError as error:
         raise UsageError(str(error)) from None
     except ClusterError as error:
         raise UsageError(str(error)) from None
+    except OSError as error:  # no room to begin (the output folder, the unpacked download): nothing graded
+        if error.errno not in NO_SPACE:
+            raise
+        print(for_terminal(f"jaxgrade: the grader ran out of disk space ({error.strerror}: {error.filename}), so no "
+                           "student was graded: make room and run the same command again"), file=sys.stderr)
+        return ExitCode.NOT_ALL
     intake = outcome.intake
     print(f"{len(outcome.graded)} graded, {len(outcome.reused)} unchanged since the last run (not regraded), "
           f"{len(intake.problems)} entr{'y' if len(intake.problems) == 1 else 'ies'} not graded"
@@ -61,13 +68,24 @@ def _run(args: argparse.Namespace) -> int:
     if args.gradebook and target.points is not None:
         print(f"LMS points: each score scaled from {exercise.max_score:g} points to {target.points:g}")
     for format in dict.fromkeys(args.gradebook or ()):
-        _write_lms_gradebook(format, outcome, exercise.max_score, target, withheld)
+        try:
+            _write_lms_gradebook(format, outcome, exercise.max_score, target, withheld)
+        except OSError as error:
+            if error.errno not in NO_SPACE:
+                raise
+            outcome.out_of_space = outcome.out_of_space or f"{error.strerror} in {out}"
+            outcome.unsaved.append(str(out / f"gradebook-{format}.csv"))
     print(f"Summary:   {for_terminal(str(outcome.summary))}  (and {for_terminal(str(out / 'summary.md'))})")
+    if outcome.out_of_space:  # one line: what ran short, who is not graded, what to do
+        unsaved = f"; not written: {', '.join(outcome.unsaved)}" if outcome.unsaved else ""
+        print(for_terminal(f"jaxgrade: the grader ran out of disk space ({outcome.out_of_space}): {len(outcome.failed)} "
+                           f"student(s) not graded, the others graded{unsaved}; make room and run the same command "
+                           "again to grade the rest"), file=sys.stderr)
     if outcome.interrupted:
         print("jaxgrade: interrupted; every finished result is saved. Run the same command again to continue.",
               file=sys.stderr)
         return ExitCode.INTERRUPTED
-    return ExitCode.NOT_ALL if outcome.failed else ExitCode.OK
+    return ExitCode.NOT_ALL if outcome.failed or outcome.unsaved else ExitCode.OK
 
 
 def _lms_assignment(args: argparse.Namespace, title: str) -> LmsAssignment:
@@ -82,7 +100,7 @@ def _lms_assignment(args: argparse.Namespace, title: str) -> LmsAssignment:
         if args.points is not None and args.points != found.points:
             raise UsageError(f"--points {args.points:g} disagrees with the {found.points:g} points of "
                              f"{args.lms_file}; give one of them")
-        return LmsAssignment(found.points, found.column or title)
+        return LmsAssignment(found.points, found.column or title, found.roster)
     assignment = args.assignment or title
     if assignment.isdigit():  # an id alone: the column Canvas's own export would name
         assignment = f"{title} ({assignment})"
@@ -145,5 +163,7 @@ def add_grade_command(commands: argparse._SubParsersAction) -> None:
                             "score out of N (default: the exercise's points; Moodle skips a grade above its maximum)")
     grade.add_argument("--lms-file", metavar="FILE", default=None,
                        help="Canvas's gradebook export or the Moodle assignment's grading worksheet: the assignment's "
-                            "points (and Canvas's column with its id) are read from it")
+                            "points (and Canvas's column with its id) are read from it, and the download's ids "
+                            "and names are checked against its students: an id it does not list, or two names "
+                            "claiming one id, is flagged for review")
     grade.set_defaults(run=_run)

@@ -83,9 +83,12 @@ def gradebook_rows(check_ids: Sequence[str], results: Iterable[dict[str, Any]],
     for problem in problems:
         if problem.student is not None:
             notes.setdefault(problem.student, []).append(problem)
-    graded = {r["student"] for r in rows}
+    graded = {r["student"]: r for r in rows}
     for student, found in notes.items():
-        if for_csv(student) in graded:
+        if for_csv(student) in graded:  # graded: what another file claimed of this row is flagged on it
+            flagged = "; ".join(f"{p.reason}: {p.source}: {p.message}" for p in found if p.reason == "review")
+            row = graded[for_csv(student)]
+            row["note"] = for_csv("; ".join(n for n in (row["note"], flagged) if n))
             continue
         name = next((p.name for p in found if p.name), "")
         rows.append({"student": for_csv(student), "name": for_csv(name), "late": "", "score": "", "max_score": "",

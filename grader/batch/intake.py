@@ -41,6 +41,7 @@ from pathlib import Path, PurePosixPath
 
 from grader.batch.download import Download
 from grader.batch.layouts import TopLevel, layout_of
+from grader.batch.lms_names import Roster
 from grader.batch.safe_text import shown_name
 from grader.batch.submissions import Intake, Problem, ProblemReason, Submission
 from grader.batch.tree import judge_links, tree_of_folder, write_private
@@ -58,13 +59,14 @@ def _clean_file_name(name: str) -> str:
 
 
 def find_submissions(source: Path, function: str | None = None, unpack_to: Path | None = None,
-                     skip: tuple[Path, ...] = ()) -> Intake:
+                     skip: tuple[Path, ...] = (), roster: Roster | None = None) -> Intake:
     """The submissions in ``source`` (a folder or a .zip). ``function``: the exercise's
     function name, which picks the solution among a student's several ``.py`` files.
     ``unpack_to``: a private folder for a zip's Python files and for clean-named copies of
     files whose names are not UTF-8 (required for a zip; without it, such files are graded
     under their own names). ``skip``: folders inside ``source`` that hold no submissions (the
-    grader's own output)."""
+    grader's own output). ``roster``: the LMS's list of the class (``--lms-file``), which the
+    ids and names of a download of that LMS must agree with."""
     problems: list[Problem] = []
     if not source.exists():
         raise IntakeError(f"no such file or folder: {shown_name(str(source))} (give a folder of submissions or a .zip)")
@@ -92,8 +94,11 @@ def find_submissions(source: Path, function: str | None = None, unpack_to: Path 
 
     download = Download(tree, prefix, function, problems)
     top = TopLevel(root, files, folders, tree.by_top(root))
-    layout = layout_of(top)
+    layout = layout_of(top, roster)
     layout.collect(download, top)
+    if roster is not None and layout.name != roster.kind:
+        download.notes.append(f"the --lms-file is {roster.kind.capitalize()}'s but this is not a {roster.kind.capitalize()} "
+                              "download: its ids were not checked against it")
     copies = (unpack_to / "renamed") if unpack_to is not None else None
     submissions, renamed = _submissions(download, copies)
     if renamed and copies is not None and str(copies.resolve()) not in hidden:

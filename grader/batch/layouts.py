@@ -14,7 +14,8 @@ from pathlib import PurePosixPath
 from typing import Protocol
 
 from grader.batch.download import Candidate, Download
-from grader.batch.lms_names import MOODLE_FILE, MOODLE_FOLDER, RESUBMISSION, CanvasName, Owner, canvas_owners, most
+from grader.batch.lms_names import (MOODLE_FILE, MOODLE_FOLDER, RESUBMISSION, CanvasName, Owner, Roster, canvas_names,
+                                    canvas_owners, most)
 from grader.batch.safe_text import shown_name
 from grader.source import SUFFIXES
 
@@ -49,19 +50,38 @@ class Canvas:
     listed, not graded), never read as plain files because of one stray name."""
     name = "canvas"
 
-    def __init__(self, named: dict[PurePosixPath, CanvasName], undecided: dict[PurePosixPath, list[CanvasName]]):
-        self.named, self.undecided = named, undecided
+    def __init__(self, named: dict[PurePosixPath, CanvasName], undecided: dict[PurePosixPath, list[CanvasName]],
+                 roster: Roster | None = None):
+        self.named, self.undecided, self.roster = named, undecided, roster
 
     @classmethod
-    def recognise(cls, top: TopLevel) -> Canvas | None:
+    def recognise(cls, top: TopLevel, roster: Roster | None = None) -> Canvas | None:
+        """Recognised by the names alone; with a ``roster`` (Canvas's gradebook export), whose
+        each file is is then read only where the roster agrees (its user, under its name)."""
         named, undecided = canvas_owners(top.files) if top.files and not top.folders else ({}, {})
-        return cls(named, undecided) if most(len(named) + len(undecided), len(top.files)) else None
+        if not most(len(named) + len(undecided), len(top.files)):
+            return None
+        return cls(*canvas_owners(top.files, roster), roster) if roster is not None else cls(named, undecided)
+
+    def _disowned(self, download: Download, path: PurePosixPath) -> bool:
+        """A file Canvas could have named, but as no user of the roster under the roster's name:
+        flagged for review on the row of each user it names (none graded from it)."""
+        readings = canvas_names(path.name) if self.roster is not None else []
+        for student in dict.fromkeys(r.owner.student for r in readings):
+            names = ", ".join(dict.fromkeys(str(r.owner.name) for r in readings if r.owner.student == student))
+            known = (f"whose name there is {self.roster.names[student]!r}" if self.roster and self.roster.knows(student)
+                     else "whom it does not list")
+            download.problem(path, Owner(student, names), "review", f"named as a file of user {student} ({names}), "
+                             f"{known} in the gradebook export (--lms-file): not graded. Review it by hand")
+        return bool(readings)
 
     def collect(self, download: Download, top: TopLevel) -> None:
         by_student: dict[str, list[PurePosixPath]] = defaultdict(list)
         owners: dict[str, Owner] = {}
         for path in top.files:
             reading = self.named.get(path)
+            if reading is None and path not in self.undecided and self._disowned(download, path):
+                continue
             if reading is None and path in self.undecided:
                 whose = " or ".join(f"user {o.owner.student} ({o.owner.name})" for o in self.undecided[path])
                 download.problem(path, Owner(None), "ambiguous", f"the name reads as a file of {whose}: Canvas's "
@@ -76,6 +96,10 @@ class Canvas:
             by_student[student].append(path)
             owners.setdefault(student, reading.owner)
         for student, entries in sorted(by_student.items()):
+            names = sorted({str(self.named[p].owner.name) for p in entries})
+            if len(names) > 1:  # Canvas gives a user one name: a doctored download, or two users' files
+                _claimed(download, student, entries, names, "user")
+                continue
             candidates = [_canvas_candidate(p, self.named[p]) for p in entries
                           if p.suffix in SUFFIXES and self.named[p].attachment is not None]
             where = (candidates[0].path if len(candidates) == 1 else entries[0] if len(entries) == 1
@@ -85,6 +109,15 @@ class Canvas:
                             lambda p: p.name)
 
 
+def _claimed(download: Download, student: str, entries: list[PurePosixPath], names: list[str], what: str) -> None:
+    """Several names claim one id: every entry flagged for review on that id's row, none graded."""
+    claimants = " and ".join(repr(n) for n in names)
+    for entry in entries:
+        download.problem(entry, Owner(student, None), "review",
+                         f"{claimants} both claim {what} {student}: not graded, no row overwritten. Review it by "
+                         "hand (--lms-file with the LMS's roster tells the participant's own)")
+
+
 class Moodle:
     """Moodle's "Download all submissions": a folder per submission plugin and participant,
     ``Full Name_id_assignsubmission_plugin_`` (student = participant id), or the same names as
@@ -92,18 +125,42 @@ class Moodle:
     kept; online text (and other plugins without files) is left aside, with a note."""
     name = "moodle"
 
-    def __init__(self, in_folders: bool) -> None:
-        self.in_folders = in_folders
+    def __init__(self, in_folders: bool, roster: Roster | None = None) -> None:
+        self.in_folders, self.roster = in_folders, roster
 
     @classmethod
-    def recognise(cls, top: TopLevel) -> Moodle | None:
+    def recognise(cls, top: TopLevel, roster: Roster | None = None) -> Moodle | None:
         """Tried after :class:`Canvas`: a download of plain files Canvas could name is Canvas's."""
         files, folders = top.files, top.folders
         if folders and most(sum(bool(MOODLE_FOLDER.match(f.name)) for f in folders), len(folders) + len(files)):
-            return cls(in_folders=True)
+            return cls(True, roster)
         if files and not folders and most(sum(bool(MOODLE_FILE.match(p.name)) for p in files), len(files)):
-            return cls(in_folders=False)
+            return cls(False, roster)
         return None
+
+    def _checked(self, download: Download, student: str, claims: dict[str, list[PurePosixPath]]) -> str | None:
+        """The name whose entries are participant ``student``'s, or None when none may be graded:
+        an id the worksheet does not know, or several names for one id that the worksheet cannot
+        tell apart. The others are flagged for review on that id's row."""
+        roster, names = self.roster, sorted(claims)
+        if roster is not None and not roster.knows(student):
+            for name in names:
+                for entry in claims[name]:
+                    download.problem(entry, Owner(student, name), "review", f"participant {student} is not in the "
+                                     "grading worksheet (--lms-file): not graded. Review it by hand")
+            return None
+        if len(names) == 1:
+            return names[0]
+        own = [n for n in names if roster is not None and roster.names.get(student) and roster.same(student, n)]
+        if len(own) != 1:
+            _claimed(download, student, [e for n in names for e in claims[n]], names, "participant")
+            return None
+        for name in names:
+            for entry in claims[name] if name != own[0] else ():
+                download.problem(entry, Owner(student, name), "review", f"claims participant {student}, whose name in "
+                                 f"the grading worksheet is {roster.names[student]!r} (not {name!r}): not graded, "
+                                 "the participant's own files are. Review it by hand")
+        return own[0]
 
     def collect(self, download: Download, top: TopLevel) -> None:
         pattern = MOODLE_FOLDER if self.in_folders else MOODLE_FILE
@@ -111,7 +168,7 @@ class Moodle:
             download.problem(stray, Owner(None), "bad_name", "a file beside Moodle's submission folders, not in one: "
                                                               "not graded. Grade it by hand")
         by_id: dict[str, list[PurePosixPath]] = defaultdict(list)
-        names: dict[str, str] = {}
+        claims: dict[str, dict[str, list[PurePosixPath]]] = defaultdict(lambda: defaultdict(list))
         text_only: dict[str, list[PurePosixPath]] = defaultdict(list)
         ignored = 0
         for entry in (top.folders if self.in_folders else top.files):
@@ -121,13 +178,20 @@ class Moodle:
                                                                   "name_participant id_assignsubmission_plugin_): not "
                                                                   "graded. Grade it by hand")
                 continue
-            names[match.group("id")] = match.group("name")
-            entries = top.groups.get(entry.name, []) if self.in_folders else [entry]
-            if match.group("plugin") == "file":
-                by_id[match.group("id")].extend(entries)
-            else:  # online text and other plugins hold no files to grade
-                ignored += 1
-                text_only[match.group("id")].append(entry)
+            claims[match.group("id")][match.group("name")].append(entry)
+        names: dict[str, str] = {}
+        for student, claimed in claims.items():
+            name = self._checked(download, student, claimed)
+            if name is None:
+                continue
+            names[student] = name
+            for entry in claimed[name]:
+                entries = top.groups.get(entry.name, []) if self.in_folders else [entry]
+                if pattern.match(entry.name).group("plugin") == "file":  # type: ignore[union-attr]
+                    by_id[student].extend(entries)
+                else:  # online text and other plugins hold no files to grade
+                    ignored += 1
+                    text_only[student].append(entry)
         for student in sorted(set(by_id) | set(text_only)):
             owner = Owner(student, names[student])
             entries = sorted(by_id.get(student, []))
@@ -170,6 +234,9 @@ class Plain:
                             lambda p, f=folder: shown_name(p.relative_to(f).as_posix()))
 
 
-def layout_of(top: TopLevel) -> Layout:
-    """The layout ``top`` follows: Canvas's, else Moodle's, else plain files or folders."""
-    return Canvas.recognise(top) or Moodle.recognise(top) or Plain(top)
+def layout_of(top: TopLevel, roster: Roster | None = None) -> Layout:
+    """The layout ``top`` follows: Canvas's, else Moodle's, else plain files or folders. A
+    ``roster`` of the same LMS cross-checks whose each file is."""
+    return (Canvas.recognise(top, roster if roster is not None and roster.kind == "canvas" else None)
+            or Moodle.recognise(top, roster if roster is not None and roster.kind == "moodle" else None)
+            or Plain(top))

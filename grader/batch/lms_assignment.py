@@ -1,5 +1,6 @@
 """What the LMS says about the assignment a class run's grades go to: its points and, for
-Canvas, its gradebook column with the assignment id (``--lms-file``).
+Canvas, its gradebook column with the assignment id (``--lms-file``); and its roster, against
+which the ids and names read from a download are checked (grader.batch.layouts).
 
 Two files are read, each the one the LMS itself writes:
 
@@ -20,16 +21,35 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.batch.lms_names import Roster, canvas_written, moodle_written
 from grader.errors import UsageError
 
 CANVAS_COLUMN = re.compile(r"(?P<title>.*?)\s*\((?P<id>\d+)\)")  # Assignment.title_and_id
 MOODLE_MAXIMUM = "Maximum Grade"
 
 
+MOODLE_IDENTIFIER = re.compile(r"\D*(?P<id>\d+)\s*")  # "Participant 1002" (get_string('hiddenuser', 'assign'))
+
+
 @dataclass(frozen=True)
 class LmsAssignment:
     points: float | None  # None: the scores as graded
     column: str | None = None  # Canvas: the assignment's column, "Title (id)"
+    roster: Roster | None = None  # who the file lists: the download's ids and names are checked against it
+
+
+def _roster(kind: str, rows: list[list[str]], id_column: int, name_column: int | None) -> Roster:
+    """Each row's id (Canvas's ID, the number of Moodle's "Participant N") with its name as the
+    LMS's download writes it; rows without one (Canvas's Points Possible) are no one."""
+    written = canvas_written if kind == "canvas" else moodle_written
+    names = {}
+    for row in rows:
+        cell = row[id_column].strip() if len(row) > id_column else ""
+        found = re.fullmatch(r"\d+", cell) if kind == "canvas" else MOODLE_IDENTIFIER.fullmatch(cell)
+        if found:
+            name = row[name_column] if name_column is not None and len(row) > name_column else ""
+            names[found.group(0) if kind == "canvas" else found.group("id")] = written(name.strip())
+    return Roster(kind, names)
 
 
 def read_lms_file(path: Path, assignment: str | None, title: str) -> LmsAssignment:
@@ -44,7 +64,9 @@ def read_lms_file(path: Path, assignment: str | None, title: str) -> LmsAssignme
     if len(header) > 1 and "Student" in header[0] and "ID" in header[1]:
         return _canvas(path, header, rows[1:], assignment or title)
     if "Identifier" in header and MOODLE_MAXIMUM in header:
-        return _moodle(path, header.index(MOODLE_MAXIMUM), rows[1:])
+        found = _moodle(path, header.index(MOODLE_MAXIMUM), rows[1:])
+        name = header.index("Full name") if "Full name" in header else None
+        return LmsAssignment(found.points, roster=_roster("moodle", rows[1:], header.index("Identifier"), name))
     raise UsageError(f"--lms-file {path} is neither Canvas's gradebook export (Grades > Export) nor a Moodle "
                      "grading worksheet (the assignment's Download grading worksheet)")
 
@@ -75,7 +97,7 @@ def _canvas(path: Path, header: list[str], body: list[list[str]], wanted: str) -
         raise UsageError(f"--lms-file {path} has no Points Possible row for {header[index]!r}; export the "
                          "gradebook again from Canvas (Grades > Export > Export Entire Gradebook)")
     return LmsAssignment(_points(path, points_row[index], f"the Points Possible of {header[index]!r}"),
-                         assignments[index].group(0))
+                         assignments[index].group(0), _roster("canvas", body, 1, 0))
 
 
 def _moodle(path: Path, column: int, body: list[list[str]]) -> LmsAssignment:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 # Canvas (lib/content_zipper.rb): "<sortable name>[_LATE]_<user id>_<attachment id>_<display name>",
@@ -23,12 +23,51 @@ CANVAS_ANON = re.compile(r"^(?P<late>LATE_)?anon_(?P<anon>[A-Za-z0-9]+)_(?P<atta
 CANVAS_ONLINE = re.compile(r"^(?:(?P<name>.+?)(?P<late>_LATE)?_(?P<user>\d+)|(?P<late_anon>LATE_)?anon_"
                            r"(?P<anon>[A-Za-z0-9]+))_(?:text|link)\.html$")
 RESUBMISSION = re.compile(r"^(?P<base>.*?)-(?P<n>\d+)$")
-# Moodle (mod/assign/locallib.php, download_submissions): "<full name>_<participant id>_
-# assignsubmission_<plugin>_" as a folder, or as the prefix of each file without folders.
-# Moodle writes the name (group name first, where groups are used) with every '_' made a
-# space, so the first '_' ends it: a name cannot imitate the id, and a file name cannot either.
-MOODLE_FOLDER = re.compile(r"^(?P<name>[^_]*)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_$")
+# Moodle (mod/assign/classes/downloader.php since 4.1, before it mod/assign/locallib.php,
+# download_submissions): "<full name>_<participant id>_assignsubmission_<plugin>" as a folder
+# (with a trailing '_' before 4.1), or "..._<plugin>_<file name>" without folders. Moodle
+# writes the name (group name first, where groups are used) with every '_' made a space, so
+# the first '_' ends it: a name cannot imitate the id, and a file name cannot either.
+MOODLE_FOLDER = re.compile(r"^(?P<name>[^_]*)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_?$")
 MOODLE_FILE = re.compile(r"^(?P<name>[^_]*)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_(?P<file>.+)$")
+
+
+# Moodle's clean_filename (PARAM_FILE): control characters and &<>"`|':\\/ removed.
+_MOODLE_REMOVED = re.compile(r"[\x00-\x1f\x7f&<>\"`|':\\/]")
+
+
+@dataclass(frozen=True)
+class Roster:
+    """Who the LMS says is in the class (``--lms-file``): each id with its name as the LMS's own
+    download would write it (``moodle_written`` / ``canvas_written``), "" where the file gives
+    none. ``kind``: "canvas" or "moodle", the layout it can check."""
+    kind: str
+    names: dict[str, str] = field(default_factory=dict)
+
+    def knows(self, student: str | None) -> bool:
+        return student is not None and student in self.names
+
+    def same(self, student: str, written: str | None) -> bool:
+        """Whether ``written`` (a name as read from the download) is the roster's name for ``student``
+        (True where the roster gives no name, or blind marking wrote "Participant")."""
+        expected = self.names.get(student, "")
+        if not expected or written is None:
+            return True
+        if self.kind == "moodle":
+            return written == expected or written == "Participant"
+        return written.replace("-", "") == expected  # older Canvas made other characters '-'
+
+
+def moodle_written(full_name: str) -> str:
+    """A full name as Moodle's download writes it: every '_' a space, then clean_filename."""
+    return _MOODLE_REMOVED.sub("", full_name.replace("_", " "))
+
+
+def canvas_written(sortable_name: str) -> str:
+    """A sortable name ("Doe, Jane") as Canvas's zip writes it (content_zipper.rb: sanitize_user_name,
+    then sanitize_file_name): digits between two '_' lose them, lower case, word characters only."""
+    name = re.sub(r"_([0-9]+)_", r"\1", sortable_name).lower()
+    return "".join(c for c in name if unicodedata.category(c)[0] in "LM" or unicodedata.category(c) in ("Nd", "Pc"))
 
 
 @dataclass(frozen=True)
@@ -75,12 +114,22 @@ def canvas_names(name: str) -> list[CanvasName]:
             for ids in CANVAS_IDS.finditer(name) if canvas_sortable(name[:ids.start()])]
 
 
-def canvas_owners(files: list[PurePosixPath]) -> tuple[dict[PurePosixPath, CanvasName],
-                                                        dict[PurePosixPath, list[CanvasName]]]:
+def roster_readings(options: list[CanvasName], roster: Roster | None) -> list[CanvasName]:
+    """Of a file's readings, those the roster agrees with: its user, under the roster's name
+    (an anonymous one cannot be checked, and stays)."""
+    if roster is None:
+        return options
+    return [o for o in options if o.owner.name is None
+            or (roster.knows(o.owner.student) and roster.same(o.owner.student or "", o.owner.name))]
+
+
+def canvas_owners(files: list[PurePosixPath], roster: Roster | None = None) -> tuple[
+        dict[PurePosixPath, CanvasName], dict[PurePosixPath, list[CanvasName]]]:
     """Whose each file is: a file with one reading is its owner's; of several readings, the one
     the rest of the download agrees with (Canvas gives a user one name, an attachment one file)
-    is kept. Returns (path → reading, path → its readings where still more than one fits)."""
-    readings = {path: canvas_names(path.name) for path in files}
+    is kept. With a ``roster``, only readings it agrees with count. Returns (path → reading,
+    path → its readings where still more than one fits)."""
+    readings = {path: roster_readings(canvas_names(path.name), roster) for path in files}
     chosen = {path: options[0] for path, options in readings.items() if len(options) == 1}
     undecided: dict[PurePosixPath, list[CanvasName]] = {}
     changed = True

@@ -41,26 +41,26 @@ audience (``grader.report.render.render(report, fmt, audience="student")``), whi
 """
 from __future__ import annotations
 
-import hashlib
-import json
+import errno
 import os
-import re
 import shutil
-import sys
 import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from grader import __version__
 from grader.exercise import Exercise
-from grader.batch.gradebook import write_atomically, write_gradebook
+from grader.batch.gradebook import write_gradebook
 from grader.batch.intake import find_submissions
+from grader.batch.lms_names import Roster
+from grader.batch.progress import Progress
+from grader.batch.results import (_write_student, label, load_result, private_folder, result_key, reusable,
+                                  student_folder)
 from grader.batch.submissions import Intake, Problem, Submission
-from grader.batch.safe_text import for_terminal
 from grader.errors import GraderFailure, IntakeError
 from grader.report.result import Report
 from grader.batch.summary import summarize, write_summary
@@ -68,9 +68,6 @@ from grader.batch.summary import summarize, write_summary
 if TYPE_CHECKING:
     from grader.sandbox.pool import Pool
 
-RESULT_SCHEMA = "jaxgrade.result/1"
-REPORT_FORMATS = ("json", "html", "md")
-AUDIENCE = "instructor"
 GRADEBOOK_EVERY_S = 0.5
 
 
@@ -85,6 +82,9 @@ class BatchOutcome:
     failed: dict[str, str] = field(default_factory=dict)
     interrupted: bool = False
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The grader's own disk ran short: why (one line), and the files of the run it could not write.
+    out_of_space: str = ""
+    unsaved: list[str] = field(default_factory=list)
 
     @property
     def gradebook(self) -> Path:
@@ -93,124 +93,6 @@ class BatchOutcome:
     @property
     def summary(self) -> Path:
         return self.out / "summary.html"
-
-
-def result_key(exercise: Exercise, sha256: str, seed: int) -> dict[str, Any]:
-    """What a stored result is valid for: the same file, exercise version, grader and seed."""
-    return {"sha256": sha256, "exercise": exercise.slug, "exercise_version": exercise.fingerprint,
-            "jaxgrade": __version__, "seed": seed}
-
-
-# 64 bits: a student cannot search out a name whose folder is a classmate's (32 bits they could).
-_HASH_CHARS = 16
-_HASHED = re.compile(rf"-[0-9a-f]{{{_HASH_CHARS}}}$")
-
-
-def student_folder(student: str) -> str:
-    """A folder name for a student id that is safe on every file system, the same in every run,
-    and never another student's: an id that is plain (lower case, no character a file system
-    mangles, short) is its own folder; every other id gets a short hash of itself, and so does
-    a plain id that ends like such a hash ("jane_doe-ed37d99b8d5e3a1f"), so none can take a
-    hashed name."""
-    plain = re.sub(r"[^A-Za-z0-9._-]", "_", student).strip(".") or "_"
-    if plain == student and plain.lower() == plain and len(plain) <= 80 and not _HASHED.search(plain):
-        return plain
-    digest = hashlib.sha256(student.encode("utf-8", "surrogateescape")).hexdigest()[:_HASH_CHARS]
-    return f"{plain[:80]}-{digest}"
-
-
-def load_result(directory: Path) -> dict[str, Any] | None:
-    try:
-        record = json.loads((directory / "result.json").read_text())
-    except (OSError, ValueError):
-        return None
-    return record if isinstance(record, dict) and record.get("schema") == RESULT_SCHEMA else None
-
-
-def environment_failed(report: dict[str, Any]) -> bool:
-    """Whether the grader's environment (not the student) decided this report: it then says
-    nothing about the submission, and must be graded again rather than reused."""
-    return report.get("status") == "error" or any(c.get("status") == "error" for c in report.get("checks", ()))
-
-
-def reusable(stored: dict[str, Any], key: dict[str, Any], student: str) -> bool:
-    """A stored result stands for this run: same key, same student, and decided by the student's code."""
-    return (stored.get("key") == key and stored.get("student") == student
-            and isinstance(stored.get("report"), dict) and not environment_failed(stored["report"]))
-
-
-def private_folder(path: Path) -> Path:
-    """``path`` as a folder only its owner may enter: created with mode 0700 (a folder of ours
-    left wider by an older jaxgrade is narrowed)."""
-    try:
-        path.mkdir(mode=0o700)
-    except FileExistsError:
-        status = path.lstat()
-        if path.is_dir() and not path.is_symlink() and status.st_mode & 0o077 and status.st_uid == os.getuid():
-            path.chmod(0o700)
-    return path
-
-
-def label(student: str, name: str | None) -> str:
-    """How a student is named to the instructor: the LMS's name with its id, or the key alone."""
-    return f"{name} ({student})" if name else student
-
-
-def _write_student(directory: Path, submission: Submission, report: Report, key: dict[str, Any]) -> dict[str, Any]:
-    """The student's reports, then ``result.json`` (the marker that the result is complete).
-    A report the grader's environment decided is stored without a key: never reused."""
-    from grader.report.render import render
-    private_folder(directory.parent)
-    private_folder(directory)
-    for format in REPORT_FORMATS:
-        write_atomically(directory / f"report.{format}", render(report, format, audience=AUDIENCE))
-    document = report.to_dict()
-    record = {"schema": RESULT_SCHEMA, "student": submission.student, "name": submission.name,
-              "late": submission.late, "source": submission.source,
-              "key": None if environment_failed(document) else key,
-              "graded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "report": document}
-    write_atomically(directory / "result.json", json.dumps(record, indent=1) + "\n")
-    return record
-
-
-class Progress:
-    """Counts, rate and ETA: one redrawn line on a terminal, one plain line per result otherwise."""
-
-    def __init__(self, total: int, stream: TextIO | None = None, interactive: bool | None = None) -> None:
-        self.stream = stream or sys.stderr
-        self.interactive = self.stream.isatty() if interactive is None else interactive
-        self.total, self.done, self.started = total, 0, time.monotonic()
-        self.counts = {"passed": 0, "failed": 0, "error": 0}
-
-    def _eta(self) -> str:
-        elapsed = time.monotonic() - self.started
-        if not self.done:
-            return "--:--"
-        left = int(elapsed / self.done * (self.total - self.done))
-        return f"{left // 60}:{left % 60:02d}"
-
-    def update(self, student: str, status: str, score: str) -> None:
-        """One more result. ``student`` comes from a file or folder name: escaped here, so an
-        escape sequence or a newline in it cannot redraw or split the line."""
-        self.done += 1
-        self.counts[status] = self.counts.get(status, 0) + 1
-        rate = self.done / max(time.monotonic() - self.started, 1e-9)
-        if self.interactive:
-            width = 24
-            filled = int(width * self.done / max(self.total, 1))
-            bar = "#" * filled + "." * (width - filled)
-            self.stream.write(f"\r[{bar}] {self.done}/{self.total} · {self.counts['passed']} full marks · "
-                              f"{self.counts['failed']} not · {self.counts['error']} errors · {rate:.1f}/s · "
-                              f"ETA {self._eta()}\033[K")  # erase what a longer line left
-        else:
-            self.stream.write(f"[{self.done}/{self.total}] {for_terminal(student)}: {score} {status} "
-                              f"(ETA {self._eta()})\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.interactive and self.done:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def prepare(exercise: Exercise, seed: int, variants: bool = True,
@@ -322,13 +204,15 @@ class LocalBackend:
 
 def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None = None, seed: int = 0,
                 regrade: bool = False, progress: Progress | Callable[[int], Progress] | None = None,
-                launcher: Callable[..., Any] | None = None, backend: Backend | None = None) -> BatchOutcome:
+                launcher: Callable[..., Any] | None = None, backend: Backend | None = None,
+                roster: Roster | None = None) -> BatchOutcome:
     """Grade every submission in ``source`` into ``out``; see the module docstring.
 
     ``jobs``: submissions graded at once (default: the number of CPUs). ``launcher``: how
     children start (default: forked from a warm :class:`grader.sandbox.pool.Pool`). ``backend``: grade
     elsewhere instead (``grader.batch.distributed.DaskBackend``: a cluster); ``jobs`` and ``launcher``
-    then do not apply. The backend is closed when the batch ends."""
+    then do not apply. The backend is closed when the batch ends. ``roster``: the LMS's list of
+    the class (``--lms-file``), which a download's ids and names are checked against."""
     if backend is None:
         backend = LocalBackend(jobs, launcher)
     elif jobs is not None or launcher is not None:
@@ -339,7 +223,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
     students_dir = out / "students"
     unpacked = Path(tempfile.mkdtemp(prefix="jaxgrade-intake-"))
     try:
-        intake = find_submissions(source, exercise.function, unpack_to=unpacked, skip=(out,))
+        intake = find_submissions(source, exercise.function, unpack_to=unpacked, skip=(out,), roster=roster)
         if not intake.submissions and not intake.problems:  # most likely a wrong path: touch nothing
             raise IntakeError(f"found nothing to grade in {source}: give a folder of .py files, a folder of "
                               "per-student folders, or a .zip of either")
@@ -365,9 +249,16 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
             nonlocal saved_at
             if soon and time.monotonic() - saved_at < GRADEBOOK_EVERY_S:
                 return
-            write_gradebook(out / "gradebook.csv", check_ids, outcome.results.values(), problems_of(outcome),
-                            lms=intake.layout in ("canvas", "moodle"))
             saved_at = time.monotonic()
+            try:
+                write_gradebook(out / "gradebook.csv", check_ids, outcome.results.values(), problems_of(outcome),
+                                lms=intake.layout in ("canvas", "moodle"))
+            except OSError as error:  # no room now: the next save, or the next run, writes it
+                if error.errno not in NO_SPACE:
+                    raise
+                _no_space(outcome, error, out)
+                if not soon:
+                    outcome.unsaved.append(str(out / "gradebook.csv"))
 
         save()
         meter = progress(len(todo)) if callable(progress) else progress
@@ -398,14 +289,11 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
                                 if meter:
                                     meter.update(label(submission.student, submission.name), "error", "not graded")
                                 continue
-                            record = _write_student(students_dir / student_folder(submission.student),
-                                                    submission, report, key)
-                            outcome.results[submission.student] = record
-                            outcome.graded.append(submission.student)
+                            graded = _record(outcome, students_dir, submission, report, key)
                             save(soon=True)
                             if meter:
                                 meter.update(label(submission.student, submission.name), report.status,
-                                             f"{report.score:g}/{report.max_score:g}")
+                                             f"{report.score:g}/{report.max_score:g}" if graded else "not graded")
                 except KeyboardInterrupt:
                     outcome.interrupted = True
                     for future in pending:
@@ -416,10 +304,55 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
             if meter:
                 meter.close()
             save()
-            write_summary(out, summary_data(exercise, seed, outcome))
+            try:
+                write_summary(out, summary_data(exercise, seed, outcome))
+            except OSError as error:
+                if error.errno not in NO_SPACE:
+                    raise
+                _no_space(outcome, error, out)
+                outcome.unsaved.append(str(out / "summary.html"))
         return outcome
     finally:
         shutil.rmtree(unpacked, ignore_errors=True)
+
+
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+def _no_space(outcome: BatchOutcome, error: OSError, where: Path | str) -> str:
+    """Note that the grader's disk ran short (the first time says where); the reason, as a gradebook note says it."""
+    reason = f"{error.strerror or error} in {where}"
+    outcome.out_of_space = outcome.out_of_space or reason
+    return reason
+
+
+def _environment_reason(report: Report) -> str:
+    """Why the grader's environment left a report ungraded (status ``error``): its first check's message."""
+    return next((c.message for c in report.checks if c.status == "error"), "the grader's environment failed")
+
+
+def _record(outcome: BatchOutcome, students_dir: Path, submission: Submission, report: Report,
+            key: dict[str, Any]) -> bool:
+    """Write one student's result; True if it is the student's grade. A report the grader's
+    environment decided (status ``error``: no sandbox, no room for the copy) is kept for reading
+    only, and the student is "not graded, grade again"; so is one whose files found no room."""
+    folder = students_dir / student_folder(submission.student)
+    try:
+        record = _write_student(folder, submission, report, key)
+    except OSError as error:
+        if error.errno not in NO_SPACE:
+            raise
+        outcome.failed[submission.student] = f"no room for its results: {_no_space(outcome, error, folder)}"
+        return False
+    if report.status == "error":
+        reason = _environment_reason(report)
+        if any(os.strerror(code) in reason for code in NO_SPACE):
+            outcome.out_of_space = outcome.out_of_space or reason
+        outcome.failed[submission.student] = reason
+        return False
+    outcome.results[submission.student] = record
+    outcome.graded.append(submission.student)
+    return True
 
 
 def problems_of(outcome: BatchOutcome) -> list[Problem]:

@@ -24,7 +24,7 @@ class Submission:
 
 
 ProblemReason = Literal["unreadable", "too_large", "not_python", "duplicate", "no_python", "ambiguous", "unsafe",
-                        "link", "special", "bad_name", "clash", "grader_error"]
+                        "link", "special", "bad_name", "clash", "grader_error", "review"]
 
 
 @dataclass(frozen=True)

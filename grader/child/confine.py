@@ -11,7 +11,9 @@ starting its backend. In order:
    namespace (System V shared memory, semaphores, message queues and POSIX queues of its own,
    gone with its last process), a PID namespace (it sees only its own processes, and when it
    ends the kernel kills every one it left) and a mount namespace in which one bounded tmpfs
-   holds all the child can write (its scratch folder, its own /tmp, /var/tmp and /dev/shm), the folder holding the submission's copy is
+   holds all the child can write (its scratch folder, and in place of each world-writable
+   folder of the machine, /tmp, /var/tmp, /dev/shm, /run/lock and any other the parent found,
+   an empty one of its own), the folder holding the submission's copy is
    read-only, the exercise files, other listed paths and the grader's checkout are made
    empty and unreadable, and /proc shows only the child's own processes. As root these are
    plain ``unshare``; otherwise a user namespace is tried first (where the system allows
@@ -99,7 +101,9 @@ class Policy:
     ``reach``: paths the child must still be able to read after dropping privileges.
     ``read_only``: paths the child may read but never write, even as the grader's own user
     (the shared compilation cache: a submission must not plant programs for the next).
-    ``cgroups``: control-group folders (one per hierarchy) the submission's process joins."""
+    ``cgroups``: control-group folders (one per hierarchy) the submission's process joins.
+    ``temporaries``: the machine's world-writable folders (``grader.sandbox.world_writable``),
+    each replaced by an empty folder of the scratch tmpfs; () means PRIVATE_TEMPORARIES."""
     workdir: str
     limits: ChildLimits
     scratch: str = ""
@@ -113,6 +117,7 @@ class Policy:
     reach: tuple[str, ...] = ()
     read_only: tuple[str, ...] = ()
     cgroups: tuple[str, ...] = ()
+    temporaries: tuple[str, ...] = ()
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -120,7 +125,7 @@ class Policy:
     @classmethod
     def from_json(cls, text: str) -> "Policy":
         data = json.loads(text)
-        for key in ("keep_fds", "hide", "reach", "read_only", "cgroups"):
+        for key in ("keep_fds", "hide", "reach", "read_only", "cgroups", "temporaries"):
             data[key] = tuple(data.get(key, ()))
         data["limits"] = ChildLimits(**data["limits"])
         return cls(**data)
@@ -286,14 +291,23 @@ def _hide(libc: ctypes.CDLL, paths: tuple[str, ...]) -> list[str]:
     return hidden
 
 
-# The machine's temporary directories, each replaced by a folder of the child's scratch tmpfs.
+# The machine's temporary directories, each replaced by a folder of the child's scratch tmpfs
+# (with every other world-writable folder the parent found: ``Policy.temporaries``).
 PRIVATE_TEMPORARIES = (("/tmp", "tmp"), ("/var/tmp", "var-tmp"), ("/dev/shm", "shm"))
+
+
+def _temporaries(policy: Policy) -> list[tuple[str, str]]:
+    """(folder, name of its replacement in the scratch tmpfs): the usual three under their own
+    names, each other world-writable folder as ``ww-N``."""
+    named = dict(PRIVATE_TEMPORARIES)
+    found = [*named, *(f for f in policy.temporaries if f not in named)]
+    return [(folder, named.get(folder, f"ww-{number}")) for number, folder in enumerate(found)]
 
 
 def _scratch_space(libc: ctypes.CDLL, policy: Policy, keep: tuple[str, ...]) -> list[str]:
     """One tmpfs of ``scratch_mib`` MiB and ``scratch_files`` inodes holds everything the child
-    can write: its scratch folder and its private, empty /tmp, /var/tmp and /dev/shm, folders
-    ``work``, ``tmp``, ``var-tmp`` and ``shm`` of it. So a submission can fill neither the
+    can write: its scratch folder and its private, empty /tmp, /var/tmp, /dev/shm and other
+    world-writable folders, folders ``work``, ``tmp``, ``var-tmp``, ``shm`` and ``ww-N`` of it. So a submission can fill neither the
     grader's disk nor more memory than that, sees no other child's files, and what it wrote
     vanishes with its mount namespace. The tmpfs is mounted on the scratch folder, then its
     ``work`` folder is bound on top: its root, under that, is reached by nothing. Returns the
@@ -309,7 +323,7 @@ def _scratch_space(libc: ctypes.CDLL, policy: Policy, keep: tuple[str, ...]) -> 
         os.mkdir(f"{root}/work", 0o700)
         _mount(libc, f"{root}/work", scratch, None, MS_BIND)
         kept = sorted({os.path.realpath(k) for k in keep})
-        return [directory for directory, name in PRIVATE_TEMPORARIES
+        return [directory for directory, name in _temporaries(policy)
                 if _replace_temporary(libc, directory, f"{root}/{name}", kept)]
     finally:
         os.umask(umask)
@@ -602,9 +616,10 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
         if mounts:
             _make_passable(libc, reach)
         os.chown(scratch, policy.uid, policy.gid if policy.gid is not None else policy.uid)
-    note("temporary_files", mounts, "its own empty /tmp, /var/tmp and /dev/shm (in its scratch tmpfs): it sees no "
-                                   "other process's temporary files, and what it leaves there goes with it" if mounts
-         else f"/tmp, /var/tmp and /dev/shm are the machine's, shared with the grader and other users ({why})")
+    note("temporary_files", mounts, f"its own empty {', '.join(replaced)} (in its scratch tmpfs): it sees no other "
+                                   "process's temporary files, and what it leaves there goes with it" if mounts
+         else f"/tmp, /var/tmp, /dev/shm and the machine's other world-writable folders are shared with the grader "
+              f"and other users ({why})" + ("; what its uid leaves there is removed when it ends" if dropping else ""))
     note("hidden_paths", bool(hidden), ("made empty and unreadable: " + ", ".join(hidden)) if hidden
          else f"readable by the submission where file permissions allow: {', '.join(policy.hide) or 'none'}"
               + (f" ({why})" if why and not mounts else ""))

@@ -39,6 +39,7 @@ from grader.wire import HEADER, MAX_MESSAGE_BYTES, decode_message, frame
 from grader.sandbox.reaper import MARKER, kill_marked, kill_uid
 from grader.sandbox.scratch import ScratchWatch, remove_tree
 from grader.sandbox.uids import UidLease
+from grader.sandbox.world_writable import owned_usage, world_writable_folders
 
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
 # Starts the child another way than exec (grader.sandbox.pool forks it): gets the exec command line, its
@@ -144,13 +145,16 @@ def parent_protections(limits: Limits, lease: UidLease | None) -> dict[str, dict
     }
 
 
-def watched_scratch(limits: Limits) -> dict[str, Any]:
+def watched_scratch(limits: Limits, own_uid: bool) -> dict[str, Any]:
     """The ``scratch`` protection of a child that has no private tmpfs (no mount namespace)."""
-    return {"active": True, "detail": f"its working folder is on the grader's disk, measured while it runs: the "
-                                      f"process is stopped past {limits.scratch_mib} MiB or {limits.scratch_files} "
-                                      "files (it may overshoot by what it writes between two measurements); "
-                                      "/tmp, /var/tmp and /dev/shm are the machine's, limited only per file "
-                                      f"({limits.file_mib} MiB)"}
+    where = ("its working folder and what its uid owns in /tmp, /var/tmp, /dev/shm and the machine's other "
+             "world-writable folders are on the grader's disks, measured together while it runs" if own_uid else
+             "its working folder is on the grader's disk, measured while it runs")
+    rest = ("" if own_uid else "; /tmp, /var/tmp, /dev/shm and the machine's other world-writable folders are "
+            f"the machine's, limited only per file ({limits.file_mib} MiB)")
+    return {"active": True, "detail": f"{where}: the process is stopped past {limits.scratch_mib} MiB or "
+                                      f"{limits.scratch_files} files (it may overshoot by what it writes between two "
+                                      f"measurements){rest}"}
 
 
 def _make_workdir(lease: UidLease | None) -> tuple[str, str]:
@@ -212,7 +216,8 @@ class ChildProcess:
                             hide=hidden_paths(hide, keep=(*real_locations(), *([compile_cache] if compile_cache else []))),
                             reach=(PACKAGE_PARENT, *real_locations(), *([compile_cache] if compile_cache else [])),
                             read_only=(compile_cache,) if compile_cache else (),
-                            cgroups=self.group.paths if self.group else ())
+                            cgroups=self.group.paths if self.group else (),
+                            temporaries=world_writable_folders())
             arguments.append(policy.to_json())
         self.protections = parent_protections(limits, self.lease)
         self.protections["cgroup"] = {"active": True, "detail": self.group.detail()} if self.group else {
@@ -276,9 +281,12 @@ class ChildProcess:
             except OSError:
                 pass  # then a full scratch is only the student's own ENOSPC
             return
-        self.protections["scratch"] = watched_scratch(self.limits)
+        self.protections["scratch"] = watched_scratch(self.limits, self.lease is not None)
+        uid, folders = (self.lease.uid, world_writable_folders()) if self.lease else (None, ())
+        # with a uid of its own, what it writes in the world-writable folders counts against the same bound
+        also = (lambda most, entries: owned_usage(uid, folders, most, entries)) if uid is not None else None
         self._watch = ScratchWatch(self.workdir, self.limits.scratch_mib << 20, self.limits.scratch_files,
-                                   self._stop)
+                                   self._stop, also)
 
     def _stop(self, reason: str) -> None:
         """Kill the child (and all it started) for a reason of the grader's: its next answer is

@@ -1,5 +1,5 @@
-"""Finding and killing what a child left running, and what it left in the grader's IPC namespace
-and in its uid's kernel keyrings.
+"""Finding and killing what a child left running, and what it left in the grader's IPC namespace,
+in the machine's world-writable folders and in its uid's kernel keyrings.
 
 As root each child runs under a uid of its own (grader.sandbox.uids): every process of that uid is
 killed, by a process of that uid, so nothing the submission started (double-forked, ``setsid``)
@@ -16,6 +16,7 @@ import signal
 import time
 
 from grader.child.keyrings import clear_own
+from grader.sandbox.world_writable import remove_owned, world_writable_folders
 
 MARKER = "JAXGRADE_SANDBOX"  # in every child's environment: <grader pid>-<child number>
 log = logging.getLogger("jaxgrade.sandbox")
@@ -161,11 +162,12 @@ def clear_keyrings(uid: int) -> bool:
 
 
 def sweep_uid(uid: int) -> bool:
-    """Kill every process of ``uid``, then remove its IPC objects and empty its keyrings; True
-    if nothing is left."""
+    """Kill every process of ``uid``, then remove its IPC objects, what it owns in the machine's
+    world-writable folders (a child without a mount namespace writes the real /tmp, /run/lock...)
+    and empty its keyrings; True if nothing is left."""
     if not kill_uid(uid):
         return False
-    leaks = remove_ipc_objects(uid)
+    leaks = remove_ipc_objects(uid) + remove_owned(uid, world_writable_folders())
     if not clear_keyrings(uid):
         leaks.append("its keyrings could not be emptied")
     if leaks:

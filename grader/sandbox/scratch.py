@@ -99,15 +99,16 @@ def measure_tree(path: str, stop_bytes: int, stop_entries: int) -> Usage:
 
 class ScratchWatch:
     """Measures a child's working folder while it runs, for a child that has no private tmpfs
-    (no mount namespace here), and calls ``stop`` with the reason once the folder holds more
-    than ``max_bytes`` or ``max_entries``, or cannot be walked entirely UNMEASURED_TIMES times
+    (no mount namespace here), and calls ``stop`` with the reason once the folder (with what
+    ``also`` measures: its uid's files elsewhere) holds more than ``max_bytes`` or ``max_entries``, or cannot be walked entirely UNMEASURED_TIMES times
     in a row (a folder moved or made unreadable could hide what it holds). Between two walks
     the child can write at the speed of the disk: the next walk comes after ten times the last
     one took, 50 ms at least and 1 s at most."""
 
-    def __init__(self, path: str, max_bytes: int, max_entries: int, stop: Callable[[str], None]) -> None:
+    def __init__(self, path: str, max_bytes: int, max_entries: int, stop: Callable[[str], None],
+                 also: Callable[[int, int], Usage] | None = None) -> None:
         self.path, self.max_bytes, self.max_entries = path, max_bytes, max_entries
-        self._stop = stop
+        self._stop, self._also = stop, also
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="jaxgrade-scratch-watch", daemon=True)
         self._thread.start()
@@ -120,6 +121,9 @@ class ScratchWatch:
                 usage = measure_tree(self.path, self.max_bytes, self.max_entries)
             except OSError as error:  # the folder itself was removed or replaced by the child
                 usage = Usage(0, 0, f"its working folder could not be opened ({error.strerror})")
+            if self._also is not None and not usage.unmeasured and self._over(usage) is None:
+                more = self._also(self.max_bytes - usage.used_bytes, self.max_entries - usage.entries)
+                usage = Usage(usage.used_bytes + more.used_bytes, usage.entries + more.entries, more.unmeasured)
             reason = self._over(usage)
             unmeasured = unmeasured + 1 if usage.unmeasured else 0
             if reason is None and unmeasured >= UNMEASURED_TIMES:

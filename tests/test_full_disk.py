@@ -1,0 +1,122 @@
+"""A class run on a real full disk (#41.1): a small tmpfs is the grader's temporary folder and its
+output folder. A classmate who fills every world-writable folder it can find fills only its own
+scratch space, and the class is graded; when the grader's own disk runs short anyway, the run
+says so in one line, the students it could not finish are "not graded, grade again" in the
+gradebook, the others are graded, it never exits 4, and the same command finishes the job once
+there is room."""
+from __future__ import annotations
+
+import csv
+import ctypes
+import io
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import SEED_EXERCISE
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs to fill needs root")]
+HOSTILE = Path(__file__).parent / "hostile"
+JAXGRADE = [sys.executable, "-m", "grader"]
+
+
+@pytest.fixture
+def small_disk():
+    """An 8 MiB tmpfs at /mnt/jaxgrade-full-PID, mode 1777: a world-writable place of the machine
+    (found by the scan as a mount point) that the grader writes on."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    target = Path(f"/mnt/jaxgrade-full-{os.getpid()}")
+    target.mkdir(parents=True)
+    if libc.mount(b"tmpfs", str(target).encode(), b"tmpfs", 0, b"size=8m,mode=1777") != 0:
+        target.rmdir()
+        pytest.skip(f"cannot mount a tmpfs here: {os.strerror(ctypes.get_errno())}")
+    (target / "tmp").mkdir(mode=0o755)
+    yield target
+    libc.umount2(str(target).encode(), 2)
+    target.rmdir()
+
+
+@pytest.fixture
+def class_folder(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for student, variant in {"ada": "reference.py", "ben": "wrong/value_mean.py", "cy": "reference.py",
+                             "dee": "reference.py", "eve": "wrong/value_mean.py"}.items():
+        shutil.copyfile(SEED_EXERCISE / variant, folder / f"{student}.py")
+    return folder
+
+
+def _grade(folder: Path, disk: Path, *more: str) -> subprocess.Popen:
+    env = {**os.environ, "NO_COLOR": "1", "TMPDIR": str(disk / "tmp")}
+    return subprocess.Popen([*JAXGRADE, "grade", str(folder), "-e", SEED_EXERCISE.name, "-o", str(disk / "out"),
+                             "-j", "1", *more], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def _gradebook(out: Path) -> dict[str, dict[str, str]]:
+    return {row["student"]: row for row in csv.DictReader(io.StringIO((out / "gradebook.csv").read_text()))}
+
+
+def _fill(disk: Path, leave_kib: int) -> Path:
+    """Fill the disk, then give back ``leave_kib``: room for a gradebook, not for a student's reports."""
+    filler = disk / "filler"
+    with open(filler, "wb") as handle:
+        try:
+            while True:
+                handle.write(b"x" * (64 << 10))
+                handle.flush()
+        except OSError:
+            pass
+    os.truncate(filler, max(0, filler.stat().st_size - (leave_kib << 10)))
+    return filler
+
+
+def test_a_classmate_filling_every_world_writable_folder_fills_only_its_own_space(small_disk, class_folder):
+    source = (HOSTILE / "world_writable.py").read_text()
+    folders = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock", str(small_disk)]
+    (class_folder / "mallory.py").write_text(source.replace("{FOLDERS}", repr(folders)).replace("{STOP_MIB}", "64"))
+    process = _grade(class_folder, small_disk)
+    stdout, stderr = process.communicate(timeout=600)
+    assert process.returncode == 0, stdout[-2000:] + stderr[-3000:]
+    book = _gradebook(small_disk / "out")
+    assert {s: book[s]["status"] for s in book} == {"ada": "passed", "ben": "failed", "cy": "passed", "dee": "passed",
+                                                    "eve": "failed", "mallory": "passed"}, book
+    report = (small_disk / "out" / "students" / "mallory" / "report.md").read_text()
+    assert "WROTE 64 MiB" in report and "FULL" not in report  # its own 256 MiB of scratch: nothing shared filled
+    assert not [p for f in folders for p in Path(f).iterdir() if p.name.startswith("left-by-student")]
+
+
+def test_when_the_graders_own_disk_runs_short_the_rest_is_graded_and_said_in_one_line(small_disk, class_folder):
+    out = small_disk / "out"
+    process = _grade(class_folder, small_disk)
+    deadline = time.monotonic() + 300
+    while not list(out.glob("students/*/result.json")) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    filler = _fill(small_disk, leave_kib=24)  # after the first student: the others find no room
+    stdout, stderr = process.communicate(timeout=600)
+    assert process.returncode == 1, stdout[-2000:] + stderr[-3000:]
+    assert "internal error" not in stderr and "Traceback" not in stderr, stderr[-3000:]
+    lines = [line for line in stderr.splitlines() if line.startswith("jaxgrade:")]
+    assert len(lines) == 1 and "ran out of disk space" in lines[0] and "No space left on device" in lines[0], stderr
+    book = _gradebook(out)
+    graded = {s for s, row in book.items() if row["status"] in ("passed", "failed")}
+    short = {s for s, row in book.items() if row["status"] == "not_graded"}
+    assert graded and short and graded | short == {"ada", "ben", "cy", "dee", "eve"}, book
+    assert "ada" in graded  # the one finished before the disk filled
+    for student in short:
+        assert "grade again" in book[student]["note"] and "No space left on device" in book[student]["note"], book
+    assert f"{len(short)} student(s) not graded" in lines[0]
+
+    filler.unlink()  # room again: the same command grades the rest and reuses what was graded
+    process = _grade(class_folder, small_disk)
+    stdout, stderr = process.communicate(timeout=600)
+    assert process.returncode == 0, stdout[-2000:] + stderr[-3000:]
+    assert f"{len(graded)} unchanged since the last run" in stdout, stdout
+    book = _gradebook(out)
+    assert {s: book[s]["status"] for s in book} == {"ada": "passed", "ben": "failed", "cy": "passed", "dee": "passed",
+                                                    "eve": "failed"}, book
