@@ -38,6 +38,7 @@ def _check(args: argparse.Namespace) -> int:
     from grader.export.pack import version_warning
     from grader.report.render import deliver, wants_colour
     from grader.report.visibility import view
+    from grader.sandbox.isolation import isolation_line
 
     path = Path(args.file)
     if not path.is_file():
@@ -70,6 +71,9 @@ def _check(args: argparse.Namespace) -> int:
             graded.write_text(converted.text, errors="surrogateescape")
         report = grade(exercise, graded, seed=args.seed, display_path=args.file, helpers=helpers,
                        notes=converted.notes)
+    isolation = isolation_line(report.environment.get("protections"))  # layers this machine lacks
+    if isolation:
+        print(isolation, file=sys.stderr)
     stage = exercise.release.stage()
     stream = open(args.output, "w") if args.output else sys.stdout
     try:

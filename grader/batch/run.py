@@ -63,6 +63,7 @@ from grader.batch.submissions import Intake, Problem, Submission
 from grader.batch.safe_text import for_terminal
 from grader.errors import GraderFailure, IntakeError
 from grader.report.result import Report
+from grader.sandbox.isolation import IsolationNotice
 from grader.batch.summary import summarize, write_summary
 
 if TYPE_CHECKING:
@@ -371,6 +372,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
 
         save()
         meter = progress(len(todo)) if callable(progress) else progress
+        isolation = IsolationNotice(getattr(meter, "stream", None))  # the layers missing here, said once
         try:
             if todo:
                 backend.start(exercise, seed)
@@ -402,6 +404,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
                                                     submission, report, key)
                             outcome.results[submission.student] = record
                             outcome.graded.append(submission.student)
+                            isolation.report(report.environment.get("protections"))
                             save(soon=True)
                             if meter:
                                 meter.update(label(submission.student, submission.name), report.status,
