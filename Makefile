@@ -38,7 +38,7 @@ validate: install
 # (.venv-compat/VERSION: jaxgrade from this checkout, everything but JAX at constraints.txt's
 # versions), the catalogue validated under each (one seed: COMPAT_SEEDS=5 for all). JAX 0.11 and
 # later need Python 3.12 or newer (found on PATH or with pyenv). docs/compatibility.md.
-COMPAT_OLDEST := 0.8.3
+COMPAT_OLDEST := 0.9.2
 COMPAT_NEWEST := 0.12.0.1
 COMPAT_OLDEST_PYTHON ?= $(PYTHON)
 COMPAT_NEWEST_PYTHON ?= python3.12

@@ -1,18 +1,18 @@
 """The declared JAX range (#44 point 2): pyproject.toml admits a range, constraints.txt pins the
-versions `make install` uses, the children's XLA options suit the installed jaxlib, and what the
-child makes for JAX 0.8 (grader.child.jax_version) is JAX's own code split as 0.9 splits it.
+versions `make install` uses, the children's XLA options suit the installed jaxlib, and a child
+on a JAX below the range stops, naming the range (grader.child.jax_version).
 Validating the catalogue under the range's ends is `make compat`'s (docs/compatibility.md)."""
 from __future__ import annotations
 
-import importlib.util
-import sys
 import tomllib
+import types
 from importlib.metadata import version
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 
-from grader.child.jax_version import closed_jaxpr_class, run_python_pjit
+from grader.child.jax_version import SUPPORTED, closed_jaxpr_class, run_python_pjit
 from grader.sandbox.process import release_of, xla_flags
 
 REPO = Path(__file__).resolve().parent.parent
@@ -56,71 +56,18 @@ def test_xla_options_suit_the_jaxlib():
     assert xla_flags("0.11.2") == xla_flags("0.12.0.1") == xla_flags(None) == "--xla_backend_optimization_level=0"
 
 
-# What JAX 0.8's pjit holds where 0.9 has _run_python_pjit: the helper that infers a call's
-# parameters, then runs it (a reduced copy of its shape, with the names the split relies on).
-PJIT_08 = '''
-calls = []
-
-def _infer_params(fun, jit_info, args, kwargs):
-    calls.append(("infer", fun.__name__))
-    return {"params": jit_info}, [a * 10 for a in args]
-
-def _pjit_call_impl_python(*args_flat, **params):
-    calls.append(("impl", args_flat))
-    return [sum(args_flat)], "executable"
-
-def _python_pjit_helper(fun, jit_info, *args, **kwargs):
-  p, args_flat = _infer_params(fun, jit_info, args, kwargs)
-  out_flat, compiled = _pjit_call_impl_python(*args_flat, **p)
-  return out_flat[0], out_flat, compiled, p
-
-def cache_miss(fun, *args):
-  return _python_pjit_helper(fun, {"name": "f"}, *args)
-'''
+def test_the_child_takes_run_python_pjit_where_it_is_and_refuses_a_jax_without_it():
+    from jax._src import pjit
+    assert run_python_pjit(pjit) is pjit._run_python_pjit
+    older = types.ModuleType("pjit_of_jax_08")  # JAX 0.8 runs the call inside _python_pjit_helper
+    older._python_pjit_helper = lambda fun, jit_info, *args, **kwargs: None
+    with pytest.raises(RuntimeError, match=r"JAX \S+ is not supported: jaxgrade grades with jax>=0.9,<0.13"):
+        run_python_pjit(older)
 
 
-def _module_from(tmp_path: Path, name: str, source: str):
-    path = tmp_path / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_jax_08_pjit_gets_the_run_function_of_jax_09_and_its_hooks_are_called(tmp_path):
-    pjit = _module_from(tmp_path, "fake_pjit_08", PJIT_08)
-
-    def f(x, y):
-        return x + y
-
-    assert pjit.cache_miss(f, 1, 2)[0] == 30  # as JAX 0.8 runs it
-    run = run_python_pjit(pjit)
-    assert run is pjit._run_python_pjit and run({"name": "f"}, [4, 5], f, (), {})[0] == 9
-    seen = []
-
-    def hooked(p, args_flat, fun, args, kwargs):  # what grader.child.route_jit puts there
-        seen.append((fun.__name__, list(args_flat), args))
-        return run(p, args_flat, fun, args, kwargs)
-
-    pjit._run_python_pjit = hooked
-    pjit.calls.clear()
-    assert pjit.cache_miss(f, 1, 2)[0] == 30  # the same result, now through the hook
-    assert seen == [("f", [10, 20], (1, 2))]
-    assert pjit.calls == [("infer", "f"), ("impl", (10, 20))]  # names looked up in the module, hooks included
-    assert run_python_pjit(pjit) is hooked  # where it exists, it is taken as it is
-
-
-def test_a_pjit_without_either_name_is_refused(tmp_path):
-    pjit = _module_from(tmp_path, "fake_pjit_other", "def _python_pjit_helper(fun, jit_info, *args, **kwargs):\n"
-                                                    "    return fun(*args)\n")
-    try:
-        run_python_pjit(pjit)
-    except AttributeError as error:
-        assert "_infer_params" in str(error)
-    else:
-        raise AssertionError("a helper of another shape was split anyway")
+def test_the_child_names_the_range_pyproject_declares():
+    declared = [Requirement(r) for r in tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]]
+    assert Requirement(SUPPORTED) == next(r for r in declared if r.name == "jax")
 
 
 def test_closed_jaxpr_class_is_the_one_make_jaxpr_returns():
