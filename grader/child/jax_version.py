@@ -1,5 +1,5 @@
-"""JAX internals whose names differ across the supported JAX range (pyproject.toml: jax >=0.9,
-<0.13; docs/compatibility.md says how each end was measured).
+"""JAX internals whose names differ across the supported JAX range (pyproject.toml: jax>=0.9,
+!=0.11.2,<0.13; docs/compatibility.md says how it was measured).
 
 The routes hook JAX's entry points by their names in the newest releases; where a supported
 release names something otherwise, the routes ask here instead of reading JAX directly.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SUPPORTED = "jax>=0.9,<0.13"  # pyproject.toml's range (tests/test_jax_range.py keeps them equal)
+SUPPORTED = "jax>=0.9,!=0.11.2,<0.13"  # pyproject.toml's range (tests/test_jax_range.py keeps them equal)
 
 
 def run_python_pjit(pjit: Any) -> Any:
