@@ -35,6 +35,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _check(args: argparse.Namespace) -> int:
     from grader.engine import grade
+    from grader.child.jax_version import installed_jax, range_warning
     from grader.export.pack import version_warning
     from grader.report.render import deliver, wants_colour
     from grader.report.visibility import view
@@ -59,9 +60,10 @@ def _check(args: argparse.Namespace) -> int:
             known = ", ".join(f"{e.slug} ({e.function})" for e in all_exercises())
             raise UsageError(f"cannot tell which exercise {args.file} is for: it defines none of the exercises' "
                              f"functions. Pass -e SLUG; known exercises: {known}")
-    warning = version_warning(exercise.directory)  # an exported pack made with another JAX
-    if warning:
-        print(warning, file=sys.stderr)
+    for warning in (range_warning(installed_jax()),  # a JAX outside pyproject.toml's range
+                    version_warning(exercise.directory)):  # an exported pack made with another JAX
+        if warning:
+            print(warning, file=sys.stderr)
     helpers = helpers_beside(path, exercise.function)
     with tempfile.TemporaryDirectory(prefix="jaxgrade-check-") as scratch:
         graded = path

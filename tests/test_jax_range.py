@@ -4,6 +4,9 @@ on a JAX below the range stops, naming the range (grader.child.jax_version).
 Validating the catalogue under the range's ends is `make compat`'s (docs/compatibility.md)."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import tomllib
 import types
 from importlib.metadata import version
@@ -12,7 +15,8 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from grader.child.jax_version import SUPPORTED, closed_jaxpr_class, run_python_pjit
+from grader.child.jax_version import (SUPPORTED, closed_jaxpr_class, in_range, installed_jax, range_warning,
+                                      run_python_pjit)
 from grader.sandbox.process import release_of, xla_flags
 
 REPO = Path(__file__).resolve().parent.parent
@@ -74,3 +78,29 @@ def test_closed_jaxpr_class_is_the_one_make_jaxpr_returns():
     import jax
     from jax._src import core
     assert isinstance(jax.make_jaxpr(lambda x: x + 1)(1.0), closed_jaxpr_class(core))
+
+
+def test_in_range_reads_the_declared_clauses():
+    for version, expected in [("0.8.3", False), ("0.9.0", True), ("0.9.2", True), ("0.10.2", True), ("0.11.1", True),
+                              ("0.11.2", False), ("0.12.0.1", True), ("0.13.0", False), ("0.9.0rc1", True)]:
+        assert in_range(version) is expected, version
+    assert range_warning("0.10.2") is None and range_warning(None) is None
+    assert range_warning(installed_jax()) is None  # what make install installed is in the range
+
+
+@pytest.mark.slow
+def test_check_warns_in_one_line_under_a_jax_outside_the_range(tmp_path):
+    """The installed JAX as importlib.metadata reads it, made 0.11.2 by a dist-info found first
+    on the path (the JAX that grades is still the real one): one warning line, the same grade."""
+    info = tmp_path / "site" / "jax-0.11.2.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: jax\nVersion: 0.11.2\n")
+    solution = tmp_path / "sgd_step.py"
+    solution.write_text((REPO / "exercises" / "sgd_step" / "reference.py").read_text())
+    done = subprocess.run([sys.executable, "-m", "grader", "check", str(solution), "-e", "sgd_step"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": f"{tmp_path / 'site'}:{REPO}", "JAXGRADE_CACHE": "off"})
+    assert "Score: 10/10" in done.stdout, done.stdout + done.stderr
+    assert [line for line in done.stderr.splitlines() if "warning" in line] == [
+        "jaxgrade: warning: JAX 0.11.2 is outside the releases jaxgrade is measured on (jax>=0.9,!=0.11.2,<0.13): "
+        "grades may be wrong (pip install -c constraints.txt jaxgrade; docs/compatibility.md)"], done.stderr

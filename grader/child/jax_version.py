@@ -11,6 +11,9 @@ release names something otherwise, the routes ask here instead of reading JAX di
   because 0.8 grades some right solutions wrong that the grader cannot help (JAX 0.8 itself
   raises on empty arrays over an Explicit mesh axis, and eager shard_map is observed otherwise
   there): a child on 0.8 stops at once, saying so (:func:`run_python_pjit`), instead of grading.
+- Outside the range (0.11.2, whose jaxlib crashes on a pmean over an empty shard; anything from
+  0.13 on), ``jaxgrade check`` and ``jaxgrade grade`` print one warning line
+  (:func:`range_warning`) and grade.
 """
 from __future__ import annotations
 
@@ -33,3 +36,45 @@ def closed_jaxpr_class(core: Any) -> type:
     """The class of a program with its constants: ``core.ClosedJaxpr`` up to JAX 0.11; from 0.12 a
     ``core.Jaxpr`` holds its constants itself (and its ``.jaxpr`` is itself)."""
     return getattr(core, "ClosedJaxpr", core.Jaxpr)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    numbers = []
+    for part in version.split("."):
+        digits = part[:len(part) - len(part.lstrip("0123456789"))]
+        if not digits:
+            break
+        numbers.append(int(digits))
+        if digits != part:  # 0.9.0rc1: the release is 0.9.0
+            break
+    return tuple(numbers)
+
+
+def in_range(version: str, supported: str = SUPPORTED) -> bool:
+    """Whether JAX ``version`` is in ``supported`` (``jax`` then ``>=``, ``<`` and ``!=`` clauses)."""
+    have = _release(version)
+    for clause in supported.removeprefix("jax").split(","):
+        operator = clause[:2] if clause[:2] in (">=", "!=", "<=", "==") else clause[:1]
+        bound = _release(clause[len(operator):])
+        padded = have + (0,) * (len(bound) - len(have))
+        if not {">=": padded >= bound, "<=": padded <= bound, "<": padded < bound, ">": padded > bound,
+                "!=": padded[:len(bound)] != bound, "==": padded[:len(bound)] == bound}[operator]:
+            return False
+    return True
+
+
+def range_warning(version: str | None) -> str | None:
+    """One line when the installed JAX (``version``; None: none found) is outside the range."""
+    if version is None or in_range(version):
+        return None
+    return (f"jaxgrade: warning: JAX {version} is outside the releases jaxgrade is measured on ({SUPPORTED}): "
+            f"grades may be wrong (pip install -c constraints.txt jaxgrade; docs/compatibility.md)")
+
+
+def installed_jax() -> str | None:
+    """The installed JAX's version, read without importing it (the grader's process never does)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("jax")
+    except PackageNotFoundError:
+        return None
