@@ -46,7 +46,9 @@ COMPAT_SEEDS ?= 1
 compat:
 	compat/venv.sh $(COMPAT_OLDEST) $(COMPAT_OLDEST_PYTHON)
 	compat/venv.sh $(COMPAT_NEWEST) $(COMPAT_NEWEST_PYTHON)
-	status=0; for v in $(COMPAT_OLDEST) $(COMPAT_NEWEST); do compat/validate.sh $$v $(COMPAT_SEEDS) || status=1; done; exit $$status
+	passed=0; failed=0; for v in $(COMPAT_OLDEST) $(COMPAT_NEWEST); do \
+	  if compat/validate.sh $$v $(COMPAT_SEEDS); then passed=$$((passed + 1)); else failed=$$((failed + 1)); fi; done; \
+	echo "compat: $$passed passed, $$failed failed"; test $$failed -eq 0
 
 axe: install
 	@if [ -f $(AXE) ] && grep -q '"version": "$(AXE_VERSION)"' $(VENV)/node_modules/axe-core/package.json; then :; \
