@@ -8,14 +8,16 @@ STAMP := $(VENV)/.installed
 AXE_VERSION := 4.14.1
 AXE := $(VENV)/node_modules/axe-core/axe.min.js
 
-.PHONY: install axe test check validate demo bench clean
+.PHONY: install axe test check validate compat demo bench clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# The exact versions of constraints.txt (JAX among them): every test, and every figure in the
+# docs, ran on these. pyproject.toml declares the range of JAX jaxgrade supports.
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 # Everything (CI runs this): the catalogue validated under one seed among the rest.
@@ -31,6 +33,22 @@ check: install
 # after changing an exercise, the check library or the strategies.
 validate: install
 	JAXGRADE_VALIDATE_SEEDS=5 $(BIN)/python -m pytest -q tests/test_validate.py
+
+# The oldest and the newest JAX of pyproject.toml's range, each in a venv of its own
+# (.venv-compat/VERSION: jaxgrade from this checkout, everything but JAX at constraints.txt's
+# versions), the catalogue validated under each (one seed: COMPAT_SEEDS=5 for all). JAX 0.11 and
+# later need Python 3.12 or newer (found on PATH or with pyenv). docs/compatibility.md.
+COMPAT_OLDEST := 0.9.2
+COMPAT_NEWEST := 0.12.0.1
+COMPAT_OLDEST_PYTHON ?= $(PYTHON)
+COMPAT_NEWEST_PYTHON ?= python3.12
+COMPAT_SEEDS ?= 1
+compat:
+	compat/venv.sh $(COMPAT_OLDEST) $(COMPAT_OLDEST_PYTHON)
+	compat/venv.sh $(COMPAT_NEWEST) $(COMPAT_NEWEST_PYTHON)
+	passed=0; failed=0; for v in $(COMPAT_OLDEST) $(COMPAT_NEWEST); do \
+	  if compat/validate.sh $$v $(COMPAT_SEEDS); then passed=$$((passed + 1)); else failed=$$((failed + 1)); fi; done; \
+	echo "compat: $$passed passed, $$failed failed"; test $$failed -eq 0
 
 axe: install
 	@if [ -f $(AXE) ] && grep -q '"version": "$(AXE_VERSION)"' $(VENV)/node_modules/axe-core/package.json; then :; \
@@ -50,4 +68,4 @@ bench: install
 	$(BIN)/python bench/bench.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info out
+	rm -rf $(VENV) .venv-compat build *.egg-info out

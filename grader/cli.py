@@ -35,8 +35,11 @@ class _Parser(argparse.ArgumentParser):
 
 def _check(args: argparse.Namespace) -> int:
     from grader.engine import grade
+    from grader.child.jax_version import installed_jax, range_warning
+    from grader.export.pack import version_warning
     from grader.report.render import deliver, wants_colour
     from grader.report.visibility import view
+    from grader.sandbox.isolation import isolation_line
 
     path = Path(args.file)
     if not path.is_file():
@@ -57,6 +60,10 @@ def _check(args: argparse.Namespace) -> int:
             known = ", ".join(f"{e.slug} ({e.function})" for e in all_exercises())
             raise UsageError(f"cannot tell which exercise {args.file} is for: it defines none of the exercises' "
                              f"functions. Pass -e SLUG; known exercises: {known}")
+    for warning in (range_warning(installed_jax()),  # a JAX outside pyproject.toml's range
+                    version_warning(exercise.directory)):  # an exported pack made with another JAX
+        if warning:
+            print(warning, file=sys.stderr)
     helpers = helpers_beside(path, exercise.function)
     with tempfile.TemporaryDirectory(prefix="jaxgrade-check-") as scratch:
         graded = path
@@ -66,6 +73,9 @@ def _check(args: argparse.Namespace) -> int:
             graded.write_text(converted.text, errors="surrogateescape")
         report = grade(exercise, graded, seed=args.seed, display_path=args.file, helpers=helpers,
                        notes=converted.notes)
+    isolation = isolation_line(report.environment.get("protections"))  # layers this machine lacks
+    if isolation:
+        print(isolation, file=sys.stderr)
     stage = exercise.release.stage()
     stream = open(args.output, "w") if args.output else sys.stdout
     try:

@@ -187,6 +187,27 @@ def jobs_for(exercise: Exercise, seeds: Sequence[int], variant_seeds: Sequence[i
     return jobs
 
 
+def validated_seeds(exercise: Exercise, seeds: Sequence[int] = SEEDS) -> int:
+    """How many of ``seeds``, from the first, ``exercise`` is validated under on this machine with
+    this grader and this JAX: every grading validation makes under each has a kept verdict (only
+    verdicts that held are kept, ``grader.validated``). 0 when the cache is off, the exercise
+    is malformed, or its first seed was never validated here."""
+    folder = verdicts_folder()
+    if folder is None:
+        return 0
+    try:
+        jobs = jobs_for(exercise, seeds, seeds)
+    except Exception:  # a malformed exercise, or checks.py fails to import: not validated
+        return 0
+    store = Verdicts(exercise, folder)
+    held = 0
+    for seed in seeds:
+        if not all(store.get(store.key(j.path, j.name, j.expect, j.seed)) is not None for j in jobs if j.seed == seed):
+            break
+        held += 1
+    return held
+
+
 def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, variant_seeds: Sequence[int] | None = None,
              workers: int = 2, progress: Callable[[Verdict], None] | None = None,
              reuse: bool = False) -> list[ExerciseValidation]:

@@ -94,7 +94,7 @@ def test_zip_holds_the_scripts_the_source_and_only_what_grading_needs(autograder
             f"jaxgrade/exercises/{SLUG}/exercise.toml"} <= names
     assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
     assert not [n for n in names if "/wrong/" in n or "/right/" in n or "__pycache__" in n or n.startswith("tests/")]
-    assert 'pip install "$SOURCE/jaxgrade"' in setup and "python3.11" in setup
+    assert 'pip install -c "$SOURCE/jaxgrade/constraints.txt" "$SOURCE/jaxgrade"' in setup and "python3.11" in setup
     assert subprocess.run(["bash", "-n", "-c", setup]).returncode == 0
 
 

@@ -22,6 +22,7 @@ from grader.report.visibility import shown_to
 
 
 def _run(args: argparse.Namespace) -> int:
+    from grader.child.jax_version import installed_jax, range_warning
     from grader.exercise import find_exercise
 
     exercise = find_exercise(args.exercise)
@@ -31,6 +32,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("-j must be at least 1")
     target = _lms_assignment(args, exercise.title)
+    warning = range_warning(installed_jax())  # a JAX outside pyproject.toml's range
+    if warning:
+        print(warning, file=sys.stderr)
     backend = None
     if args.scheduler:
         from grader.batch.distributed import DaskBackend

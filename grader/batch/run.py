@@ -63,6 +63,7 @@ from grader.batch.results import (_write_student, label, load_result, private_fo
 from grader.batch.submissions import Intake, Problem, Submission
 from grader.errors import GraderFailure, IntakeError
 from grader.report.result import Report
+from grader.sandbox.isolation import IsolationNotice
 from grader.batch.summary import summarize, write_summary
 
 if TYPE_CHECKING:
@@ -262,6 +263,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
 
         save()
         meter = progress(len(todo)) if callable(progress) else progress
+        isolation = IsolationNotice(getattr(meter, "stream", None))  # the layers missing here, said once
         try:
             if todo:
                 backend.start(exercise, seed)
@@ -290,6 +292,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
                                     meter.update(label(submission.student, submission.name), "error", "not graded")
                                 continue
                             graded = _record(outcome, students_dir, submission, report, key)
+                            isolation.report(report.environment.get("protections"))
                             save(soon=True)
                             if meter:
                                 meter.update(label(submission.student, submission.name), report.status,

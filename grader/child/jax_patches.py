@@ -27,6 +27,8 @@ def remember_compilations() -> list[tuple[Any, str]]:
     directory = os.environ.get("JAX_COMPILATION_CACHE_DIR")  # read now: the submission may change it
 
     def cache_read(module_name: str, cache_key: str, *rest: Any) -> tuple[Any, int | None]:
+        if len(rest) > 3 and rest[3]:  # JAX 0.11+: host callbacks, bound to what it reads: never kept
+            return read(module_name, cache_key, *rest)
         if cache_key not in kept:
             found = read(module_name, cache_key, *rest)
             if found[0] is None:
@@ -35,12 +37,12 @@ def remember_compilations() -> list[tuple[Any, str]]:
         return kept[cache_key]
 
     def cache_write(cache_key: str, compile_time_secs: float, module_name: str, backend: Any, executable: Any,
-                    host_callbacks: Any) -> None:
-        if host_callbacks:  # baked into the program: JAX never reuses these either
+                    *host_callbacks: Any) -> None:  # JAX 0.11+ passes none: they are bound at the read
+        if host_callbacks and host_callbacks[0]:  # baked into the program: JAX never reuses these either
             return
         kept[cache_key] = (executable, int(compile_time_secs))
         if directory and os.access(directory, os.W_OK):  # asked at the write: confinement comes later
-            write(cache_key, compile_time_secs, module_name, backend, executable, host_callbacks)
+            write(cache_key, compile_time_secs, module_name, backend, executable, *host_callbacks)
 
     compiler._cache_read, compiler._cache_write = cache_read, cache_write
     return [(compiler, "_cache_read"), (compiler, "_cache_write")]

@@ -23,8 +23,11 @@ from jax import Device
 from jax._src import core
 from jax.sharding import AbstractMesh, Mesh, PartitionSpec, Sharding
 
+from grader.child.jax_version import closed_jaxpr_class
+
 Describe = Callable[[Any], dict[str, Any]]
 JAX_SOURCE = os.path.dirname(os.path.realpath(jax.__file__)) + os.sep
+ClosedJaxpr = closed_jaxpr_class(core)  # JAX 0.12: core.Jaxpr (grader.child.jax_version)
 
 
 def simple_param(value: Any, describe: Describe) -> Any:
@@ -61,13 +64,13 @@ def sub_programs(params: dict[str, Any]) -> list[core.Jaxpr | core.ClosedJaxpr]:
     found = []
     for value in params.values():
         candidates = value if isinstance(value, (tuple, list)) else (value,)
-        found.extend(c for c in candidates if isinstance(c, (core.Jaxpr, core.ClosedJaxpr)))
+        found.extend(c for c in candidates if isinstance(c, (core.Jaxpr, ClosedJaxpr)))
     return found
 
 
 def is_library(program: core.Jaxpr | core.ClosedJaxpr) -> bool:
     """A program JAX's own library traced (``jnp.sum`` is a jitted function), not the student."""
-    jaxpr = program.jaxpr if isinstance(program, core.ClosedJaxpr) else program
+    jaxpr = program.jaxpr if isinstance(program, ClosedJaxpr) else program
     source = getattr(getattr(jaxpr, "debug_info", None), "func_src_info", None) or ""
     at = source.rfind(" at ")
     return at >= 0 and os.path.realpath(source[at + 4:].rsplit(":", 1)[0]).startswith(JAX_SOURCE)
@@ -133,7 +136,7 @@ class Builder:
         if literals:
             node["literals"] = {str(k): v for k, v in literals.items()}
         if len(subs) == 1:
-            inner = subs[0].jaxpr if isinstance(subs[0], core.ClosedJaxpr) else subs[0]
+            inner = subs[0].jaxpr if isinstance(subs[0], ClosedJaxpr) else subs[0]
             if len(inner.invars) == len(inputs) and len(inner.outvars) == len(outs):
                 inner_env = {var: outer for var, outer in zip(inner.invars, inputs) if outer is not None}
                 scope = within if is_library(subs[0]) else within + (name,)
@@ -144,7 +147,7 @@ class Builder:
                 return produced
         outputs = [self.fresh(o) for o in outs]
         for sub in subs:
-            inner = sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub
+            inner = sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
             inner_env: dict[core.Var, int] = {}
             inner_inputs = [self._fresh_into(inner_env, v) for v in inner.invars]
             self.nodes.append({"primitive": f"{name}:enter", "within": list(within), "params": {},

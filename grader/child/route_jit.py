@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from grader.child import compiled
+from grader.child.jax_version import run_python_pjit
 from grader.child.jaxpr_graph import is_library, sub_programs
 from grader.child.route_host import from_host_pusher, host_types
 from grader.child.swap import interceptor
@@ -32,7 +33,7 @@ _read_facts = compiled.facts  # for the hooks, in whose scope ``compiled`` is a 
 def install(recorder: Any, pjit: Any) -> list[tuple[Any, str, Any]]:
     """Put the route's hooks in place; returns them as (owner, attribute, hook) for ``intact``."""
     state, push, swap, full = recorder.state, recorder.events.append, recorder.swap, recorder.FULL
-    run_pjit, call_impl = pjit._run_python_pjit, pjit._pjit_call_impl_python
+    run_pjit, call_impl = run_python_pjit(pjit), pjit._pjit_call_impl_python  # JAX 0.8: refused (jax_version)
     fastpath_data, infer_params = pjit._get_fastpath_data, pjit._infer_params
     array_class, is_deleted = recorder.array_class, recorder.is_deleted
     placing = _Placing()

@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 from grader.exercise import Exercise
+from grader.export.pack import pinned_constraints, write_pack_record
 from grader.paths import PACKAGE, data_folder
 
 SOURCE_ROOT = PACKAGE.parent
@@ -21,7 +22,7 @@ def template(name: str) -> str:
 
 def copy_grader(target: Path) -> None:
     """The jaxgrade source pip needs (pyproject, its build backend, grader/, templates/), without
-    any exercise."""
+    any exercise, and constraints.txt: the versions installed here, to install it with."""
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         if (SOURCE_ROOT / name).is_file():
             shutil.copy2(SOURCE_ROOT / name, target / name)
@@ -32,12 +33,15 @@ def copy_grader(target: Path) -> None:
     shutil.copytree(PACKAGE, target / "grader", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*",
                                                                             "exercises", "templates"))
     shutil.copytree(data_folder("templates"), target / "templates", ignore=SKIP)
+    (target / "constraints.txt").write_text(pinned_constraints())
 
 
 def copy_exercise(exercise: Exercise, destination: Path, parts: tuple[str, ...] = GRADER_PARTS) -> Path:
-    """Copy the ``parts`` of an exercise folder that exist (default: what grading needs) to ``destination``."""
+    """Copy the ``parts`` of an exercise folder that exist (default: what grading needs) to
+    ``destination``, with the pack's record of this machine's JAX (``grader.export.pack``)."""
     destination.mkdir(parents=True)
     for part in parts:
         if (exercise.directory / part).is_file():
             shutil.copy2(exercise.directory / part, destination / part)
+    write_pack_record(exercise, destination)
     return destination

@@ -16,6 +16,7 @@ from typing import Any
 from grader.errors import ExportError
 from grader.exercise import Exercise, load_exercise
 from grader.export.bundle import template
+from grader.export.pack import pinned_constraints, write_pack_record
 
 STUDENT_PARTS = ("statement.md", "starter.py")
 
@@ -118,6 +119,8 @@ def export_student(exercise: Exercise, output: Path) -> Path:
         shutil.copy2(exercise.directory / part, inner / part)
     (inner / "checks.py").write_text(checks_source)
     (inner / "exercise.toml").write_text(_student_toml(exercise, meta, visible))
+    write_pack_record(exercise, inner)
+    (output / "constraints.txt").write_text(pinned_constraints())  # the versions the pack was made with
     shutil.copy2(exercise.directory / "statement.md", output / "statement.md")
     solution = output / f"{exercise.slug}.py"
     solution.write_text(exercise.starter.read_text().replace("THIS_FILE.py", solution.name))

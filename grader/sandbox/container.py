@@ -31,8 +31,9 @@ from grader.errors import GraderFailure
 # sandbox's range, which it only leases when 999 children run at once): the probe that tries
 # to read the secrets runs as it.
 PROBE_UID = 61999
-# The exercise's files a student may see anyway (they are in the student's export).
-PUBLIC_PARTS = frozenset({"statement.md", "starter.py", "exercise.toml"})
+# The exercise's files a student may see anyway (they are in the student's export; pack.json: the
+# versions it was exported with, grader.export.pack).
+PUBLIC_PARTS = frozenset({"statement.md", "starter.py", "exercise.toml", "pack.json"})
 # Files this small are not looked for by content: an empty __init__.py of the exercise would
 # match every empty file in site-packages, and closing those would break imports.
 MIN_SECRET_BYTES = 64

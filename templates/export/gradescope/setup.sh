@@ -35,7 +35,8 @@ fi
 
 "$PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install --upgrade pip
-"$VENV/bin/python" -m pip install "$SOURCE/jaxgrade"
+# constraints.txt: the versions the autograder was exported (and validated) with, JAX among them.
+"$VENV/bin/python" -m pip install -c "$SOURCE/jaxgrade/constraints.txt" "$SOURCE/jaxgrade"
 # Grade the reference once now: it fills the compilation cache, so students' grading is faster.
 # The cache is root's, readable and not writable by every other user (the submission's uid).
 PYTHONPATH="$SOURCE/jaxgrade" "$VENV/bin/python" -P -s -m grader.export warm-cache -e @SLUG@ || true
