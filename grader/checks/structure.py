@@ -398,9 +398,7 @@ class ResultFromPlacement(StructureCheck):
         label = _named(leaf, self.target)
         via = VIA_NAME[chosen.via] if chosen is not None else VIA_NAME[self.target.via]
         capture, feed = _counterfactuals(evidence(context), leaf, chosen, arguments)
-        # recorded in full, so that the call's own operations can be run again (_replayed)
-        before = probe_call(context) if arguments is context.probe else context.memo(
-            f"full call {arguments_text(arguments)}", lambda: context.session.call(arguments, record="full"))
+        before = probe_call(context) if arguments is context.probe else _call(context, arguments)
         for other in _other_values(dict(argument_leaves(arguments)).get(leaf)):
             changed = with_leaf(arguments, leaf, other)
             tolerance = answer_on(context.values, changed)[1]
@@ -414,10 +412,10 @@ class ResultFromPlacement(StructureCheck):
                 return Outcome.failed(f"{where}{seen}. The task asks for {what} computed from the placed {label} "
                                       "on every input.", expected=f"{what} computed from the placed {label}",
                                       observed=seen)
-            replayed = _replayed(arguments, before, chosen, leaf, self.result)
-            if replayed is not None:  # the call's own operations run again: the function never knows
-                if replayed:
-                    return None
+            # the probe call's own operations run again: the function never knows (a witness that can
+            # only fail it: a forged record can make a replay look honest, the feeding call below cannot)
+            replayed = _replayed(arguments, before, chosen, leaf, self.result) if arguments is context.probe else None
+            if replayed is False:
                 seen = (f"the operations your function ran, run again with the placed {label} holding other values "
                         f"({short(other)}) and nothing else changed, return what they returned before, although your "
                         f"function called on those values returns something else")
