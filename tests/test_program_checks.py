@@ -438,3 +438,41 @@ def test_an_eager_vmap_is_judged_from_the_batched_values_it_ran(judge) -> None:
             return jnp.sum(jax.vmap(lambda row: jnp.dot(row, jnp.arange(4.0)))(x.reshape(4, 4)))
     """)
     assert outcome.status == "passed", outcome.message
+
+
+IN_JIT = UsesPrimitive(id="structure.in_jit", title="the sum inside jit", operation="reduce_sum", inside="jit",
+                       reads="x", only_inside=True)
+
+
+@pytest.mark.parametrize("body, stray", [
+    ("""
+    @jax.jit
+    def f(x):
+        return jnp.sum(x * 2.0)
+    """, None),
+    ("""
+    _sum = jax.jit(lambda v: jnp.sum(v))
+
+    def f(x):
+        return _sum(jnp.asarray(x, jnp.float32))  # placing and retyping beside jit is no work
+    """, None),
+    ("""
+    _sum = jax.jit(lambda v: jnp.sum(v))
+
+    def f(x):
+        return _sum(x * 2.0)  # the doubling runs eagerly: no reduce_sum outside, still work outside
+    """, "1 operation outside jax.jit (mul)"),
+    ("""
+    _sum = jax.jit(lambda v: jnp.sum(v))
+
+    def f(x):
+        return _sum(x) + jnp.sum(x) * 0.0  # an eager sum too, on the path through * 0.0
+    """, "3 operations outside jax.jit (add, mul, reduce_sum)"),
+], ids=["all_inside", "placed_beside", "elementwise_beside", "sum_beside"])
+def test_only_inside_counts_every_operation_on_the_path_not_only_the_named_one(judge, body: str,
+                                                                              stray: str | None) -> None:
+    outcome = judge(IN_JIT, body)
+    if stray is None:
+        assert outcome.status == "passed", outcome.message
+    else:
+        assert outcome.status == "failed" and stray in outcome.message, outcome.message

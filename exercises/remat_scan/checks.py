@@ -129,7 +129,7 @@ CHECKS = [
                        "Python loop over the layers unrolls them into the program."),
     MEMORY,
     AvoidsPrimitives(id="structure.no_host_work", title="The gradient is computed in JAX, not on the host",
-                     operations=("pure_callback", "io_callback"),
+                     operations=("pure_callback", "io_callback"), host=True,
                      why="A host callback computes outside XLA, where neither jax.checkpoint nor its memory "
                          "applies."),
     WithinLimits(),

@@ -8,7 +8,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from grader.authoring import (FLOAT32, LENGTHS, Array, AvoidsPrimitives, CompilesAtMost, Donates, LoadsFunction,
-                              Returns, Scalar, Signature, ValueProperty, WithinLimits, arguments, dims, float32_array)
+                              Returns, Scalar, Signature, UsesPrimitive, ValueProperty, WithinLimits, arguments, dims,
+                              float32_array)
 
 SIGNATURE = Signature({"w": Array("float32", "n"), "g": Array("float32", "n"), "lr": Scalar("float")},
                       returns=Array("float32", "n"))
@@ -50,6 +51,10 @@ CHECKS = [
     Donates(id="structure.donates_w", title="Donates w's buffer, which XLA reuses", argument="w",
             hint="jax.jit(..., donate_argnums=0) (or donate_argnames='w') on the step itself, given w as your "
                  "function received it: donating a copy, or g, leaves w's buffer alone."),
+    UsesPrimitive(id="structure.step_in_jit", title="The step's arithmetic runs inside the jitted function",
+                  operation="mul", inside="jit", reads="g", only_inside=True,
+                  hint="Compute w - lr * g inside the jitted function that donates w: a step computed eagerly and "
+                       "only handed to a jitted function runs operation by operation, and its donation saves nothing."),
     AvoidsPrimitives(id="structure.no_host_work", title="The step runs in JAX, not on the host",
                      operations=("pure_callback", "io_callback"),
                      hint="Compute w - lr * g with JAX operations inside the jitted function."),

@@ -43,7 +43,13 @@ ALIASES: dict[str, tuple[str, ...]] = {
 SPELLING = {"psum": "jax.lax.psum", "pmean": "jax.lax.pmean", "all_gather": "jax.lax.all_gather",
             "psum_scatter": "jax.lax.psum_scatter", "pmax": "jax.lax.pmax", "pmin": "jax.lax.pmin",
             "ppermute": "jax.lax.ppermute", "all_to_all": "jax.lax.all_to_all", "shard_map": "jax.shard_map",
-            "jit": "jax.jit"}
+            "jit": "jax.jit", "dot_general": "matrix product (dot_general: x @ w, jnp.dot, jnp.einsum)",
+            "scan": "jax.lax.scan"}
+
+
+# Operations that only place, copy or retype a value: allowed beside the transformation that
+# ``UsesPrimitive.only_inside`` asks the work to be in (``jnp.asarray(x)``, ``device_put``).
+MOVES = frozenset({"device_put", "copy", "copy_p", "convert_element_type"})
 
 
 def names_of(operation: str) -> tuple[str, ...]:
@@ -156,8 +162,8 @@ class UsesPrimitive(Check):
     reads: str | None = None
     allow_host: bool = False
     params: Mapping[str, Any] | None = None
-    # With ``inside``: every such operation on the way from ``reads`` to the result is inside it
-    # (a loss computed eagerly beside a jitted update is one outside)
+    # With ``inside``: every operation on the way from ``reads`` to the result is inside it, not
+    # only ``operation`` (a loss computed eagerly beside a jitted update, with or without a matmul)
     only_inside: bool = False
     category: ClassVar[Category] = "structure"
 
@@ -215,17 +221,18 @@ class UsesPrimitive(Check):
                 return Outcome.failed(f"Your {spelled(self.operation)} is not inside {spelled(self.inside)} "
                                       f"(found {len(outside)} outside it).", expected=want,
                                       observed=f"{spelled(self.operation)} outside {spelled(self.inside)}")
-            stray = self._on_path(program, [n for n in outside if self.inside not in n.within], sizes) \
-                if self.only_inside else []
+            stray = self._on_path(program, self._beside(program), sizes) if self.only_inside else []
             if stray:
                 source = self.reads or "your arguments"
-                seen = (f"{len(stray)} {spelled(self.operation)} outside {spelled(self.inside)}, on the way from "
-                        f"{source} to what your function returns")
+                kinds = sorted({n.primitive for n in stray})
+                seen = (f"{len(stray)} operation{'s' * (len(stray) != 1)} outside {spelled(self.inside)} "
+                        f"({', '.join(kinds[:6])}{', ...' * (len(kinds) > 6)}) on the way from {source} to what "
+                        "your function returns")
                 return Outcome.failed(f"Your program also computes part of the task outside "
                                       f"{spelled(self.inside)}: {seen}. Work beside {spelled(self.inside)} runs "
                                       "operation by operation on every call; the task asks for all of it inside.",
-                                      expected=f"every {spelled(self.operation)} on the way from {source} to the "
-                                               f"result inside {spelled(self.inside)}", observed=seen)
+                                      expected=f"every operation on the way from {source} to the result inside "
+                                               f"{spelled(self.inside)}", observed=seen)
         if self.params:
             seen = found
             found = [n for n in found if all(matches(w, n.params.get(k), _axis_size(n, sizes))
@@ -258,6 +265,12 @@ class UsesPrimitive(Check):
             return Outcome.failed(host_text(work, f"the result, through {want},") + ".", expected=want,
                                   observed=work.call)
         return Outcome.passed(f"Your program uses {want}.")
+
+    def _beside(self, program: Program) -> list[Node]:
+        """The operations outside ``inside`` that compute something: not ``inside``'s own call,
+        not a call whose body is walked in its place, not a value only moved or retyped."""
+        return [n for n in program.nodes if self.inside not in n.within and not n.inlined and ":" not in n.primitive
+                and n.primitive not in names_of(self.inside) and n.primitive not in MOVES]
 
     def _on_path(self, program: Program, nodes: list[Node], sizes: dict[str, int]) -> list[Node]:
         """Those of ``nodes`` that read a value computed from ``reads`` and feed the result."""
