@@ -414,7 +414,7 @@ class ResultFromPlacement(StructureCheck):
                                       observed=seen)
             # the probe call's own operations run again: the function never knows (a witness that can
             # only fail it: a forged record can make a replay look honest, the feeding call below cannot)
-            replayed = _replayed(arguments, before, chosen, leaf, self.result) if arguments is context.probe else None
+            replayed = _replayed(context, chosen, leaf, self.result) if arguments is context.probe else None
             if replayed is False:
                 seen = (f"the operations your function ran, run again with the placed {label} holding other values "
                         f"({short(other)}) and nothing else changed, return what they returned before, although your "
@@ -493,16 +493,16 @@ def _counterfactuals(found: Evidence, leaf: str, chosen: Placement | None,
     return (Counterfactual(True, chosen.sharding, shape, turn), Counterfactual(False, chosen.sharding, shape, turn))
 
 
-def _replayed(arguments: dict[str, Any], call: Returned, chosen: Placement | None, leaf: str,
-              result: str) -> bool | None:
-    """A fully recorded call's replay of the judged eager device_put of ``leaf`` (the first in
-    ``call`` onto the same sharding, placing ``leaf`` as the probe's judged one did: see
-    ``grader.child.replay``): whether what the function returned changed when the placed
-    value held other values; None when it was not replayed (a placement inside a
-    transformation, a round trip through the host)."""
+def _replayed(context: Context, chosen: Placement | None, leaf: str, result: str) -> bool | None:
+    """The probe call's replay of the judged eager device_put of ``leaf`` (the first onto the
+    same sharding, placing ``leaf`` as the judged one did: see ``grader.child.replay``):
+    whether what the function returned changed when the placed value held other values; None
+    when it was not replayed (a placement inside a transformation, a round trip through the
+    host). The probe's alone: its record is the one the placement was judged from."""
+    call = probe_call(context)
     if chosen is None or chosen.via != "device_put" or chosen.within or call.program is None:
         return None
-    shapes = {path: tuple(np.shape(value)) for path, value in argument_leaves(arguments)}
+    shapes = {path: tuple(np.shape(value)) for path, value in argument_leaves(context.probe)}
     same = next((p for p in placements_in(call.program, shapes) if p.via == "device_put" and not p.within
                  and p.sharding == chosen.sharding and p.relation.get(leaf) == chosen.relation.get(leaf)), None)
     return None if same is None or same.placed is None else call.program.replayed(same.placed, result)
