@@ -123,15 +123,23 @@ class Watch:
 
     def changes(self) -> list[str]:
         """Each change since the last ask, as ``replaces jax.numpy.sum``, and put back."""
-        found = [f"{how} {self.spaces[i].label}.{name}"
-                 for i in self._moved() for how, name in self.spaces[i].changes()]
-        self._mark_clean()
+        moved = self._moved()
+        if not moved:  # the usual answer: the tags just read are the clean ones (one read, not two)
+            return []
+        found = [f"{how} {self.spaces[i].label}.{name}" for i in moved for how, name in self.spaces[i].changes()]
+        self._mark_clean()  # after putting back, which moves the tags again
         return found[:MAX_NAMED]
 
     def _moved(self) -> list[int]:
+        """The namespaces whose tag moved since the last clean read; with none, this read is the
+        clean one from now on."""
         if self._gather is None:
             return list(range(len(self.spaces)))
-        return self._nonzero(self._gather() != self._clean)[0].tolist()
+        now = self._gather()
+        moved = self._nonzero(now != self._clean)[0].tolist()
+        if not moved:
+            self._clean = now
+        return moved
 
     def _mark_clean(self) -> None:
         if self._gather is not None:
