@@ -103,6 +103,29 @@ def test_an_eager_collective_in_a_python_loop_counts_every_run(recorded) -> None
     assert sum(p.communicated for p in looped.programs) == 3 * 4 * 4  # the four column sums, thrice
 
 
+
+@pytest.mark.parametrize("when", ["at_import", "in_the_call"])
+def test_an_executable_compiled_ahead_of_time_is_the_submissions_own_program(recorded, when: str) -> None:
+    # lower(...).compile() and its call: the same program, memory and collectives as the jitted
+    # call would show, named by the function it was traced from
+    body = """
+        def total(placed):
+            return jax.lax.with_sharding_constraint(placed.sum(0), NamedSharding(MESH, P()))
+        SHARDED = NamedSharding(MESH, P("data"))
+        {compile_at_import}
+        def f(x):
+            placed = jax.device_put(x, SHARDED)
+            compiled = COMPILED or jax.jit(total).lower(placed).compile()
+            return compiled(placed)
+    """
+    at_import = "COMPILED = jax.jit(total).lower(jax.ShapeDtypeStruct((16, 4), jnp.float32, sharding=SHARDED)).compile()"
+    returned = recorded(body.format(compile_at_import=at_import if when == "at_import" else "COMPILED = None"))
+    own = [p for p in returned.programs if p.own]
+    assert [p.function.split(" at ")[0] for p in own] == ["total"], returned.programs
+    assert kinds(returned) == [("all-reduce", 16)]
+    assert own[0].memory.argument == 16 * 4 * 4 // 8
+
+
 @pytest.mark.slow
 def test_rematerialisation_shows_in_the_temporary_bytes(recorded) -> None:
     probe = {"ws": np.full((16, 32, 32), 0.01, np.float32), "x": np.ones((64, 32), np.float32)}

@@ -78,8 +78,10 @@ def install(recorder: Any, stages: Any, pxla: Any) -> list[tuple[Any, str, Any]]
         donated = params.get("donated_invars") or ()
         reused = tuple(i for i, d in enumerate(donated) if d and i < len(operands)
                        and type(operands[i]) is array_class and is_deleted(operands[i]))
+        # in a full record, the executable too: what XLA made of it is the submission's program
+        # (its memory, its collectives), whichever route compiled it
         push(("jit", params, operands, result[1], status,
-              (traced_by, compiled if status == "traced" else 0, reused), None))
+              (traced_by, compiled if status == "traced" else 0, reused), executable if state[0] == full else None))
         if state[0] == full:
             push(("executed", params.get("name"), executable))
         return result
