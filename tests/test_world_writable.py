@@ -98,6 +98,35 @@ def test_the_sweep_removes_what_a_uid_left_and_nothing_else(extra_folder):
     assert all(p.read_text() == "root's" for p in planted)
 
 
+@NEEDS_ROOT
+def test_the_sweep_removes_where_it_found_what_a_uid_left_even_if_a_link_replaces_a_folder_on_the_way(tmp_path):
+    """Another user may rename what its world-writable folder holds, and put a link in its place,
+    while the sweep of a uid runs: the uid's folder ``x`` found in ``shared/sub`` must be removed
+    there, never in what ``shared/sub`` names once it has become a link to root's folder (by path,
+    root would empty root's own ``victim/x``: a link to / would have it empty /tmp)."""
+    uid, other = SANDBOX_UIDS.stop - 1, SANDBOX_UIDS.stop - 2
+    shared = tmp_path / "shared"
+    (shared / "sub" / "x").mkdir(parents=True)
+    (shared / "sub" / "x" / "left-by-uid").write_text("x")
+    for path, owner in ((shared, other), (shared / "sub", other), (shared / "sub" / "x", uid),
+                        (shared / "sub" / "x" / "left-by-uid", uid)):
+        os.chown(path, owner, owner)
+    for folder in (shared, shared / "sub"):
+        folder.chmod(0o777)  # another user's folders that every user may write: the sweep enters them
+    victim = tmp_path / "victim"
+    (victim / "x").mkdir(parents=True)
+    (victim / "x" / "root's").write_text("keep")
+    found = world_writable._owned_entries(uid, (str(tmp_path),))
+    entry = next(found)
+    assert entry.path == str(shared / "sub" / "x")
+    (shared / "sub").rename(shared / "moved")  # what the other user does meanwhile
+    (shared / "sub").symlink_to(victim)
+    assert world_writable._remove(entry) == []
+    assert (victim / "x" / "root's").read_text() == "keep"
+    assert not (shared / "moved" / "x").exists()  # removed where it was found
+    assert list(found) == []
+
+
 @pytest.mark.slow
 @NEEDS_ROOT
 def test_a_child_has_its_own_empty_world_writable_folders_and_leaves_nothing(tmp_path, seed_exercise, extra_folder):
