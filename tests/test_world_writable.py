@@ -188,7 +188,7 @@ def test_without_a_mount_namespace_what_the_uid_wrote_is_bounded_and_removed(tmp
         where, step = blocked
         expose = (f'stage=$(mktemp -d); mount --bind "{where}/{step}" "$stage"; '
                   f'mount -t tmpfs -o mode=0755,size=1m tmpfs "{where}"; mkdir "{where}/{step}"; '
-                  f'mount --move "$stage" "{where}/{step}"; ')
+                  f'mount --move "$stage" "{where}/{step}"; rmdir "$stage"; ')  # no empty folder left in /tmp
     capabilities = ",".join(f"+{c}" for c in DOCKER_CAPABILITIES)
     script = (f"set -e; {expose}exec setpriv --bounding-set=-all,{capabilities} --inh-caps=-all -- "
               f"{sys.executable} -c \"$GRADER\" {submission}")
