@@ -175,13 +175,10 @@ def _blocked_ancestor(path: Path) -> tuple[Path, str] | None:
     return None
 
 
-@pytest.mark.slow
-@NEEDS_ROOT
-@pytest.mark.skipif(not all(shutil.which(t) for t in ("unshare", "setpriv", "mount")), reason="needs unshare, setpriv, mount")
-def test_without_a_mount_namespace_what_the_uid_wrote_is_bounded_and_removed(tmp_path, extra_folder):
-    folder, planted = extra_folder
-    folders = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock", str(folder)]
-    submission = _submission(tmp_path, folders, 64)  # past its 16 MiB: the watch must stop it
+def _without_namespaces(submission: Path) -> dict:
+    """``NO_NAMESPACES`` on ``submission``, as root with Docker's capabilities only (no
+    CAP_SYS_ADMIN, so no namespace for the child) and $TMPDIR unset: the child's working folder
+    lies in the machine's /tmp."""
     expose = ""
     blocked = _blocked_ancestor(Path(sys.base_prefix))
     if blocked:  # as an image has it: Python where every user may read it
@@ -192,12 +189,27 @@ def test_without_a_mount_namespace_what_the_uid_wrote_is_bounded_and_removed(tmp
     capabilities = ",".join(f"+{c}" for c in DOCKER_CAPABILITIES)
     script = (f"set -e; {expose}exec setpriv --bounding-set=-all,{capabilities} --inh-caps=-all -- "
               f"{sys.executable} -c \"$GRADER\" {submission}")
+    environment = {key: value for key, value in os.environ.items() if key != "TMPDIR"}
     done = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", script],
                           capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "GRADER": NO_NAMESPACES, "JAXGRADE_CACHE": "off",
+                          env={**environment, "GRADER": NO_NAMESPACES, "JAXGRADE_CACHE": "off",
                                "PYTHONPATH": str(REPO)})
     assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+CONTAINER_TOOLS = pytest.mark.skipif(not all(shutil.which(t) for t in ("unshare", "setpriv", "mount")),
+                                     reason="needs unshare, setpriv, mount")
+
+
+@pytest.mark.slow
+@NEEDS_ROOT
+@CONTAINER_TOOLS
+def test_without_a_mount_namespace_what_the_uid_wrote_is_bounded_and_removed(tmp_path, extra_folder):
+    folder, planted = extra_folder
+    folders = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock", str(folder)]
+    submission = _submission(tmp_path, folders, 64)  # past its 16 MiB: the watch must stop it
+    result = _without_namespaces(submission)
     protections = result["protections"]
     assert not protections["temporary_files"]["active"] and protections["user"]["active"], protections
     assert "removed when it ends" in protections["temporary_files"]["detail"]
@@ -207,3 +219,41 @@ def test_without_a_mount_namespace_what_the_uid_wrote_is_bounded_and_removed(tmp
     assert "LEFT /run/lock" in result["output"] and f"LEFT {folder}" in result["output"]
     assert not _leftovers(folders)
     assert all(p.read_text() == "root's" for p in planted)
+
+
+WRITES_IN_ITS_FOLDER = """
+import os, time
+import jax, jax.numpy as jnp, numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+def replicated_sharding_value(x):
+    if not os.path.exists("data.bin"):
+        with open("data.bin", "wb") as handle:
+            for _ in range(10):
+                handle.write(b"x" * (1 << 20))
+        print("WROTE", os.getcwd(), flush=True)
+        time.sleep(1.5)  # the watch walks at least once a second meanwhile
+    mesh = Mesh(np.array(jax.devices()[:1]), ("data",))
+    return jnp.sum(jax.device_put(x, NamedSharding(mesh, PartitionSpec())), dtype=jnp.float32)
+"""
+
+
+@pytest.mark.slow
+@NEEDS_ROOT
+@CONTAINER_TOOLS
+def test_without_a_mount_namespace_the_working_folder_in_tmp_is_counted_once(tmp_path):
+    """The child's working folder is made in $TMPDIR (/tmp here) and given to its uid, so the
+    sweep's walk of what the uid owns in /tmp finds it too: 10 MiB written there, under a 16 MiB
+    bound, must count 10 MiB, not 20."""
+    submission = tmp_path / "class" / "writes.py"
+    submission.parent.mkdir()
+    for folder in (tmp_path, submission.parent):
+        folder.chmod(0o755)
+    submission.write_text(WRITES_IN_ITS_FOLDER)
+    result = _without_namespaces(submission)
+    assert not result["protections"]["temporary_files"]["active"], result["protections"]
+    assert "WROTE /tmp/" in result["output"], result["output"][-2000:]
+    limits = result["checks"]["limits.resources"]
+    assert limits[0] == "passed", (limits, result["output"][-2000:])
+    assert result["status"] == "passed", result["checks"]

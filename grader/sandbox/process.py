@@ -314,8 +314,11 @@ class ChildProcess:
             return
         self.protections["scratch"] = watched_scratch(self.limits, self.lease is not None)
         uid, folders = (self.lease.uid, world_writable_folders()) if self.lease else (None, ())
-        # with a uid of its own, what it writes in the world-writable folders counts against the same bound
-        also = (lambda most, entries: owned_usage(uid, folders, most, entries)) if uid is not None else None
+        # with a uid of its own, what it writes in the world-writable folders counts against the same
+        # bound; its working folder (the uid's, in /tmp when $TMPDIR is there) is counted by the watch
+        workdir = os.stat(self.workdir)
+        counted = (workdir.st_dev, workdir.st_ino)
+        also = (lambda most, entries: owned_usage(uid, folders, most, entries, counted)) if uid is not None else None
         self._watch = ScratchWatch(self.workdir, self.limits.scratch_mib << 20, self.limits.scratch_files,
                                    self._stop, also)
 

@@ -162,11 +162,16 @@ def _owned_entries(uid: int, folders: tuple[str, ...]) -> Iterator[_Entry]:
     return _walk([(folder, 0) for folder in folders], look)
 
 
-def owned_usage(uid: int, folders: tuple[str, ...], stop_bytes: int, stop_entries: int) -> Usage:
+def owned_usage(uid: int, folders: tuple[str, ...], stop_bytes: int, stop_entries: int,
+                besides: tuple[int, int] | None = None) -> Usage:
     """What ``uid`` holds in the world-writable ``folders`` (see ``measure_tree``): for a child
-    without a private tmpfs, counted with its working folder against one bound."""
+    without a private tmpfs, counted with its working folder against one bound. ``besides``:
+    (device, inode) of that working folder, measured already, which the uid owns and which lies
+    in /tmp whenever $TMPDIR does: not counted twice."""
     used = entries = 0
     for entry in _owned_entries(uid, folders):
+        if (entry.info.st_dev, entry.info.st_ino) == besides:
+            continue
         entries += 1
         used += entry.info.st_blocks * 512
         if stat.S_ISDIR(entry.info.st_mode):
