@@ -78,14 +78,16 @@ def _open_beneath(start: str, names: tuple[str, ...]) -> int:
     return fd
 
 
-def _walk(starts: list[tuple[str, int]], look: Callable[[os.DirEntry, str, int], str | None]) -> Iterator[_Entry]:
+def _walk(starts: list[tuple[str, int]],
+          look: Callable[[os.DirEntry, str, int], str | None]) -> Iterator[_Entry]:
     """The entries ``look(entry, prefix, level)`` takes (``_TAKE``) in the folders ``starts``
     ((path, level) each) and in the folders it enters (``_ENTER``), a level deeper; None passes
-    an entry by, and so does an error reading it (``prefix``: its folder's path and a "/"). Both ``scan`` and the sweep of a uid walk so.
-    Each folder is reached from its start a name at a time, never through a link, and what is
-    taken comes with the descriptor of its folder: where another user renames a folder on the
-    way and puts a link in its place (any user may, in a folder all may write), neither the walk
-    nor what is done through that descriptor goes anywhere else."""
+    an entry by, and so does an error reading it (``prefix``: its folder's path and a "/"). Both
+    ``scan`` and the sweep of a uid walk so. Each folder is reached from its start a name at a
+    time, never through a link, and what is taken comes with the descriptor of its folder: where
+    another user renames a folder on the way and puts a link in its place (any user may, in a
+    folder all may write), neither the walk nor what is done through that descriptor goes
+    anywhere else."""
     todo = [(start, (), level) for start, level in starts]
     while todo:
         start, names, level = todo.pop()
