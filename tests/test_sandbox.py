@@ -850,7 +850,10 @@ SCRATCH_LIMITS = dataclasses.replace(LIMITS, scratch_mib=16)
 @pytest.fixture
 def private_tmp(tmp_path, monkeypatch):
     """The grader's temporary directory, for this test alone: what the sandbox leaves behind
-    shows up there."""
+    shows up there. The grader process's own Hypothesis folder, which lives as long as the
+    process (whichever test first drew inputs made it), is made first, where it always is."""
+    from grader.checks.values import _private_hypothesis_home
+    _private_hypothesis_home()
     folder = tmp_path / "grader-tmp"
     folder.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(folder))
