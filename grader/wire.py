@@ -22,7 +22,7 @@ import os
 import re
 import struct
 import threading
-from typing import Any, Literal, Mapping, NotRequired, TypedDict, Union
+from typing import Any, Callable, Literal, Mapping, NotRequired, TypedDict, TypeVar, Union
 
 import numpy as np
 
@@ -149,6 +149,13 @@ def read_message(fd: int) -> dict[str, Any]:
         raise ChannelClosed(str(error)) from None
 
 
+T = TypeVar("T")
+
+
+def _as_it_is(message: dict[str, Any]) -> Any:
+    return message
+
+
 def decoding_cost(length: int, values: int) -> int:
     """What decoding a message of ``length`` bytes holding ``values`` JSON values costs at most."""
     return 2 * length + VALUE_BYTES * values
@@ -183,11 +190,15 @@ def values_bound(body: bytes | bytearray, limit: int, start: int = 0) -> int:
     return count
 
 
-def decode_message(body: bytes | bytearray) -> dict[str, Any]:
+def decode_message(body: bytes | bytearray, keep: Callable[[dict[str, Any]], T] = _as_it_is) -> T:
     """The JSON object of one message's bytes, its shape checked before it is decoded (at most
-    ``values_allowed`` values: ``values_bound``). Raises :class:`Malformed` for what is not
-    an object of that size. A bytearray is emptied once decoded to text, so that it is not held
-    beside the text and the values while they are built."""
+    ``values_allowed`` values: ``values_bound``), as ``keep`` makes it the reader's own (the
+    child's strings made safe: ``grader.observe.returned.safe_reply``). Raises
+    :class:`Malformed` for what is not an object of that size. A bytearray is emptied once
+    decoded to text, so that it is not held beside the text and the values while they are built;
+    the text goes once decoded, and the decoded values once kept, all before a large message lets
+    the next one be decoded: a class run reads many children at once, and what one of them left
+    decoded beside another's decoding would add up to twice the budget (#41)."""
     if len(body) > MAX_MESSAGE_BYTES:
         raise Malformed(f"a message of {len(body)} bytes exceeds the channel's limit of {MAX_MESSAGE_BYTES}")
     with _large if len(body) > LARGE_MESSAGE_BYTES else contextlib.nullcontext():
@@ -202,9 +213,12 @@ def decode_message(body: bytes | bytearray) -> dict[str, Any]:
             message = json.loads(text)
         except (ValueError, RecursionError) as error:  # RecursionError: "[[[[..." nested past the stack
             raise Malformed(f"a message is not JSON ({type(error).__name__})") from None
-    if not isinstance(message, dict):
-        raise Malformed("a message on the channel was not a JSON object")
-    return message
+        del text
+        if not isinstance(message, dict):
+            raise Malformed("a message on the channel was not a JSON object")
+        kept = keep(message)
+        del message
+    return kept
 
 
 # -- what the child sends ------------------------------------------------------------------------

@@ -358,7 +358,7 @@ def _in_container(root: Path, *, user: int | None = None, timeout: int = 300,
         folder, step = python
         expose = (f'stage=$(mktemp -d); mount --bind "{folder}/{step}" "$stage"; '
                   f'mount -t tmpfs -o mode=0755,size=1m tmpfs "{folder}"; mkdir "{folder}/{step}"; '
-                  f'mount --move "$stage" "{folder}/{step}"; ')
+                  f'mount --move "$stage" "{folder}/{step}"; rmdir "$stage"; ')  # no empty folder left in /tmp
     capabilities = ",".join(f"+{c}" for c in DOCKER_DEFAULT_CAPABILITIES)
     who = f"--reuid={user} --regid={user} --clear-groups " if user is not None else ""
     script = (f"set -e; {expose}cd {root}; exec setpriv --bounding-set=-all,{capabilities} --inh-caps=-all "

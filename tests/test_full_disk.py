@@ -9,7 +9,9 @@ from __future__ import annotations
 import csv
 import ctypes
 import io
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -123,3 +125,31 @@ def test_when_the_graders_own_disk_runs_short_the_rest_is_graded_and_said_in_one
     book = _gradebook(out)
     assert {s: book[s]["status"] for s in book} == {"ada": "passed", "ben": "failed", "cy": "passed", "dee": "passed",
                                                     "eve": "failed"}, book
+
+
+def test_a_classmate_writing_until_every_place_refuses_is_graded_with_the_class(small_disk, class_folder):
+    """mallory writes into its working folder, /tmp, /var/tmp, /dev/shm, /run/lock and the
+    grader's own disk until each refuses: each refuses because its own scratch space is full (one
+    tmpfs holds all of them), so the grader's disk keeps its room, the class run exits 0 with
+    every classmate graded, mallory fails for filling its scratch, and no file of mallory's is
+    left in any of those folders."""
+    folders = [".", "/tmp", "/var/tmp", "/dev/shm", "/run/lock", str(small_disk)]
+    source = (HOSTILE / "fills_until_refused.py").read_text()
+    (class_folder / "mallory.py").write_text(source.replace("{FOLDERS}", repr(folders)).replace("{STOP_MIB}", "2048"))
+    process = _grade(class_folder, small_disk)
+    stdout, stderr = process.communicate(timeout=600)
+    assert process.returncode == 0, stdout[-2000:] + stderr[-3000:]
+    book = _gradebook(small_disk / "out")
+    assert {s: book[s]["status"] for s in book} == {"ada": "passed", "ben": "failed", "cy": "passed", "dee": "passed",
+                                                    "eve": "failed", "mallory": "failed"}, book
+    report = json.loads((small_disk / "out" / "students" / "mallory" / "report.json").read_text())
+    if not report["environment"]["protections"]["temporary_files"]["active"]:
+        pytest.skip("no mount namespace for the child here: it wrote the machine's own folders (stopped by the watch)")
+    limits = next(c for c in report["checks"] if c["id"] == "limits.resources")
+    assert limits["status"] == "failed" and "filled its 256 MiB of scratch space" in limits["message"], limits
+    output = (small_disk / "out" / "students" / "mallory" / "report.md").read_text()
+    for folder in folders:  # every place refused it: its own scratch was full, nothing shared was
+        assert f"FULL {folder} No space left on device" in output, output[-3000:]
+    wrote = int(re.search(r"WROTE (\d+) MiB", output)[1])
+    assert 0 < wrote <= 256, output[-3000:]  # its 256 MiB of scratch at most, far from the 2048 it would write
+    assert not [p for f in folders[1:] for p in Path(f).iterdir() if p.name.startswith("left-by-filler")]

@@ -108,6 +108,23 @@ def test_a_backslash_before_a_closing_quote_cannot_hide_values():
         decode_message(body)
 
 
+def test_what_is_kept_of_a_large_message_is_made_before_another_is_decoded():
+    """A class run reads many children from threads: a large message is decoded, and what the
+    grader keeps of it made, while no other large message is decoded, so that one's values never
+    lie beside another's decoding (a flood graded two at a time would otherwise pass 300 MiB)."""
+    from grader import wire
+    seen = []
+
+    def keep(message):
+        seen.append((len(message["text"]), wire._large.locked()))
+        return len(message["text"])
+
+    assert decode_message(bytearray(json.dumps({"text": "x" * (2 << 20)}).encode()), keep) == 2 << 20
+    assert decode_message(bytearray(b'{"text": "small"}'), keep) == 5
+    assert seen == [(2 << 20, True), (5, False)]
+    assert not wire._large.locked()
+
+
 @pytest.mark.parametrize("body, says", [(b"[1, 2]", "not a JSON object"), (b"{\"a\": ", "not JSON"),
                                         (b"[" * 100_000 + b"]" * 100_000, "not JSON"),
                                         (b"{\"a\":" * 5_000 + b"1" + b"}" * 5_000, "not JSON"),

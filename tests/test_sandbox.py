@@ -7,8 +7,10 @@ and that nothing it started is still running.
 """
 from __future__ import annotations
 
+import csv
 import dataclasses
 import hashlib
+import io
 import json
 import os
 import re
@@ -399,7 +401,7 @@ def test_what_the_submissions_process_sends_or_breaks_fails_the_student_never_th
 
 
 # The grader's peak resident memory (VmHWM: its own process, not its children's), printed when
-# `jaxgrade check` ends.
+# `jaxgrade check` or `jaxgrade grade` ends.
 PEAK_OF_CHECK = ("import atexit, re, sys\n"
                  "atexit.register(lambda: print('PEAK', re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read())[1],"
                  " file=sys.stderr))\n"
@@ -425,6 +427,38 @@ def test_a_flood_on_the_channel_costs_the_grader_bounded_memory_and_fails_the_st
     limits = next(c for c in report["checks"] if c["id"] == "limits.resources")
     assert limits["status"] == "failed" and "interfered with grading" in limits["message"], limits["message"]
     assert "not your fault" not in shown.stdout
+
+
+@pytest.mark.slow
+def test_floods_in_a_class_run_cost_the_grader_bounded_memory_and_the_class_is_graded(tmp_path):
+    """Two children graded at once (-j 2), each flooding its channel on every call: while one
+    message is decoded (at most 160 MiB) the other waits whole (64 MiB) for its turn, and what the
+    grader keeps of one is made before the next is decoded, so the grader process itself (VmHWM:
+    its own memory, not its children's, which are other processes) stays under 300 MiB (~290).
+    Two decodings at once, or one beside the values another left decoded, passed it (318-331 MiB).
+    The flooders fail, the others are graded."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    source = (HOSTILE / "floods_channel.py").read_text()
+    floods = {"ann": "under_budget", "bob": "under_budget", "cat": "under_budget", "dan": "empty_lists"}
+    for student, shape in floods.items():  # graded first (in the order of their names), two at once
+        (folder / f"{student}.py").write_text(source.replace("{SHAPE}", shape))
+    shutil.copyfile(SEED_EXERCISE / "reference.py", folder / "eve.py")
+    shutil.copyfile(SEED_EXERCISE / "wrong" / "value_mean.py", folder / "fay.py")
+    out = tmp_path / "out"
+    shown = subprocess.run([sys.executable, "-c", PEAK_OF_CHECK, "grade", str(folder), "-e", SEED_EXERCISE.name,
+                            "-o", str(out), "-j", "2"], capture_output=True, text=True, cwd=REPO, timeout=600,
+                           env={**os.environ, "NO_COLOR": "1"})
+    assert shown.returncode == 0, shown.stdout[-2000:] + shown.stderr[-2000:]
+    book = {row["student"]: row for row in csv.DictReader(io.StringIO((out / "gradebook.csv").read_text()))}
+    assert {s: row["status"] for s, row in book.items()} == {**dict.fromkeys(floods, "failed"), "eve": "passed",
+                                                             "fay": "failed"}, book
+    for student in floods:
+        report = json.loads((out / "students" / student / "report.json").read_text())
+        limits = next(c for c in report["checks"] if c["id"] == "limits.resources")
+        assert limits["status"] == "failed" and "interfered with grading" in limits["message"], limits["message"]
+    peak_mib = int(re.search(r"PEAK (\d+)", shown.stderr)[1]) / 1024
+    assert peak_mib < 300, f"the grader peaked at {peak_mib:.0f} MiB"
 
 
 @pytest.mark.slow
@@ -816,7 +850,10 @@ SCRATCH_LIMITS = dataclasses.replace(LIMITS, scratch_mib=16)
 @pytest.fixture
 def private_tmp(tmp_path, monkeypatch):
     """The grader's temporary directory, for this test alone: what the sandbox leaves behind
-    shows up there."""
+    shows up there. The grader process's own Hypothesis folder, which lives as long as the
+    process (whichever test first drew inputs made it), is made first, where it always is."""
+    from grader.checks.values import _private_hypothesis_home
+    _private_hypothesis_home()
     folder = tmp_path / "grader-tmp"
     folder.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(folder))

@@ -98,6 +98,35 @@ def test_the_sweep_removes_what_a_uid_left_and_nothing_else(extra_folder):
     assert all(p.read_text() == "root's" for p in planted)
 
 
+@NEEDS_ROOT
+def test_the_sweep_removes_where_it_found_what_a_uid_left_even_if_a_link_replaces_a_folder_on_the_way(tmp_path):
+    """Another user may rename what its world-writable folder holds, and put a link in its place,
+    while the sweep of a uid runs: the uid's folder ``x`` found in ``shared/sub`` must be removed
+    there, never in what ``shared/sub`` names once it has become a link to root's folder (by path,
+    root would empty root's own ``victim/x``: a link to / would have it empty /tmp)."""
+    uid, other = SANDBOX_UIDS.stop - 1, SANDBOX_UIDS.stop - 2
+    shared = tmp_path / "shared"
+    (shared / "sub" / "x").mkdir(parents=True)
+    (shared / "sub" / "x" / "left-by-uid").write_text("x")
+    for path, owner in ((shared, other), (shared / "sub", other), (shared / "sub" / "x", uid),
+                        (shared / "sub" / "x" / "left-by-uid", uid)):
+        os.chown(path, owner, owner)
+    for folder in (shared, shared / "sub"):
+        folder.chmod(0o777)  # another user's folders that every user may write: the sweep enters them
+    victim = tmp_path / "victim"
+    (victim / "x").mkdir(parents=True)
+    (victim / "x" / "root's").write_text("keep")
+    found = world_writable._owned_entries(uid, (str(tmp_path),))
+    entry = next(found)
+    assert entry.path == str(shared / "sub" / "x")
+    (shared / "sub").rename(shared / "moved")  # what the other user does meanwhile
+    (shared / "sub").symlink_to(victim)
+    assert world_writable._remove(entry) == []
+    assert (victim / "x" / "root's").read_text() == "keep"
+    assert not (shared / "moved" / "x").exists()  # removed where it was found
+    assert list(found) == []
+
+
 @pytest.mark.slow
 @NEEDS_ROOT
 def test_a_child_has_its_own_empty_world_writable_folders_and_leaves_nothing(tmp_path, seed_exercise, extra_folder):
@@ -146,29 +175,41 @@ def _blocked_ancestor(path: Path) -> tuple[Path, str] | None:
     return None
 
 
-@pytest.mark.slow
-@NEEDS_ROOT
-@pytest.mark.skipif(not all(shutil.which(t) for t in ("unshare", "setpriv", "mount")), reason="needs unshare, setpriv, mount")
-def test_without_a_mount_namespace_what_the_uid_wrote_is_bounded_and_removed(tmp_path, extra_folder):
-    folder, planted = extra_folder
-    folders = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock", str(folder)]
-    submission = _submission(tmp_path, folders, 64)  # past its 16 MiB: the watch must stop it
+def _without_namespaces(submission: Path) -> dict:
+    """``NO_NAMESPACES`` on ``submission``, as root with Docker's capabilities only (no
+    CAP_SYS_ADMIN, so no namespace for the child) and $TMPDIR unset: the child's working folder
+    lies in the machine's /tmp."""
     expose = ""
     blocked = _blocked_ancestor(Path(sys.base_prefix))
     if blocked:  # as an image has it: Python where every user may read it
         where, step = blocked
         expose = (f'stage=$(mktemp -d); mount --bind "{where}/{step}" "$stage"; '
                   f'mount -t tmpfs -o mode=0755,size=1m tmpfs "{where}"; mkdir "{where}/{step}"; '
-                  f'mount --move "$stage" "{where}/{step}"; ')
+                  f'mount --move "$stage" "{where}/{step}"; rmdir "$stage"; ')  # no empty folder left in /tmp
     capabilities = ",".join(f"+{c}" for c in DOCKER_CAPABILITIES)
     script = (f"set -e; {expose}exec setpriv --bounding-set=-all,{capabilities} --inh-caps=-all -- "
               f"{sys.executable} -c \"$GRADER\" {submission}")
+    environment = {key: value for key, value in os.environ.items() if key != "TMPDIR"}
     done = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", script],
                           capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "GRADER": NO_NAMESPACES, "JAXGRADE_CACHE": "off",
+                          env={**environment, "GRADER": NO_NAMESPACES, "JAXGRADE_CACHE": "off",
                                "PYTHONPATH": str(REPO)})
     assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+CONTAINER_TOOLS = pytest.mark.skipif(not all(shutil.which(t) for t in ("unshare", "setpriv", "mount")),
+                                     reason="needs unshare, setpriv, mount")
+
+
+@pytest.mark.slow
+@NEEDS_ROOT
+@CONTAINER_TOOLS
+def test_without_a_mount_namespace_what_the_uid_wrote_is_bounded_and_removed(tmp_path, extra_folder):
+    folder, planted = extra_folder
+    folders = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock", str(folder)]
+    submission = _submission(tmp_path, folders, 64)  # past its 16 MiB: the watch must stop it
+    result = _without_namespaces(submission)
     protections = result["protections"]
     assert not protections["temporary_files"]["active"] and protections["user"]["active"], protections
     assert "removed when it ends" in protections["temporary_files"]["detail"]
@@ -178,3 +219,41 @@ def test_without_a_mount_namespace_what_the_uid_wrote_is_bounded_and_removed(tmp
     assert "LEFT /run/lock" in result["output"] and f"LEFT {folder}" in result["output"]
     assert not _leftovers(folders)
     assert all(p.read_text() == "root's" for p in planted)
+
+
+WRITES_IN_ITS_FOLDER = """
+import os, time
+import jax, jax.numpy as jnp, numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+def replicated_sharding_value(x):
+    if not os.path.exists("data.bin"):
+        with open("data.bin", "wb") as handle:
+            for _ in range(10):
+                handle.write(b"x" * (1 << 20))
+        print("WROTE", os.getcwd(), flush=True)
+        time.sleep(1.5)  # the watch walks at least once a second meanwhile
+    mesh = Mesh(np.array(jax.devices()[:1]), ("data",))
+    return jnp.sum(jax.device_put(x, NamedSharding(mesh, PartitionSpec())), dtype=jnp.float32)
+"""
+
+
+@pytest.mark.slow
+@NEEDS_ROOT
+@CONTAINER_TOOLS
+def test_without_a_mount_namespace_the_working_folder_in_tmp_is_counted_once(tmp_path):
+    """The child's working folder is made in $TMPDIR (/tmp here) and given to its uid, so the
+    sweep's walk of what the uid owns in /tmp finds it too: 10 MiB written there, under a 16 MiB
+    bound, must count 10 MiB, not 20."""
+    submission = tmp_path / "class" / "writes.py"
+    submission.parent.mkdir()
+    for folder in (tmp_path, submission.parent):
+        folder.chmod(0o755)
+    submission.write_text(WRITES_IN_ITS_FOLDER)
+    result = _without_namespaces(submission)
+    assert not result["protections"]["temporary_files"]["active"], result["protections"]
+    assert "WROTE /tmp/" in result["output"], result["output"][-2000:]
+    limits = result["checks"]["limits.resources"]
+    assert limits[0] == "passed", (limits, result["output"][-2000:])
+    assert result["status"] == "passed", result["checks"]

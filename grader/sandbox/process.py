@@ -314,8 +314,11 @@ class ChildProcess:
             return
         self.protections["scratch"] = watched_scratch(self.limits, self.lease is not None)
         uid, folders = (self.lease.uid, world_writable_folders()) if self.lease else (None, ())
-        # with a uid of its own, what it writes in the world-writable folders counts against the same bound
-        also = (lambda most, entries: owned_usage(uid, folders, most, entries)) if uid is not None else None
+        # with a uid of its own, what it writes in the world-writable folders counts against the same
+        # bound; its working folder (the uid's, in /tmp when $TMPDIR is there) is counted by the watch
+        workdir = os.stat(self.workdir)
+        counted = (workdir.st_dev, workdir.st_ino)
+        also = (lambda most, entries: owned_usage(uid, folders, most, entries, counted)) if uid is not None else None
         self._watch = ScratchWatch(self.workdir, self.limits.scratch_mib << 20, self.limits.scratch_files,
                                    self._stop, also)
 
@@ -348,11 +351,13 @@ class ChildProcess:
             except (ProcessLookupError, PermissionError, ValueError):
                 pass
 
-    def request(self, message: dict[str, Any], timeout: float, during: str) -> dict[str, Any]:
+    def request(self, message: dict[str, Any], timeout: float, during: str,
+                keep: Callable[[dict[str, Any]], Any] | None = None) -> Any:
+        """The child's answer to ``message``, as ``keep`` makes it the grader's own (see ``decode_message``)."""
         self.ready
         deadline = time.monotonic() + timeout
         self._send(frame(message), deadline, during)
-        answer = self._receive(deadline, during)
+        answer = self._receive(deadline, during, keep)
         full = self._scratch_full()
         if full is not None:  # ENOSPC told the code; the report says it plainly, as the watch does
             self.kill()
@@ -375,7 +380,7 @@ class ChildProcess:
             except OSError:
                 raise self._death(during) from None
 
-    def _receive(self, deadline: float, during: str) -> dict[str, Any]:
+    def _receive(self, deadline: float, during: str, keep: Callable[[dict[str, Any]], Any] | None = None) -> Any:
         """The child's next message. Its length is read first and its body into a buffer of
         exactly that size (nothing beyond the message is read), which ``decode_message`` checks
         for shape before decoding: what the child sends costs the parent at most one message's
@@ -384,7 +389,7 @@ class ChildProcess:
             if self._body is not None and self._got == len(self._body):
                 body, self._body = self._body, None
                 try:
-                    return decode_message(body)
+                    return decode_message(body, keep) if keep else decode_message(body)
                 except Malformed as error:
                     raise ChildFailure("protocol", f"{INTERFERED} unreadable data {during} ({error})") from None
             remaining = deadline - time.monotonic()

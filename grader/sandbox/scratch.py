@@ -227,9 +227,9 @@ class _Remover:
     two descriptors are open. Entries that cannot be removed are remembered (``leaks``) and
     skipped, so every other entry still goes."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, at: tuple[int, str] | None = None) -> None:
         self.path = path
-        self.top = os.open(path, _DIRECTORY)
+        self.top = os.open(at[1], _DIRECTORY, dir_fd=at[0]) if at else os.open(path, _DIRECTORY)
         self.device = os.fstat(self.top).st_dev
         self.mount = mount_id(self.top)
         if self.mount is None:  # another file system is still told by its device; a bind mount, here
@@ -318,20 +318,23 @@ class _Remover:
                 return name
 
 
-def remove_tree(path: str) -> list[str]:
+def remove_tree(path: str, at: tuple[int, str] | None = None) -> list[str]:
     """Remove ``path`` and everything in it; return what could not be removed, one line each
     (an empty list: all gone). Never follows a link (a link is removed, not what it points to),
     never enters another file system, gives folders their owner's rights back where a
-    submission took them, and works at any depth and with names of any bytes."""
+    submission took them, and works at any depth and with names of any bytes. ``at``: the
+    folder's parent (a descriptor) and its name there, where it must be removed whatever
+    ``path`` names by then (``path`` only says where it was)."""
+    parent, name = at if at else (None, path)
     try:
-        remover = _Remover(path)
+        remover = _Remover(path, at)
     except FileNotFoundError:
         return []
     except OSError as error:
         if error.errno not in (errno.ELOOP, errno.ENOTDIR):
             return [f"{path!r}: {error.strerror or error}"]
         try:  # a link or a file put in its place: remove that, never its target
-            os.unlink(path)
+            os.unlink(name, dir_fd=parent)
         except OSError as unlinked:
             return [f"{path!r}: {unlinked.strerror or unlinked}"]
         return [f"{path!r} had been replaced by a link or a file (removed); the folder itself was moved away"]
@@ -339,7 +342,7 @@ def remove_tree(path: str) -> list[str]:
     if leaks:
         return leaks
     try:
-        os.rmdir(path)
+        os.rmdir(name, dir_fd=parent)
     except FileNotFoundError:
         pass
     except OSError as error:

@@ -17,6 +17,7 @@ import re
 import stat
 import threading
 import time
+from typing import Callable, Iterator, NamedTuple
 
 from grader.sandbox.scratch import Usage, measure_tree, remove_tree
 
@@ -53,6 +54,65 @@ def _walked(path: str) -> bool:
     return not any(path == p or path.startswith(p + "/") for p in _NOT_WALKED)
 
 
+_ENTER, _TAKE = "enter", "take"  # what a walk's ``look`` says of an entry (None: pass it by)
+
+
+class _Entry(NamedTuple):
+    """An entry a walk took: ``name`` in the folder open at ``folder`` (a descriptor, open until
+    the walk goes on), which ``path`` named when it was found."""
+    folder: int
+    name: str
+    path: str
+    info: os.stat_result  # its lstat
+
+
+def _open_beneath(start: str, names: tuple[str, ...]) -> int:
+    """The folder ``names`` below ``start``, opened a step at a time, never through a link."""
+    fd = os.open(start, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    for name in names:
+        try:
+            step = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+        finally:
+            os.close(fd)
+        fd = step
+    return fd
+
+
+def _walk(starts: list[tuple[str, int]],
+          look: Callable[[os.DirEntry, str, int], str | None]) -> Iterator[_Entry]:
+    """The entries ``look(entry, prefix, level)`` takes (``_TAKE``) in the folders ``starts``
+    ((path, level) each) and in the folders it enters (``_ENTER``), a level deeper; None passes
+    an entry by, and so does an error reading it (``prefix``: its folder's path and a "/"). Both
+    ``scan`` and the sweep of a uid walk so. Each folder is reached from its start a name at a
+    time, never through a link, and what is taken comes with the descriptor of its folder: where
+    another user renames a folder on the way and puts a link in its place (any user may, in a
+    folder all may write), neither the walk nor what is done through that descriptor goes
+    anywhere else."""
+    todo = [(start, (), level) for start, level in starts]
+    while todo:
+        start, names, level = todo.pop()
+        prefix = os.path.join(start, *names, "")
+        try:
+            folder = _open_beneath(start, names)
+        except OSError:
+            continue
+        try:
+            with os.scandir(folder) as listing:
+                for entry in listing:
+                    try:
+                        verdict = look(entry, prefix, level)
+                        if verdict == _TAKE:
+                            taken = _Entry(folder, entry.name, prefix + entry.name, entry.stat(follow_symlinks=False))
+                    except OSError:
+                        continue
+                    if verdict == _ENTER:
+                        todo.append((start, (*names, entry.name), level + 1))
+                    elif verdict == _TAKE:
+                        yield taken
+        finally:
+            os.close(folder)
+
+
 def scan(depth: int = DEPTH) -> tuple[str, ...]:
     """The outermost world-writable folders (real paths, sorted): mount points, and folders at
     most ``depth`` levels below / or below a mount point. Links are never followed."""
@@ -69,25 +129,15 @@ def scan(depth: int = DEPTH) -> tuple[str, ...]:
             found.add(point)
         elif point != "/":
             starts.append((point, depth - 1))  # one level below each mount point at least
-    todo = list(dict.fromkeys(starts))
-    while todo:
-        folder, level = todo.pop()
-        try:
-            listing = os.scandir(folder)
-        except OSError:
-            continue
-        with listing:
-            for entry in listing:
-                try:
-                    if not entry.is_dir(follow_symlinks=False) or not _walked(entry.path):
-                        continue
-                    mode = entry.stat(follow_symlinks=False).st_mode
-                except OSError:
-                    continue
-                if _open_to_others(mode):
-                    found.add(entry.path)
-                elif level + 1 < depth:
-                    todo.append((entry.path, level + 1))
+
+    def look(entry: os.DirEntry, prefix: str, level: int) -> str | None:
+        if not entry.is_dir(follow_symlinks=False) or not _walked(prefix + entry.name):
+            return None
+        if _open_to_others(entry.stat(follow_symlinks=False).st_mode):
+            return _TAKE
+        return _ENTER if level + 1 < depth else None
+
+    found.update(entry.path for entry in _walk(list(dict.fromkeys(starts)), look))
     return tuple(sorted(p for p in found if not any(p.startswith(q.rstrip("/") + "/") for q in found if q != p)))
 
 
@@ -101,39 +151,34 @@ def world_writable_folders() -> tuple[str, ...]:
         return _found[1]
 
 
-def _owned_entries(uid: int, folders: tuple[str, ...]):
-    """(path, lstat) of each entry ``uid`` owns in ``folders``, and in the world-writable folders
-    of other users inside them (the only other places it could create one); what it owns is
-    yielded whole, never entered."""
-    todo = [(folder, 0) for folder in folders]
-    while todo:
-        folder, level = todo.pop()
-        try:
-            listing = os.scandir(folder)
-        except OSError:
-            continue
-        with listing:
-            for entry in listing:
-                try:
-                    info = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if info.st_uid == uid:
-                    yield entry.path, info
-                elif _open_to_others(info.st_mode) and level < _MAX_SWEPT_DEPTH:
-                    todo.append((entry.path, level + 1))
+def _owned_entries(uid: int, folders: tuple[str, ...]) -> Iterator[_Entry]:
+    """Each entry ``uid`` owns in ``folders``, and in the world-writable folders of other users
+    inside them (the only other places it could create one); what it owns is yielded whole,
+    never entered."""
+    def look(entry: os.DirEntry, prefix: str, level: int) -> str | None:
+        info = entry.stat(follow_symlinks=False)
+        if info.st_uid == uid:
+            return _TAKE
+        return _ENTER if _open_to_others(info.st_mode) and level < _MAX_SWEPT_DEPTH else None
+
+    return _walk([(folder, 0) for folder in folders], look)
 
 
-def owned_usage(uid: int, folders: tuple[str, ...], stop_bytes: int, stop_entries: int) -> Usage:
+def owned_usage(uid: int, folders: tuple[str, ...], stop_bytes: int, stop_entries: int,
+                besides: tuple[int, int] | None = None) -> Usage:
     """What ``uid`` holds in the world-writable ``folders`` (see ``measure_tree``): for a child
-    without a private tmpfs, counted with its working folder against one bound."""
+    without a private tmpfs, counted with its working folder against one bound. ``besides``:
+    (device, inode) of that working folder, measured already, which the uid owns and which lies
+    in /tmp whenever $TMPDIR does: not counted twice."""
     used = entries = 0
-    for path, info in _owned_entries(uid, folders):
+    for entry in _owned_entries(uid, folders):
+        if (entry.info.st_dev, entry.info.st_ino) == besides:
+            continue
         entries += 1
-        used += info.st_blocks * 512
-        if stat.S_ISDIR(info.st_mode):
+        used += entry.info.st_blocks * 512
+        if stat.S_ISDIR(entry.info.st_mode):
             try:
-                inside = measure_tree(path, stop_bytes - used, stop_entries - entries)
+                inside = measure_tree(entry.path, stop_bytes - used, stop_entries - entries)
             except OSError as error:
                 return Usage(used, entries, f"a folder could not be read ({error.strerror})")
             used, entries = used + inside.used_bytes, entries + inside.entries
@@ -146,17 +191,22 @@ def owned_usage(uid: int, folders: tuple[str, ...], stop_bytes: int, stop_entrie
 
 def remove_owned(uid: int, folders: tuple[str, ...]) -> list[str]:
     """Remove everything ``uid`` owns in the world-writable ``folders`` (its processes must be
-    gone): a folder with all it holds, whatever its depth or rights, links never followed.
-    Returns what could not be removed, one line each."""
+    gone): a folder with all it holds, whatever its depth or rights, links never followed, each
+    entry in the folder where it was found (``_walk``). Returns what could not be removed, one
+    line each."""
     leaks: list[str] = []
-    for path, info in list(_owned_entries(uid, folders)):
-        if stat.S_ISDIR(info.st_mode):
-            leaks += remove_tree(path)
-            continue
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
-        except OSError as error:
-            leaks.append(f"{path!r}: {error.strerror or error}")
+    for entry in _owned_entries(uid, folders):
+        leaks += _remove(entry)
     return leaks
+
+
+def _remove(entry: _Entry) -> list[str]:
+    if stat.S_ISDIR(entry.info.st_mode):
+        return remove_tree(entry.path, at=(entry.folder, entry.name))
+    try:
+        os.unlink(entry.name, dir_fd=entry.folder)
+    except FileNotFoundError:
+        pass
+    except OSError as error:
+        return [f"{entry.path!r}: {error.strerror or error}"]
+    return []

@@ -1,7 +1,8 @@
 """Goes through every world-writable folder it is told of ({FOLDERS}: /tmp, /var/tmp, /dev/shm,
-/run/lock and one the test made): says which files of others it sees there, leaves a file and a
-folder of its own (made unwritable) in each, then fills them with 1 MiB files until the disk
-refuses or {STOP_MIB} MiB are written. Then it answers correctly."""
+/run/lock and one the test made): says which files of others it sees there and leaves a file and
+a folder of its own (made unwritable) in each; only then fills them with 1 MiB files until the
+disk refuses or {STOP_MIB} MiB are written (a watch that stops it meanwhile finds something of it
+in every folder). Then it answers correctly."""
 import os
 
 import jax
@@ -28,6 +29,7 @@ for folder in {FOLDERS}:
         print("LEFT", folder, flush=True)
     except OSError as error:
         print("REFUSED", folder, error.strerror, flush=True)
+for folder in {FOLDERS}:
     number = 0
     while written < {STOP_MIB} << 20:
         try:
