@@ -431,23 +431,25 @@ def test_a_flood_on_the_channel_costs_the_grader_bounded_memory_and_fails_the_st
 
 @pytest.mark.slow
 def test_floods_in_a_class_run_cost_the_grader_bounded_memory_and_the_class_is_graded(tmp_path):
-    """Two children graded at once (-j 2), each flooding its channel on every call: while one
-    message is decoded (at most 160 MiB) the other waits whole (64 MiB) for its turn, and what the
-    grader keeps of one is made before the next is decoded, so the grader process itself (VmHWM:
-    its own memory, not its children's, which are other processes) stays under 300 MiB (~290).
-    Two decodings at once, or one beside the values another left decoded, passed it (318-331 MiB).
-    The flooders fail, the others are graded."""
+    """Four children graded at once (-j 4), each flooding its channel on every call: one large
+    message is read and decoded (at most 64 + 160 MiB) while the others wait unread in their
+    pipes (grader.sandbox.process.LARGE_BODIES), and what the grader keeps of one is made before
+    the next is read, so the grader process itself (VmHWM: its own memory, not its children's,
+    which are other processes) stays under 300 MiB whatever -j is (237-239 MiB measured). Two
+    decodings at once, or one beside the values another left decoded, passed it (318-331 MiB at
+    -j 2); so did one body read beside another's decoding at -j 4 (305-326 MiB). The flooders
+    fail, the others are graded."""
     folder = tmp_path / "class"
     folder.mkdir()
     source = (HOSTILE / "floods_channel.py").read_text()
     floods = {"ann": "under_budget", "bob": "under_budget", "cat": "under_budget", "dan": "empty_lists"}
-    for student, shape in floods.items():  # graded first (in the order of their names), two at once
+    for student, shape in floods.items():  # graded first (in the order of their names), four at once
         (folder / f"{student}.py").write_text(source.replace("{SHAPE}", shape))
     shutil.copyfile(SEED_EXERCISE / "reference.py", folder / "eve.py")
     shutil.copyfile(SEED_EXERCISE / "wrong" / "value_mean.py", folder / "fay.py")
     out = tmp_path / "out"
     shown = subprocess.run([sys.executable, "-c", PEAK_OF_CHECK, "grade", str(folder), "-e", SEED_EXERCISE.name,
-                            "-o", str(out), "-j", "2"], capture_output=True, text=True, cwd=REPO, timeout=600,
+                            "-o", str(out), "-j", "4"], capture_output=True, text=True, cwd=REPO, timeout=600,
                            env={**os.environ, "NO_COLOR": "1"})
     assert shown.returncode == 0, shown.stdout[-2000:] + shown.stderr[-2000:]
     book = {row["student"]: row for row in csv.DictReader(io.StringIO((out / "gradebook.csv").read_text()))}

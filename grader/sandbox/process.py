@@ -35,7 +35,7 @@ from grader.sandbox.cgroup import ChildGroup
 from grader.child.confine import Policy, process_limit
 from grader.sandbox.hiding import PACKAGE_PARENT, hidden_paths
 from grader.sandbox.limits import Limits
-from grader.wire import HEADER, MAX_MESSAGE_BYTES, decode_message, frame
+from grader.wire import HEADER, LARGE_MESSAGE_BYTES, MAX_MESSAGE_BYTES, decode_message, frame
 from grader.sandbox.reaper import MARKER, kill_marked, kill_uid
 from grader.sandbox.scratch import ScratchWatch, remove_tree
 from grader.sandbox.uids import UidLease
@@ -46,6 +46,12 @@ ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
 # environment, working directory and (inbox read end, outbox write end, output write end); returns
 # an object with the pid/poll/wait/returncode of subprocess.Popen. The child joins a new process group.
 Launcher = Callable[[list[str], dict[str, str], str, tuple[int, int, int]], Any]
+# Large messages (over LARGE_MESSAGE_BYTES) are read and decoded one at a time in a process,
+# however many children a class run reads from threads (-j): the others wait unread in their
+# pipes, their wait not counted against their time. A flood from every child then costs the
+# grader one body and one decoding (measured at -j 4: two slots, one body read beside another's
+# decoding, peaked at 305-326 MiB; one slot at 237-239 MiB; #41).
+LARGE_BODIES = threading.BoundedSemaphore(1)
 # XLA options for every child. Graded programs are tiny and run a handful of times, so
 # compiling is most of their cost: without LLVM's optimisations and with XLA's older CPU
 # emitters an operation compiles 2-3x faster (about 36 -> 16 ms each here), and a mistake
@@ -385,13 +391,25 @@ class ChildProcess:
         exactly that size (nothing beyond the message is read), which ``decode_message`` checks
         for shape before decoding: what the child sends costs the parent at most one message's
         bytes, and more is the submission's doing (a "protocol" incident)."""
+        holding = False
+        try:
+            while True:
+                if self._body is not None and self._got == len(self._body):
+                    body, self._body = self._body, None
+                    try:
+                        return decode_message(body, keep) if keep else decode_message(body)
+                    except Malformed as error:
+                        raise ChildFailure("protocol", f"{INTERFERED} unreadable data {during} ({error})") from None
+                deadline, holding = self._receive_some(deadline, during, holding)
+        finally:
+            if holding:
+                LARGE_BODIES.release()
+
+    def _receive_some(self, deadline: float, during: str, holding: bool) -> tuple[float, bool]:
+        """Read what the child has sent of its next message, within ``deadline``; returns the
+        deadline (later by any wait for a large body's turn: another child's message is not this
+        child's time) and whether this reader now holds one of LARGE_BODIES."""
         while True:
-            if self._body is not None and self._got == len(self._body):
-                body, self._body = self._body, None
-                try:
-                    return decode_message(body, keep) if keep else decode_message(body)
-                except Malformed as error:
-                    raise ChildFailure("protocol", f"{INTERFERED} unreadable data {during} ({error})") from None
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self.kill()
@@ -410,12 +428,20 @@ class ChildProcess:
                     if length > MAX_MESSAGE_BYTES:
                         raise ChildFailure("protocol", f"{INTERFERED} a message of {length:,} bytes {during} (the "
                                                        f"channel's limit is {MAX_MESSAGE_BYTES:,})")
+                    if length > LARGE_MESSAGE_BYTES and not holding:
+                        waited = time.monotonic()
+                        LARGE_BODIES.acquire()
+                        holding, deadline = True, deadline + time.monotonic() - waited
                     self._body, self._got = bytearray(length), 0
+                    if length == 0:
+                        return deadline, holding
                 continue
             got = os.readv(self._from_child, [memoryview(self._body)[self._got:]])
             if not got:
                 raise self._death(during)
             self._got += got
+            if self._got == len(self._body):
+                return deadline, holding
 
     def _death(self, during: str) -> ChildFailure:
         try:
