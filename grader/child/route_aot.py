@@ -19,7 +19,9 @@ The hooks here make the route look like the other to every check:
 - ``Compiled.call`` pushes, for a call the submission makes during a record, the same ``jit``
   event a jitted function's call pushes (traced when the executable was made during this
   record, and the compilations that made it; cached otherwise) and, in a full record, the
-  ``executed`` event of its XLA program.
+  ``executed`` event of its XLA program. In a counterfactual call the operands the program
+  places (its in_shardings, or a placement inside it) are captured or fed as a jitted call's
+  are (``grader.child.swap``).
 
 Like the recorder's other hooks these only keep raw references during the call; everything is
 described after it, with the grader's patches restored.
@@ -27,6 +29,12 @@ described after it, with the grader's patches restored.
 from __future__ import annotations
 
 from typing import Any
+
+from jax import tree_util
+
+from grader.child.route_host import host_types
+from grader.child.route_jit import Placing
+from grader.child.swap import interceptor
 
 
 def install(recorder: Any, stages: Any, pxla: Any) -> list[tuple[Any, str, Any]]:
@@ -39,6 +47,16 @@ def install(recorder: Any, stages: Any, pxla: Any) -> list[tuple[Any, str, Any]]
     made: dict[int, tuple[Any, dict[str, Any], Any, int, int | None]] = {}  # id(executable) -> how it was made
     run_in: dict[int, int] = {}  # id(executable) -> the record that last ran it
     full = recorder.FULL
+    placing, intercepted = Placing(), interceptor(recorder.swap, array_class, host_types()[0])
+    tree_flatten, tree_unflatten = tree_util.tree_flatten, tree_util.tree_unflatten
+    swap = recorder.swap
+
+    def fed(params: dict[str, Any], compiled_params: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        # the operands the program places, as a jitted call's (its constants come first in its program)
+        flat, tree = tree_flatten((args, kwargs))
+        constants = len(compiled_params.const_args)
+        positions = {i - constants for i in placing.inputs(params, constants + len(flat)) if i >= constants}
+        return tree_unflatten(tree, intercepted(flat, positions))
 
     def observed_lower(traced: Any, *args: Any, **kwargs: Any) -> Any:
         lowered = lower(traced, *args, **kwargs)
@@ -62,12 +80,15 @@ def install(recorder: Any, stages: Any, pxla: Any) -> list[tuple[Any, str, Any]]
         if state[0] is None or state[1] or not args:
             return call(*args, **kwargs)
         executable = args[0].executable
+        how = made.get(id(executable))
+        if how is not None and swap[0] is not None:
+            given, kwargs = fed(how[1], args[0], args[1:], kwargs)
+            args = (args[0], *given)
         state[1] += 1
         try:
             result = call(*args, **kwargs)
         finally:
             state[1] -= 1
-        how = made.get(id(executable))
         if how is None:  # compiled by a route the grader does not know: run, but nothing to say of it
             return result
         _, params, traced_by, compiled, record = how

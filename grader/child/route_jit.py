@@ -36,7 +36,7 @@ def install(recorder: Any, pjit: Any) -> list[tuple[Any, str, Any]]:
     run_pjit, call_impl = run_python_pjit(pjit), pjit._pjit_call_impl_python  # JAX 0.8: refused (jax_version)
     fastpath_data, infer_params = pjit._get_fastpath_data, pjit._infer_params
     array_class, is_deleted = recorder.array_class, recorder.is_deleted
-    placing = _Placing()
+    placing = Placing()
     seen_programs: dict[int, bool] = {}  # id of every jitted program a recorded call ran -> JAX's own?
     kept: list[Any] = []  # those programs, alive (so an id is never reused)
     compiled, last_library = recorder.compiles, [False]
@@ -139,7 +139,7 @@ def install(recorder: Any, pjit: Any) -> list[tuple[Any, str, Any]]:
             (pjit, "_pjit_call_impl_python", executed), (pjit, "_infer_params", observed_infer)]
 
 
-class _Placing:
+class Placing:
     """Which operands of a jitted call it places, by program (worked out once for each)."""
 
     def __init__(self) -> None:
