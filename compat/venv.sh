@@ -9,17 +9,7 @@ venv=.venv-compat/$version
 if [ -f "$venv/.installed" ] && [ "$venv/.installed" -nt pyproject.toml ] && [ "$venv/.installed" -nt constraints.txt ]; then
   exit 0
 fi
-# pythonX.Y on PATH, or pyenv's (its shim on PATH answers only for the global version).
-if ! "$python" -c '' 2>/dev/null; then
-  found=""
-  if command -v pyenv >/dev/null 2>&1; then
-    for v in $(pyenv versions --bare 2>/dev/null | grep -E "^${python#python}(\.|$)" | sort -V -r); do
-      [ -x "$(pyenv root)/versions/$v/bin/$python" ] && { found="$(pyenv root)/versions/$v/bin/$python"; break; }
-    done
-  fi
-  [ -n "$found" ] || { echo "compat: $python not found (JAX $version needs it)" >&2; exit 1; }
-  python=$found
-fi
+python=$(compat/python.sh "$python") || { echo "compat: JAX $version needs it" >&2; exit 1; }
 rm -rf "$venv"
 "$python" -m venv "$venv"
 # constraints.txt less JAX's own two lines: JAX is the variable.

@@ -1,7 +1,8 @@
 """A plain (non-editable) install carries the exercises and templates with the package, a wheel
 and an editable install build without a warning, and the grader grades from wherever it is
 installed: a wheel in a venv, in a user site-packages, in a ``--target`` folder on PYTHONPATH,
-each with JAX and the rest in the same folder, where a child must find them."""
+in a conda-like prefix (a whole CPython of its own, no venv), each with JAX and the rest in the
+same folder, where a child must find them."""
 from __future__ import annotations
 
 import json
@@ -10,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -117,6 +119,98 @@ def test_a_wheel_grades_a_lazy_import_with_full_marks_however_installed(wheel, k
                           capture_output=True, text=True, timeout=300, cwd=tmp_path / "student", env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "Score: 10/10" in done.stdout and "CPU 0" in done.stdout  # rich drew the layout
+
+
+def _linked_tree(source: Path, destination: Path, skip: tuple[str, ...] = ()) -> None:
+    """``source`` copied to ``destination`` as hard links (real files of the copy's own, no data
+    written twice), its symlinks kept as symlinks; a copy where the two are on other devices."""
+    def link(src: str, dst: str) -> None:
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+    shutil.copytree(source, destination, symlinks=True, copy_function=link, ignore=shutil.ignore_patterns(*skip))
+
+
+def _conda_like_prefix(wheel: Path, prefix: Path) -> tuple[list[str], dict[str, str], Path]:
+    """What ``conda create -p PREFIX python=3.11`` then ``pip install`` make, as far as the grader
+    can tell: a relocated CPython of its own at ``prefix`` (the interpreter this venv was made
+    from, its standard library and shared library beside it; no pyvenv.cfg, so ``sys.prefix`` is
+    ``sys.base_prefix``; no EXTERNALLY-MANAGED marker, as conda's Python has none), a
+    ``conda-meta`` folder, JAX and the rest as real files (hard links of this venv's) in the
+    prefix's own site-packages (where that interpreter installs: lib/python3.11/site-packages,
+    or a Debian build's local/lib/python3.11/dist-packages), the wheel installed there by pip
+    (its ``jaxgrade`` in bin/, or a Debian build's local/bin/), and the environment ``conda
+    activate`` sets (CONDA_PREFIX, the prefix's bin first on PATH). Returns the grading command,
+    its environment and the site-packages folder. Not emulated: conda's
+    own builds of CPython and of the packages (here PyPI's wheels), and conda's rewriting of the
+    interpreter's RUNPATH (this copy may still load the original's libpython)."""
+    base = Path(sys.base_prefix)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    python = base_python_without_jax()  # base's interpreter, and it holds no JAX of its own
+    (prefix / "bin").mkdir(parents=True)
+    shutil.copy2(base / "bin" / version, prefix / "bin" / version, follow_symlinks=False)
+    for name in (f"python{sys.version_info.major}", "python"):  # conda's names, which a Debian base lacks
+        (prefix / "bin" / name).symlink_to(version)
+    assert Path(python).resolve() == (base / "bin" / version).resolve()
+    (prefix / "lib").mkdir()
+    for library in base.joinpath("lib").glob("libpython*.so*"):
+        shutil.copy2(library, prefix / "lib" / library.name, follow_symlinks=False)
+    # the standard library; the base's site-packages (this machine's own packages) stays behind,
+    # as a new conda environment starts with an empty one
+    _linked_tree(base / "lib" / version, prefix / "lib" / version,
+                 skip=("site-packages", "dist-packages", "test", "*.a", "EXTERNALLY-MANAGED"))
+    env = {"PATH": f"{prefix / 'bin'}:/usr/bin:/bin", "CONDA_PREFIX": str(prefix), "CONDA_DEFAULT_ENV": str(prefix),
+           "CONDA_SHLVL": "1", "NO_COLOR": "1", "JAXGRADE_CACHE": os.environ["JAXGRADE_CACHE"]}
+    paths = "import sysconfig; print(sysconfig.get_path('purelib')); print(sysconfig.get_path('scripts'))"
+    asked = subprocess.run([str(prefix / "bin" / version), "-c", paths],
+                           capture_output=True, text=True, timeout=60, env=env)
+    assert asked.returncode == 0, asked.stderr[-2000:]
+    site, scripts = map(Path, asked.stdout.splitlines())
+    assert site.is_relative_to(prefix) and scripts.is_relative_to(prefix), asked.stdout
+    site.mkdir(parents=True)
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if entry.name.startswith(("__editable__", "jaxgrade-", "__pycache__")) or entry.suffix == ".pth":
+            continue
+        if entry.is_dir():
+            _linked_tree(entry, site / entry.name, skip=("__pycache__",))
+        else:
+            os.link(entry, site / entry.name)
+    (prefix / "conda-meta").mkdir()
+    (prefix / "conda-meta" / "history").write_text(f"# cmd: conda create -p {prefix} python={version[6:]}\n")
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(prefix / "bin" / version), "install",
+                           "--no-deps", "--no-index", "--no-compile", str(wheel)], capture_output=True, text=True,
+                          timeout=300, env={**_quiet_env(), **env})
+    assert done.returncode == 0, done.stderr[-2000:]
+    return [str(scripts / "jaxgrade")], env, site
+
+
+def test_a_wheel_in_a_conda_like_prefix_grades_with_full_marks(wheel, tmp_path):
+    """The grader of a wheel installed into a conda-like environment (:func:`_conda_like_prefix`),
+    run as the ``jaxgrade`` pip installed there, in a folder that is not the checkout: the
+    reference solution and a right solution that imports rich lazily
+    (jax.debug.visualize_array_sharding) both get full marks. The prefix is checked to be what
+    it emulates first: its interpreter takes the prefix as its own (no venv) and imports JAX,
+    rich and the grader from the prefix's site-packages."""
+    prefix = tmp_path / "conda-env"
+    command, env, site = _conda_like_prefix(wheel[0], prefix)
+    assert not (prefix / "pyvenv.cfg").exists()
+    where = subprocess.run([str(prefix / "bin" / "python"), "-c",
+                            "import sys, jax, rich, grader; print(sys.prefix); print(sys.base_prefix); "
+                            "print(jax.__file__); print(rich.__file__); print(grader.__file__)"],
+                           capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert where.returncode == 0, where.stderr[-2000:]
+    own, base, *modules = where.stdout.splitlines()
+    assert own == base == str(prefix), where.stdout
+    assert all(Path(m).is_relative_to(site) and not Path(m).is_symlink() for m in modules), where.stdout
+    for name, source in (("reference", SEED_EXERCISE / "reference.py"), ("lazy_import", VISUALIZES)):
+        (tmp_path / name).mkdir()
+        shutil.copy(source, tmp_path / name / "solution.py")
+        done = subprocess.run([*command, "check", "solution.py", "-e", "named_sharding_replicated"],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path / name, env=env)
+        assert done.returncode == 0, name + "\n" + done.stdout[-3000:] + done.stderr[-3000:]
+        assert "Score: 10/10" in done.stdout, name + "\n" + done.stdout[-3000:]
+    assert "CPU 0" in done.stdout  # rich drew the layout
 
 
 def test_pip_install_prints_no_warning(installed):

@@ -15,6 +15,8 @@ import traceback
 import types
 from typing import Any, NamedTuple
 
+from grader.child.watch import tagged_python
+
 _MISSING = object()
 # The child's own modules, whose functions and classes a submission must not replace either.
 CHILD_MODULES = ("grader.child.entry", "grader.child.server", "grader.child.pins", "grader.child.jax_patches",
@@ -37,10 +39,11 @@ class _Pinned:
 
 
 def _version_tag(namespace: dict[str, Any]) -> Any:
-    """A live view of the dict's PEP 509 version tag, which CPython 3.11 (what jaxgrade runs
-    on) changes on every write to that dict and never on a read; None elsewhere, and then
-    ``restore`` compares every entry. ``_version_tags_work`` checks the view before use."""
-    if sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11):
+    """A live view of the dict's PEP 509 version tag, which CPython 3.11 to 3.13
+    (``grader.child.watch.TAGGED_PYTHONS``) changes on every write to that dict and never on a
+    read; None elsewhere, and then ``restore`` compares every entry. ``_version_tags_work``
+    checks the view before use."""
+    if not tagged_python():
         return None
     import ctypes
     # PyDictObject: PyObject_HEAD (refcount, type), ma_used, then the 64-bit ma_version_tag.

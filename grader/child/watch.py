@@ -9,9 +9,9 @@ report can say "your file replaces jax._src.interpreters.pxla.MeshExecutable.xla
 and the structure checks, whose evidence such a change could forge, fail. What it finds it
 also puts back, so the grader goes on reading with JAX's own code.
 
-Asking 3,600 namespaces after every call must cost next to nothing: on CPython 3.11 each
+Asking 3,600 namespaces after every call must cost next to nothing: on CPython 3.11 to 3.13 each
 dict carries a version tag that moves on every write to it and never on a read (PEP 509; see
-``pins._version_tag``), and the tags of all the watched dicts are gathered in one NumPy
+``pins._version_tag`` and :data:`TAGGED_PYTHONS`), and the tags of all the watched dicts are gathered in one NumPy
 indexing of the process's memory (~10 us). Only a namespace whose tag moved is compared
 entry by entry, against a copy taken before the submission existed. Data (caches, counters,
 configuration: ``jax.config.update`` stays allowed) is not compared: only what runs
@@ -34,6 +34,19 @@ PACKAGES = ("jax", "jaxlib", "numpy", "ml_dtypes", "grader")
 UNWATCHED = frozenset({"builtins", "sys", "__main__"})
 MAX_NAMED = 16  # changes named per reply: a submission that replaces more is no better for it
 _TAG_OFFSET = 3 * ctypes.sizeof(ctypes.c_ssize_t)  # PyDictObject: refcount, type, ma_used, ma_version_tag
+# The CPython releases whose dicts carry PEP 509's ma_version_tag at _TAG_OFFSET, moved on every
+# write (add, replace, delete; a class's attribute set or deleted) and never on a read: 3.11;
+# 3.12 and 3.13 keep it, deprecated, with its low bits given to dict watchers (a write moves it by
+# 256 or 4096, and a watcher added to a dict moves it too: a namespace compared for nothing).
+# 3.14 changed the field (not tried here). On any other interpreter every namespace is compared
+# entry by entry, at the import, the trace and the full record only (~26 ms for 3,400 namespaces
+# on CPython 3.12, against ~10 us with the tags). Each use also checks that a write moves the tag.
+TAGGED_PYTHONS = frozenset({(3, 11), (3, 12), (3, 13)})
+
+
+def tagged_python() -> bool:
+    """Whether this interpreter's dicts carry a version tag where ``_TAG_OFFSET`` reads it."""
+    return sys.implementation.name == "cpython" and sys.version_info[:2] in TAGGED_PYTHONS
 
 
 def _watched(name: str) -> bool:
@@ -154,8 +167,9 @@ def _dict_behind(proxy: Any) -> dict[str, Any] | None:
 def _tag_gatherer(namespaces: list[dict[str, Any]], np: Any) -> Any:
     """A function that reads the version tag of every dict of ``namespaces`` at once, as an
     array: one view of the memory from the lowest to the highest tag, indexed at each. None
-    where the tags cannot be trusted (not CPython 3.11, or a tag that does not move as it must)."""
-    if sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11) or not namespaces:
+    where the tags cannot be trusted (not a :data:`TAGGED_PYTHONS` release, or a tag that does not
+    move as it must)."""
+    if not tagged_python() or not namespaces:
         return None
     addresses = np.array([id(n) + _TAG_OFFSET for n in namespaces], dtype=np.uint64)
     base = int(addresses.min())
@@ -168,7 +182,7 @@ def _tag_gatherer(namespaces: list[dict[str, Any]], np: Any) -> Any:
     before = memory[offsets[0]]
     marker = object()
     key = f"__jaxgrade_probe_{id(marker)}"
-    probe[key] = marker  # a write must move the tag: else this layout is not CPython 3.11's
+    probe[key] = marker  # a write must move the tag: else this layout is not the one of TAGGED_PYTHONS
     moved = memory[offsets[0]] != before
     del probe[key]
     return (lambda: memory[offsets]) if moved else None
