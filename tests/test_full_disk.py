@@ -78,16 +78,26 @@ def _fill(disk: Path, leave_kib: int) -> Path:
     return filler
 
 
-def test_a_classmate_filling_every_world_writable_folder_fills_only_its_own_space(small_disk, class_folder):
-    source = (HOSTILE / "world_writable.py").read_text()
-    folders = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock", str(small_disk)]
-    (class_folder / "mallory.py").write_text(source.replace("{FOLDERS}", repr(folders)).replace("{STOP_MIB}", "64"))
+CLASSMATES = {"ada": "passed", "ben": "failed", "cy": "passed", "dee": "passed", "eve": "failed"}
+
+
+def _graded_with_mallory(small_disk: Path, class_folder: Path, hostile: str, folders: list[str], stop_mib: int,
+                         mallory: str) -> None:
+    """The class graded with mallory's ``hostile`` file writing into ``folders`` (at most
+    ``stop_mib``): the run exits 0, every classmate graded as usual, mallory ``mallory``."""
+    source = (HOSTILE / hostile).read_text()
+    (class_folder / "mallory.py").write_text(source.replace("{FOLDERS}", repr(folders))
+                                             .replace("{STOP_MIB}", str(stop_mib)))
     process = _grade(class_folder, small_disk)
     stdout, stderr = process.communicate(timeout=600)
     assert process.returncode == 0, stdout[-2000:] + stderr[-3000:]
     book = _gradebook(small_disk / "out")
-    assert {s: book[s]["status"] for s in book} == {"ada": "passed", "ben": "failed", "cy": "passed", "dee": "passed",
-                                                    "eve": "failed", "mallory": "passed"}, book
+    assert {s: book[s]["status"] for s in book} == {**CLASSMATES, "mallory": mallory}, book
+
+
+def test_a_classmate_filling_every_world_writable_folder_fills_only_its_own_space(small_disk, class_folder):
+    folders = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock", str(small_disk)]
+    _graded_with_mallory(small_disk, class_folder, "world_writable.py", folders, 64, "passed")
     report = (small_disk / "out" / "students" / "mallory" / "report.md").read_text()
     assert "WROTE 64 MiB" in report and "FULL" not in report  # its own 256 MiB of scratch: nothing shared filled
     assert not [p for f in folders for p in Path(f).iterdir() if p.name.startswith("left-by-student")]
@@ -123,8 +133,7 @@ def test_when_the_graders_own_disk_runs_short_the_rest_is_graded_and_said_in_one
     assert process.returncode == 0, stdout[-2000:] + stderr[-3000:]
     assert f"{len(graded)} unchanged since the last run" in stdout, stdout
     book = _gradebook(out)
-    assert {s: book[s]["status"] for s in book} == {"ada": "passed", "ben": "failed", "cy": "passed", "dee": "passed",
-                                                    "eve": "failed"}, book
+    assert {s: book[s]["status"] for s in book} == CLASSMATES, book
 
 
 def test_a_classmate_writing_until_every_place_refuses_is_graded_with_the_class(small_disk, class_folder):
@@ -134,14 +143,7 @@ def test_a_classmate_writing_until_every_place_refuses_is_graded_with_the_class(
     every classmate graded, mallory fails for filling its scratch, and no file of mallory's is
     left in any of those folders."""
     folders = [".", "/tmp", "/var/tmp", "/dev/shm", "/run/lock", str(small_disk)]
-    source = (HOSTILE / "fills_until_refused.py").read_text()
-    (class_folder / "mallory.py").write_text(source.replace("{FOLDERS}", repr(folders)).replace("{STOP_MIB}", "2048"))
-    process = _grade(class_folder, small_disk)
-    stdout, stderr = process.communicate(timeout=600)
-    assert process.returncode == 0, stdout[-2000:] + stderr[-3000:]
-    book = _gradebook(small_disk / "out")
-    assert {s: book[s]["status"] for s in book} == {"ada": "passed", "ben": "failed", "cy": "passed", "dee": "passed",
-                                                    "eve": "failed", "mallory": "failed"}, book
+    _graded_with_mallory(small_disk, class_folder, "fills_until_refused.py", folders, 2048, "failed")
     report = json.loads((small_disk / "out" / "students" / "mallory" / "report.json").read_text())
     if not report["environment"]["protections"]["temporary_files"]["active"]:
         pytest.skip("no mount namespace for the child here: it wrote the machine's own folders (stopped by the watch)")
