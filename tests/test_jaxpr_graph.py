@@ -93,3 +93,14 @@ def test_malformed_program_data_is_refused():
                    [1, 2]):
         with pytest.raises(ValueError):
             Program.from_data(broken)
+
+
+def test_a_dtype_parameter_is_recorded_by_name():
+    # preferred_element_type (a mixed-precision matmul), a convert's new_dtype: not None
+    def fn(x):
+        m = x.reshape(2, 2).astype(jnp.bfloat16)
+        return jax.lax.dot_general(m, m.T, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32)
+    nodes = program(fn).nodes
+    dot = next(n for n in nodes if n.primitive == "dot_general")
+    assert dot.params["preferred_element_type"] == "float32", dot.params
+    assert any(n.params.get("new_dtype") == "bfloat16" for n in nodes if n.primitive == "convert_element_type")

@@ -19,6 +19,7 @@ import os
 from typing import Any, Callable, Sequence
 
 import jax
+import numpy as np
 from jax import Device
 from jax._src import core
 from jax.sharding import AbstractMesh, Mesh, PartitionSpec, Sharding
@@ -34,6 +35,8 @@ def simple_param(value: Any, describe: Describe) -> Any:
     """A JSON-able view of a parameter, or None for the ones that say nothing structural."""
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
+    if isinstance(value, np.dtype):  # preferred_element_type, a convert's new_dtype: by name ("bfloat16")
+        return str(value)
     if isinstance(value, (Sharding, Device)):
         return describe(value)
     if isinstance(value, PartitionSpec):  # shard_map's in_specs/out_specs, in describe()'s spec form
