@@ -189,6 +189,24 @@ def test_a_fed_call_hands_the_placements_what_a_capturing_call_placed(session) -
     assert fed.swapped == 1 and fed.number() == float(PROBE["x"].sum())
 
 
+
+def test_what_a_capture_keeps_survives_a_step_that_donates_the_placed_value(session) -> None:
+    # device_put may keep the buffer of an array already where it is sent, and the jitted step
+    # then donates it: the capture keeps its own copy, so the feeding call still has the values
+    other = {"x": np.full(8, 3.0, np.float32)}
+    donating = session("""
+        import functools
+        @functools.partial(jax.jit, donate_argnums=0)
+        def step(p):
+            return p * 2.0
+        def f(x):
+            return jnp.sum(step(jax.device_put(jnp.asarray(x), ONE)))
+    """)
+    captured = donating.call(other, counterfactual=Counterfactual(True))
+    fed = donating.call(PROBE, counterfactual=Counterfactual(False))
+    assert fed.ok, fed.describe()
+    assert captured.swapped == 1 and fed.swapped == 1 and fed.number() == captured.number() == 48.0
+
 @pytest.mark.slow
 def test_a_jitted_function_that_places_its_operand_is_fed_too(session) -> None:
     other = {"x": np.ones(8, np.float32)}

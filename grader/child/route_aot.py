@@ -81,11 +81,11 @@ def install(recorder: Any, stages: Any, pxla: Any) -> list[tuple[Any, str, Any]]
             return call(*args, **kwargs)
         executable = args[0].executable
         how = made.get(id(executable))
-        if how is not None and swap[0] is not None:
-            given, kwargs = fed(how[1], args[0], args[1:], kwargs)
-            args = (args[0], *given)
-        state[1] += 1
+        state[1] += 1  # what runs inside (a captured operand's copy included) is not the submission's
         try:
+            if how is not None and swap[0] is not None:
+                given, kwargs = fed(how[1], args[0], args[1:], kwargs)
+                args = (args[0], *given)
             result = call(*args, **kwargs)
         finally:
             state[1] -= 1

@@ -36,9 +36,11 @@ class Swap:
         self.puts += 1
         return self.turn is None or self.puts - 1 == self.turn
 
-    def meet(self, value: Any) -> Any:
+    def meet(self, value: Any, kept: Any = None) -> Any:
+        """What a placing operation gets in place of ``value``; capturing, ``kept`` (a copy of
+        ``value``, when given) is what a feeding call will hand the same operation."""
         if self.capturing:
-            self.values.append(value)
+            self.values.append(value if kept is None else kept)
             self.count += 1
             return value
         if self.count < len(self.values):
@@ -52,12 +54,18 @@ class Swap:
 def interceptor(swap: list[Swap | None], array_class: type, host_array: type) -> Callable[..., Any]:
     """``intercepted(values, positions=None)``: ``values`` as a placing operation receives them,
     kept (capturing) or replaced by the captured ones (feeding), at ``positions`` (all when
-    None); arrays only (JAX's, or NumPy's ``host_array``)."""
+    None); arrays only (JAX's, or NumPy's ``host_array``). A JAX array is captured as a copy:
+    placing may keep its buffer, which a jitted step that donates the placed value then frees
+    (an honest ``donate_argnums`` on placed params), and the feeding call needs it whole. The
+    copy runs inside the route's hook, where JAX's own operations are not recorded."""
+    copy = array_class.copy
+
     def intercepted(values: Any, positions: Any = None) -> Any:
         job = swap[0]
         out = list(values)
         for i, value in enumerate(out):
             if (positions is None or i in positions) and type(value) in (array_class, host_array):
-                out[i] = job.meet(value)
+                kept = copy(value) if job.capturing and type(value) is array_class else None
+                out[i] = job.meet(value, kept)
         return tuple(out) if isinstance(values, tuple) else out
     return intercepted
