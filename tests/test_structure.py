@@ -94,3 +94,11 @@ def test_a_mean_taken_in_numpy_behind_a_zeroed_pmean_fails(graded) -> None:
 def test_a_constraint_used_only_through_zero_inside_jit_gets_no_full_marks(graded) -> None:
     report = graded("constraint_zero_weighted_inside_jit.py", "sharding_constraint")
     assert report.score < report.max_score
+
+
+@pytest.mark.slow
+def test_a_traced_comparison_that_picks_the_original_in_every_ordinary_call_fails(graded) -> None:
+    # The feeding call hands the placement other values, and the comparison picks the placed sum
+    # there: it passed. The probe's replay holds every boolean at its value in the call.
+    report = graded("picks_original_by_traced_comparison.py")
+    assert_only_failure(report, "structure.sum_of_placed", "run again with the placed x holding other values")

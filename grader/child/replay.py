@@ -7,9 +7,11 @@ longer equals its argument) and be honest only then. A replay never runs the sub
 Python: it runs again the operations the call recorded, in order (each eager device_put,
 jitted program, eager primitive and eager shard_map, as the call bound them), with the placed
 value replaced, and reads what became of the returned leaves. Control flow the submission
-chose while its call ran stays as it chose it: comparing the placed copy with the argument
-changes nothing here, and a result that reaches the placed copy only through ``0 *`` does not
-change.
+chose while its call ran stays as it chose it, and so do the decisions its operations computed:
+every boolean an operation made keeps the value it had in the call (``jnp.where(placed == x,
+sum(x), sum(placed))`` sums x again), so comparing the placed copy with the argument changes
+nothing here, and a result that reaches the placed copy only through ``0 *`` does not change.
+A jitted program is run equation by equation for this (``_held``), its decisions held too.
 
 A replay answers only when it is sound: every operation reached by a replaced value is
 re-run, no value went through the host (a pull, then a value given back, breaks the chain the
@@ -19,6 +21,7 @@ tracers, not arrays). Otherwise it says nothing (None), and the feeding call dec
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 MAX_REPLAYED = 8  # placements replayed in one call
@@ -32,6 +35,7 @@ class Replayer:
         from jax._src import core, pjit
         self.jax, self.np = jax, np
         self.bind_jit, self.eval_jaxpr, self.tracer = pjit.jit_p.bind, core.eval_jaxpr, core.Tracer
+        self.literal, self.drop = core.Literal, core.DropVar
 
     def follows(self, events: list[tuple[Any, ...]], placed: Any,
                 returned: list[tuple[str, Any]]) -> dict[str, bool] | None:
@@ -64,6 +68,7 @@ def _replay(events: list[tuple[Any, ...]], placed: Any, other: Any, ops: Replaye
     ``placed``; None when an operation reached by a replaced value cannot be run again."""
     replaced: dict[int, Any] = {id(placed): other}
     jax, tracer = ops.jax, ops.tracer
+    held = getattr(placed, "dtype", None) != bool  # a boolean placed value is data, not a decision
     try:
         for event in events:
             kind = event[0]
@@ -88,9 +93,8 @@ def _replay(events: list[tuple[Any, ...]], placed: Any, other: Any, ops: Replaye
                 return None  # a tracer: part of a transformation the recorder sees only from outside
             new_args = [replaced.get(id(a), a) for a in args]
             if kind == "jit":
-                if any(params.get("donated_invars") or ()):  # the call's own arrays are not the replay's to give up
-                    params = {**params, "donated_invars": (False,) * len(params["donated_invars"])}
-                made = ops.bind_jit(*new_args, **params)
+                program = params["jaxpr"]
+                made = _held(program.jaxpr, program.consts, list(args), new_args, ops, held)[1]
             elif kind == "primitive":
                 made = primitive.bind(*new_args, **params)
                 made = list(made) if primitive.multiple_results else [made]
@@ -99,10 +103,45 @@ def _replay(events: list[tuple[Any, ...]], placed: Any, other: Any, ops: Replaye
                     return None  # its body could not be staged: nothing to run again
                 made = ops.eval_jaxpr(staged.jaxpr, staged.consts, *new_args)
             for out, new in zip(outs, made):
-                replaced[id(out)] = new
+                if not (held and getattr(out, "dtype", None) == bool):  # a decision keeps the call's value
+                    replaced[id(out)] = new
     except Exception:  # a donated operand gone, a shape the program refuses: no answer
         return None
     return replaced
+
+
+def _held(jaxpr: Any, consts: Any, before: list[Any], after: list[Any], ops: Replayer,
+          held: bool) -> tuple[list[Any], list[Any]]:
+    """A jitted program's outputs on its recorded operands (``before``) and on ``after``, run
+    equation by equation (nested jitted calls inlined), every boolean an equation makes on
+    ``after`` taken from ``before`` when ``held``."""
+    on_before: dict[Any, Any] = dict(zip(jaxpr.constvars, consts))
+    on_after = dict(on_before)
+    on_before.update(zip(jaxpr.invars, before))
+    on_after.update(zip(jaxpr.invars, after))
+
+    def read(env: dict[Any, Any], var: Any) -> Any:
+        return var.val if isinstance(var, ops.literal) else env[var]
+
+    for eqn in jaxpr.eqns:
+        ins_before = [read(on_before, v) for v in eqn.invars]
+        ins_after = [read(on_after, v) for v in eqn.invars]
+        inner = eqn.params.get("jaxpr") if eqn.primitive.name in ("jit", "pjit") else None
+        if inner is not None:
+            outs_before, outs_after = _held(inner.jaxpr, inner.consts, ins_before, ins_after, ops, held)
+        else:
+            bound = eqn.primitive.get_bind_params(eqn.params)  # (subfuns, params) before JAX 0.10
+            subfuns, params = bound if isinstance(bound, tuple) else ((), bound)
+            with eqn.ctx.manager if hasattr(eqn, "ctx") else contextlib.nullcontext():
+                outs_before, outs_after = [eqn.primitive.bind(*subfuns, *ins, **params)
+                                           for ins in (ins_before, ins_after)]
+            if not eqn.primitive.multiple_results:
+                outs_before, outs_after = [outs_before], [outs_after]
+        for var, old, new in zip(eqn.outvars, outs_before, outs_after):
+            if not isinstance(var, ops.drop):
+                on_before[var] = old
+                on_after[var] = old if held and getattr(old, "dtype", None) == bool else new
+    return [read(on_before, v) for v in jaxpr.outvars], [read(on_after, v) for v in jaxpr.outvars]
 
 
 def _other_values(placed: Any, jax: Any, np: Any) -> list[Any]:
