@@ -60,12 +60,20 @@ def interceptor(swap: list[Swap | None], array_class: type, host_array: type) ->
     copy runs inside the route's hook, where JAX's own operations are not recorded."""
     copy = array_class.copy
 
+    def kept(value: Any) -> Any:
+        # where JAX cannot copy it here (inside an eager shard_map's own trace, under JAX 0.12),
+        # the value itself is kept, as before: a copy that fails must not fail the call
+        try:
+            made = copy(value)
+        except Exception:
+            return None
+        return made if type(made) is array_class else None
+
     def intercepted(values: Any, positions: Any = None) -> Any:
         job = swap[0]
         out = list(values)
         for i, value in enumerate(out):
             if (positions is None or i in positions) and type(value) in (array_class, host_array):
-                kept = copy(value) if job.capturing and type(value) is array_class else None
-                out[i] = job.meet(value, kept)
+                out[i] = job.meet(value, kept(value) if job.capturing and type(value) is array_class else None)
         return tuple(out) if isinstance(values, tuple) else out
     return intercepted
