@@ -29,12 +29,12 @@ MAX_REPLAYED = 8  # placements replayed in one call
 
 class Replayer:
     """What a replay runs with: the grader's own JAX and NumPy (taken before the submission),
-    JAX's jit primitive, its jaxpr evaluator and tracer class."""
+    JAX's jaxpr evaluator, tracer, literal and dropped-variable classes."""
 
     def __init__(self, jax: Any, np: Any) -> None:
-        from jax._src import core, pjit
+        from jax._src import core
         self.jax, self.np = jax, np
-        self.bind_jit, self.eval_jaxpr, self.tracer = pjit.jit_p.bind, core.eval_jaxpr, core.Tracer
+        self.eval_jaxpr, self.tracer = core.eval_jaxpr, core.Tracer
         self.literal, self.drop = core.Literal, core.DropVar
 
     def follows(self, events: list[tuple[Any, ...]], placed: Any,
