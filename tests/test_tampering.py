@@ -229,6 +229,9 @@ STRUCTURE = ("structure.placed", "structure.mesh", "structure.spec", "structure.
     ("wraps_executable_method.py", "replaces jax._src.interpreters.pxla.MeshExecutable.xla_extension_executable"),
     ("adds_method_in_call.py", "adds jax.sharding.NamedSharding.looks_replicated"),
     ("adds_method_in_call.py", "replaces json.dumps"),
+    ("renames_primitive.py", "replaces jax._src.lax.lax.reduce_sum_p.name"),
+    ("remove_observers_put_back.py", "rewrites jax._src.pjit while your code runs, and puts it back"),
+    ("patches_executable_in_call.py", "rewrites jaxlib._jax.LoadedExecutable while your code runs, and puts it back"),
 ])
 def test_replacing_a_function_of_jax_or_the_standard_library_fails_every_structure_check_naming_it(
         graded, name, named):
@@ -273,3 +276,28 @@ def test_comparing_the_placed_copy_with_the_argument_cannot_pass_the_dataflow_ch
     report = grade(exercise, exercise.directory / "wrong" / "structure_compares_placed_with_original.py")
     for check_id in check_ids:
         assert_fails_structure(report, check_id, "run again with the placed")
+
+
+# An arithmetic choice needs no boolean: a weight exp(-1e30 * distance) is 1 in an ordinary call and
+# 0 in any replay with other values, and an integer index (argmax, a cast) picks alike. The replay
+# also follows each such leaf to first order at the call's own values (a jvp of the same replay),
+# where every comparison comes out as in the call and a blend moves only with the branch it took.
+@pytest.mark.parametrize("slug, variant, check_id", [
+    ("named_sharding_replicated", "structure_soft_select_on_difference.py", "structure.sum_of_placed"),
+    ("sharded_matmul", "structure_argmax_picks_original.py", "structure.product_of_placed_x"),
+    ("data_parallel_train_step", "structure_soft_select_inside_jit.py", "structure.step_from_placed_batch"),
+    ("data_parallel_train_step", "structure_blend_eager.py", "structure.step_from_placed_batch"),
+])
+def test_choosing_the_original_by_arithmetic_cannot_pass_the_dataflow_check(slug, variant, check_id):
+    exercise = find_exercise(slug)
+    report = grade(exercise, exercise.directory / "wrong" / variant)
+    assert_fails_structure(report, check_id, "moved by an infinitesimal step")
+
+
+@pytest.mark.parametrize("slug, variant", [
+    ("named_sharding_replicated", "stop_gradient_sum.py"),
+    ("sharded_matmul", "tensordot_highest.py"),
+])
+def test_a_result_of_the_placed_array_through_stop_gradient_or_a_precision_keeps_full_marks(slug, variant):
+    exercise = find_exercise(slug)
+    assert_full_marks(grade(exercise, exercise.directory / "right" / variant))

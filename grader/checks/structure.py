@@ -415,10 +415,15 @@ class ResultFromPlacement(StructureCheck):
             # the probe call's own operations run again: the function never knows (a witness that can
             # only fail it: a forged record can make a replay look honest, the feeding call below cannot)
             replayed = _replayed(context, chosen, leaf, self.result) if arguments is context.probe else None
-            if replayed is False:
+            if replayed in ("unchanged", "still"):
                 seen = (f"the operations your function ran, run again with the placed {label} holding other values "
                         f"({short(other)}) and nothing else changed, return what they returned before, although your "
-                        f"function called on those values returns something else")
+                        f"function called on those values returns something else") if replayed == "unchanged" else (
+                        f"the operations your function ran, run again at the very values of your call with only the "
+                        f"placed {label} moved by an infinitesimal step (a derivative, which no comparison in your "
+                        f"code can tell from an ordinary call), leave {what} where it was: at the values it was "
+                        f"called with, your function's answer is the original {label}'s, and the placed {label} "
+                        f"counts only where the two differ")
                 return Outcome.failed(
                     f"{where}{_opening(f'{what} does not follow the placed {label}', self.result) if not where else ''}"
                     f"{': ' if not where else ''}{seen}. So {what} is not computed from the placed {label}: it is "
@@ -493,10 +498,11 @@ def _counterfactuals(found: Evidence, leaf: str, chosen: Placement | None,
     return (Counterfactual(True, chosen.sharding, shape, turn), Counterfactual(False, chosen.sharding, shape, turn))
 
 
-def _replayed(context: Context, chosen: Placement | None, leaf: str, result: str) -> bool | None:
+def _replayed(context: Context, chosen: Placement | None, leaf: str, result: str) -> str | None:
     """The probe call's replay of the judged eager device_put of ``leaf`` (the first onto the
     same sharding, placing ``leaf`` as the judged one did: see ``grader.child.replay``):
-    whether what the function returned changed when the placed value held other values; None
+    what became of what the function returned when the placed value held other values
+    (``Program.replayed``); None
     when it was not replayed (a placement inside a transformation, a round trip through the
     host). The probe's alone: its record is the one the placement was judged from."""
     call = probe_call(context)

@@ -178,14 +178,19 @@ def take_originals() -> _Originals:
                                  (custom_derivatives.custom_vjp, custom_derivatives.custom_jvp), np)
     # Every request starts, and every call of the student's function ends, by undoing patches
     # to JAX, NumPy and the standard library (the recorder's hooks included).
-    pins = _Pins([jax, jax.numpy, jax.sharding, jax.tree_util, jax.random, api, compiler, core, dispatch, pjit,
-                  shard_map_module, partial_eval, array_module, np, json, base64, os, builtins, traceback,
-                  inspect, *(sys.modules[name] for name in CHILD_MODULES if name in sys.modules)],
-                 [ArrayImpl, NamedSharding, Mesh, PartitionSpec, SingleDeviceSharding, dispatch.device_put_p,
-                  core.Primitive, core.Tracer, core.EvalTrace, recorder.Recorder, custom_derivatives.custom_vjp,
-                  custom_derivatives.custom_jvp])
+    modules = [jax, jax.numpy, jax.sharding, jax.tree_util, jax.random, api, compiler, core, dispatch, pjit,
+               shard_map_module, partial_eval, array_module, np, json, base64, os, builtins, traceback,
+               inspect, *(sys.modules[name] for name in CHILD_MODULES if name in sys.modules)]
+    objects = [ArrayImpl, NamedSharding, Mesh, PartitionSpec, SingleDeviceSharding, dispatch.device_put_p,
+               core.Primitive, core.Tracer, core.EvalTrace, recorder.Recorder, custom_derivatives.custom_vjp,
+               custom_derivatives.custom_jvp]
+    pins = _Pins(modules, objects)
+    from grader.child.compiled import read_through
     from grader.child.watch import Watch
-    return _Originals(pinned_jax, pinned_np, observer, pins, Watch())  # last: the recorder's hooks are JAX's now
+    watch = Watch()  # last: the recorder's hooks are JAX's now
+    watch.guard([*modules, *(o for o in objects if isinstance(o, type)), *(owner for owner, _, _ in observer.hooks),
+                 *read_through()])
+    return _Originals(pinned_jax, pinned_np, observer, pins, watch)
 
 
 # Taken in the zygote (grader.sandbox.pool calls before_fork) before it forks, so that a

@@ -18,6 +18,19 @@ re-run, no value went through the host (a pull, then a value given back, breaks 
 recorder can see; a pull alone, ``bool(jnp.all(placed == x))``, only chose the path the
 replay follows), and no transformation's tracer holds one (an eager ``jax.grad`` records
 tracers, not arrays). Otherwise it says nothing (None), and the feeding call decides.
+
+Other values are still values a submission's arithmetic can tell apart from its argument
+without a boolean: ``w = exp(-1e30 * sum(|placed - x|))`` is 1 in the call and 0 in any replay,
+so ``w * sum(x) + (1 - w) * sum(placed)`` follows the placed copy only when it differs; an
+``argmax`` picks between the two alike. So a leaf the replay changed is also followed to first
+order at the call's own values (``_still``: a forward-mode derivative, JAX's ``jvp`` of the same
+replay, with the placed value the only one moved): every value is the call's, so no comparison
+comes out otherwise, and such a blend's derivative is that of the branch the call took (here
+the original x's: none). A leaf that changes under other values yet not at all to first order is
+``"still"``. Custom derivative rules are not used (a ``custom_jvp`` function is followed through
+its own body, so a rule cannot claim a dependence) and ``stop_gradient`` passes the change
+through (it marks no link as missing); a result honestly built from steps of zero derivative
+(``floor``, integer casts) on the path would read as still: no exercise's result is.
 """
 from __future__ import annotations
 
@@ -43,10 +56,11 @@ class Replayer:
 
 
 def follows(events: list[tuple[Any, ...]], placed: Any, returned: list[tuple[str, Any]],
-            ops: Replayer) -> dict[str, bool] | None:
-    """For each returned leaf, whether it changes when ``placed`` holds other values (two affine
-    maps of its own, so one that a function's answer ignores does not decide alone), or None
-    when the replay cannot say."""
+            ops: Replayer) -> dict[str, str] | None:
+    """For each returned leaf, ``"changed"`` when it changes as ``placed`` holds other values (two
+    affine maps of its own, so one that a function's answer ignores does not decide alone) and
+    moves with it at the call's own values, ``"still"`` when it changes but does not move
+    (:func:`_still`), ``"unchanged"``; None when the replay cannot say."""
     kinds = [event[0] for event in events]
     if "to_host" in kinds and "from_host" in kinds[kinds.index("to_host"):]:
         return None  # a value pulled to NumPy and given back: a link the recorder cannot follow
@@ -60,7 +74,41 @@ def follows(events: list[tuple[Any, ...]], placed: Any, returned: list[tuple[str
             new = replaced.get(id(leaf))
             if new is not None and not _same(new, leaf, np):
                 changed[path] = True
-    return changed
+    still = _still(events, placed, [(p, leaf) for p, leaf in returned if changed[p]], ops) if any(changed.values()) else {}
+    return {path: ("still" if still.get(path) else "changed") if moved else "unchanged" for path, moved in changed.items()}
+
+
+def _still(events: list[tuple[Any, ...]], placed: Any, returned: list[tuple[str, Any]],
+           ops: Replayer) -> dict[str, bool]:
+    """For each floating returned leaf, whether the replay's forward-mode derivative along a
+    fixed direction of ``placed``, at the call's own values, is zero (or not a number)
+    everywhere; empty when ``placed`` is not floating or the derivative cannot be taken (an
+    operation without a derivative rule, such as a Pallas kernel)."""
+    jax, np = ops.jax, ops.np
+    jnp = jax.numpy
+    floating = [(path, leaf) for path, leaf in returned if jnp.issubdtype(getattr(leaf, "dtype", bool), jnp.floating)]
+    dtype = getattr(placed, "dtype", None)
+    if not floating or dtype is None or not jnp.issubdtype(dtype, jnp.floating) or jnp.dtype(dtype).itemsize < 2:
+        return {}
+    direction = jax.device_put(np.random.default_rng(0).standard_normal(np.shape(placed)).astype(dtype),
+                               placed.sharding)
+
+    def replayed(moved: Any) -> list[Any]:
+        replaced = _replay(events, placed, moved, ops)
+        if replaced is None:
+            raise _NoDerivative
+        return [replaced.get(id(leaf), leaf) for _, leaf in floating]
+
+    try:
+        _, tangents = jax.jvp(replayed, (placed,), (direction,))
+    except Exception:  # _NoDerivative, or a rule JAX lacks
+        return {}
+    return {path: not bool(np.any(np.isfinite(t) & (t != 0))) for (path, _), t in
+            zip(floating, (np.asarray(t, dtype=np.float64) for t in tangents))}
+
+
+class _NoDerivative(Exception):
+    """The replay could not run on a moved value."""
 
 
 def _replay(events: list[tuple[Any, ...]], placed: Any, other: Any, ops: Replayer) -> dict[int, Any] | None:
@@ -95,6 +143,8 @@ def _replay(events: list[tuple[Any, ...]], placed: Any, other: Any, ops: Replaye
             if kind == "jit":
                 program = params["jaxpr"]
                 made = _held(program.jaxpr, program.consts, list(args), new_args, ops, held)[1]
+            elif kind == "primitive" and primitive.name == "stop_gradient":
+                made = new_args  # it passes a change through (see the module's docstring)
             elif kind == "primitive":
                 made = primitive.bind(*new_args, **params)
                 made = list(made) if primitive.multiple_results else [made]
@@ -126,8 +176,13 @@ def _held(jaxpr: Any, consts: Any, before: list[Any], after: list[Any], ops: Rep
     for eqn in jaxpr.eqns:
         ins_before = [read(on_before, v) for v in eqn.invars]
         ins_after = [read(on_after, v) for v in eqn.invars]
-        inner = eqn.params.get("jaxpr") if eqn.primitive.name in ("jit", "pjit") else None
-        if inner is not None:
+        name = eqn.primitive.name
+        # a nested jitted program, and a function with its own derivative rules, run as their bodies
+        inner = eqn.params.get("jaxpr") if name in ("jit", "pjit") else (
+            eqn.params.get("call_jaxpr") if name.startswith("custom_") else None)
+        if name == "stop_gradient":
+            outs_before, outs_after = ins_before, ins_after
+        elif inner is not None:
             outs_before, outs_after = _held(inner.jaxpr, inner.consts, ins_before, ins_after, ops, held)
         else:
             bound = eqn.primitive.get_bind_params(eqn.params)  # (subfuns, params) before JAX 0.10

@@ -16,8 +16,13 @@ indexing of the process's memory (~10 us). Only a namespace whose tag moved is c
 entry by entry, against a copy taken before the submission existed. Data (caches, counters,
 configuration: ``jax.config.update`` stays allowed) is not compared: only what runs
 (functions, classes, modules, descriptors). A patch put back before the call returns is not
-seen: what it could change while the call ran, the recorder's hooks (which hold the
-originals, and whose removal ``Recorder.intact`` tells) see for themselves.
+seen by comparing, but its write is: a namespace the grader reads through while a call runs
+(``guard``: the modules and classes its hooks sit in or read, the grader's own, the standard
+library's it uses) is never written by honest work, so a tag of one of them that moved with
+nothing left changed is a patch made and undone within the call, named as such ("rewrites
+jax._src.pjit while your code runs, and puts it back"). A primitive's own attributes (its
+``name``, which every check reads) are watched as data: renaming ``add_p`` to ``psum`` forges a
+collective.
 """
 from __future__ import annotations
 
@@ -60,11 +65,12 @@ def _runs(value: Any) -> bool:
 
 
 class _Namespace:
-    """One module's or class's dict, and a copy of it from before the submission existed."""
-    __slots__ = ("label", "owner", "namespace", "saved", "is_class")
+    """One module's, class's or primitive's dict, and a copy of it from before the submission
+    existed; ``data``: whether plain values (a primitive's name) count as well as code."""
+    __slots__ = ("label", "owner", "namespace", "saved", "is_class", "data")
 
-    def __init__(self, label: str, owner: Any, namespace: dict[str, Any], is_class: bool) -> None:
-        self.label, self.owner, self.namespace, self.is_class = label, owner, namespace, is_class
+    def __init__(self, label: str, owner: Any, namespace: dict[str, Any], is_class: bool, data: bool = False) -> None:
+        self.label, self.owner, self.namespace, self.is_class, self.data = label, owner, namespace, is_class, data
         self.saved = namespace.copy()
 
     def changes(self) -> list[tuple[str, str]]:
@@ -73,7 +79,7 @@ class _Namespace:
         current = self.namespace
         for name, value in self.saved.items():
             now = current.get(name, _MISSING)
-            if now is not value and _runs(value):
+            if now is not value and (_runs(value) or (self.data and not _same_data(now, value))):
                 found.append(("deletes" if now is _MISSING else "replaces", name))
                 self._put_back(name, value)
         # A method or property added to a class (a module gains submodules as it imports them,
@@ -100,6 +106,10 @@ class _Namespace:
 _MISSING = object()
 
 
+def _same_data(now: Any, saved: Any) -> bool:
+    return type(now) is type(saved) and isinstance(saved, (str, int, float, bool, type(None))) and now == saved
+
+
 class Watch:
     """The watched namespaces, and their version tags when last clean."""
 
@@ -117,7 +127,15 @@ class Watch:
                     behind = _dict_behind(vars(value))
                     if behind is not None:
                         spaces.append(_Namespace(f"{name}.{value.__qualname__}", value, behind, True))
+        primitive = getattr(sys.modules.get("jax._src.core"), "Primitive", None)
+        for name, module in modules:
+            for key, value in list(vars(module).items()):
+                if (primitive is not None and isinstance(value, primitive) and id(value) not in seen
+                        and type(getattr(value, "__dict__", None)) is dict):
+                    seen.add(id(value))
+                    spaces.append(_Namespace(f"{name}.{key}", value, value.__dict__, False, data=True))
         self.spaces = spaces
+        self.guarded: set[int] = set()  # indices of the namespaces no honest work writes
         self._gather = _tag_gatherer([s.namespace for s in spaces], np)
         self._clean = self._gather() if self._gather is not None else None
 
@@ -125,6 +143,19 @@ class Watch:
     def cheap(self) -> bool:
         """Whether asking costs next to nothing (version tags work here): then after every call."""
         return self._gather is not None
+
+    def guard(self, owners: list[Any]) -> None:
+        """Mark the namespaces of ``owners`` (modules and classes the grader reads through while
+        a call runs) and of the modules the grader's own modules use (not packages: importing a
+        submodule writes its package) as never written by honest work."""
+        from_grader = [v for name, m in list(sys.modules.items()) if name.partition(".")[0] == "grader"
+                       for v in vars(m).values() if isinstance(v, types.ModuleType)]
+        wanted = {id(_namespace_of(o)) for o in [*owners, *from_grader] if not hasattr(o, "__path__")}
+        self.guarded = {i for i, space in enumerate(self.spaces)
+                        if id(space.namespace) in wanted or space.label.partition(".")[0] == "grader"}
+        for i in self.guarded:  # a warning issued from a module's code adds its registry: one now, kept
+            if not self.spaces[i].is_class:
+                self.spaces[i].namespace.setdefault("__warningregistry__", {})
 
     def rebase(self) -> None:
         """Once the child is ready, before the submission exists: what the grader changed since
@@ -139,7 +170,12 @@ class Watch:
         moved = self._moved()
         if not moved:  # the usual answer: the tags just read are the clean ones (one read, not two)
             return []
-        found = [f"{how} {self.spaces[i].label}.{name}" for i in moved for how, name in self.spaces[i].changes()]
+        found = []
+        for i in moved:
+            changed = self.spaces[i].changes()
+            found += [f"{how} {self.spaces[i].label}.{name}" for how, name in changed]
+            if not changed and i in self.guarded and self._gather is not None:
+                found.append(f"rewrites {self.spaces[i].label} while your code runs, and puts it back")
         self._mark_clean()  # after putting back, which moves the tags again
         return found[:MAX_NAMED]
 
@@ -157,6 +193,10 @@ class Watch:
     def _mark_clean(self) -> None:
         if self._gather is not None:
             self._clean = self._gather()
+
+
+def _namespace_of(owner: Any) -> Any:
+    return _dict_behind(vars(owner)) if isinstance(owner, type) else vars(owner)
 
 
 def _dict_behind(proxy: Any) -> dict[str, Any] | None:

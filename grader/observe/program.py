@@ -53,6 +53,9 @@ def _strings(values: Any) -> tuple[str, ...]:
     return tuple(values)
 
 
+REPLAYED = ("changed", "still", "unchanged")  # what a replay says of a leaf, the strongest first
+
+
 @dataclass(frozen=True)
 class Program:
     inputs: tuple[int, ...]
@@ -63,8 +66,9 @@ class Program:
     output_paths: tuple[str, ...] = ()
     arrays: dict[int, Buffers] | None = None  # a real call's placed and returned arrays
     # A real call's replays (grader.child.replay): for the node of an argument placed eagerly,
-    # whether each returned leaf (by path) changed when that placed value held other values
-    follows: dict[int, dict[str, bool]] | None = None
+    # what became of each returned leaf (by path) when that placed value held other values:
+    # "changed", "still" (changed, but not moved by it at the call's own values), "unchanged"
+    follows: dict[int, dict[str, str]] | None = None
 
     @classmethod
     def from_data(cls, data: Any) -> "Program":
@@ -102,8 +106,8 @@ class Program:
         if "follows" in data:
             found = data["follows"]
             if not isinstance(found, dict) or not all(
-                    isinstance(v, dict) and all(type(c) is bool for c in v.values()) for v in found.values()):
-                raise ValueError("a program's replays must map nodes to the leaves they change")
+                    isinstance(v, dict) and all(c in REPLAYED for c in v.values()) for v in found.values()):
+                raise ValueError("a program's replays must map nodes to what became of each leaf")
             follows = {int(node): {str(path): changed for path, changed in leaves.items()}
                        for node, leaves in found.items()}
         return cls(inputs, outputs, tuple(nodes), shapes, input_paths, output_paths, arrays,  # type: ignore[arg-type]
@@ -127,14 +131,14 @@ class Program:
                     changed = True
         return reached
 
-    def replayed(self, placed: int, result: str = "result") -> bool | None:
-        """Whether any returned leaf under ``result`` changed when the placed value ``placed``
-        held other values, the call's recorded operations run again (None: no replay of it)."""
+    def replayed(self, placed: int, result: str = "result") -> str | None:
+        """What became of the returned leaves under ``result`` when the placed value ``placed``
+        held other values, the call's recorded operations run again: "changed" when any leaf
+        follows it, else "still" when one changed without following it at the call's values,
+        else "unchanged" (None: no replay of it)."""
         changed = (self.follows or {}).get(placed)
-        if changed is None:
-            return None
-        under = [c for path, c in changed.items() if is_within(path, result)]
-        return any(under) if under else None
+        under = {c for path, c in (changed or {}).items() if is_within(path, result)}
+        return next((c for c in REPLAYED if c in under), None)
 
     def feeds(self, value: int, result: str = "result") -> bool:
         """Whether any returned leaf under ``result`` may be computed from ``value``."""
