@@ -18,19 +18,24 @@ import re
 from typing import NamedTuple
 
 _PREFIX = "# jaxgrade: notebook cells at lines (* marks one the graded function does not need):"
-_LINE = re.compile(rb"^" + re.escape(_PREFIX.encode()) + rb" (?P<cells>\d+@\d+\*?(?: \d+@\d+\*?)*)[ \t]*$")
-_CELL = re.compile(rb"(\d+)@(\d+)(\*?)")
+_ITEM = rb"\d+@\d+\*?!?"
+_LINE = re.compile(rb"^" + re.escape(_PREFIX.encode()) + rb" (?P<cells>" + _ITEM + rb"(?: " + _ITEM + rb")*)[ \t]*$")
+_CELL = re.compile(rb"(\d+)@(\d+)(\*?)(!?)")
 
 
 class Cell(NamedTuple):
     number: int      # as Jupyter numbers the notebook's cells (markdown ones too)
     first_line: int  # in the converted file
     needed: bool     # by the graded function (its definition, or what it uses): a failure here fails the load
+    # its definition of the graded function is the one graded, though a cell below defines it too: the
+    # kernel ran this one last (``grader.notebook_runs``); after the cells ran, the child binds it again
+    graded: bool = False
 
 
 def cells_line(cells: list[Cell]) -> str:
-    """The comment line that ends a converted notebook."""
-    return f"{_PREFIX} " + " ".join(f"{c.number}@{c.first_line}{'' if c.needed else '*'}" for c in cells)
+    """The comment line that ends a converted notebook (``!`` marks the cell whose definition is graded)."""
+    return f"{_PREFIX} " + " ".join(f"{c.number}@{c.first_line}{'' if c.needed else '*'}{'!' if c.graded else ''}"
+                                    for c in cells)
 
 
 def read_cells(source: bytes) -> list[Cell] | None:
@@ -40,5 +45,5 @@ def read_cells(source: bytes) -> list[Cell] | None:
     found = _LINE.match(last)
     if found is None:
         return None
-    cells = [Cell(int(n), int(line), not star) for n, line, star in _CELL.findall(found.group("cells"))]
+    cells = [Cell(int(n), int(line), not star, bool(mark)) for n, line, star, mark in _CELL.findall(found.group("cells"))]
     return sorted(cells, key=lambda c: c.first_line)
