@@ -54,7 +54,7 @@ def is_check_cell(text: str, beside: frozenset[str] = frozenset()) -> bool:
             imported |= {a.asname or a.name for a in statement.names}
         elif isinstance(statement, (ast.Expr, ast.Assign)):
             reads = {n.id for n in ast.walk(statement.value) if isinstance(n, ast.Name)}
-            if not reads <= known | imported or not reads & imported:
+            if not reads <= known | imported or not reads & (known | imported) - _SHOWN:
                 return False
             called |= any(isinstance(n, ast.Call) for n in ast.walk(statement.value))
             if isinstance(statement, ast.Assign):
@@ -90,9 +90,11 @@ def graded_definition(definers: list[int], counts: dict[int, int | None], functi
                         "is not your final version.")
     if len(definers) == 1:
         return chosen, None
-    listed = _cells(definers, counts)
-    return chosen, (f"{function} is defined in {listed}: cell {chosen}'s definition ran last (In [{counts[chosen]}]) "
-                    f"and was graded, as your kernel held it; the others are earlier (or unrun) versions.")
+    others = "the other ran before it" if len(definers) == 2 else "the others ran before it"
+    if len(counted) < len(definers):
+        others = "any other ran before it or not at all"
+    return chosen, (f"{function} is defined in {_cells(definers, counts)}: cell {chosen}'s definition ran last "
+                    f"(In [{counts[chosen]}]) and was graded, as your kernel held it; {others}.")
 
 
 def check_before(checks: list[int], definers: list[int], counts: dict[int, int | None], function: str,
