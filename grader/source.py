@@ -20,7 +20,12 @@ class run's intake, the Gradescope and PrairieLearn autograders):
   table (``grader.child.cells``), and the child (``grader.child.server``) runs the cells and
   reports those it skipped, which the load check lists. A needed cell that fails fails the
   load, named by its number. Notebooks of more than ``MAX_ANALYSED_CODE`` of code, and ``.py``
-  files, run whole.
+  files, run whole;
+- which definition of the function is graded follows the notebook's execution counts
+  (``grader.notebook_runs``, where the rule is written down): the cells run top to bottom, but
+  the definition the kernel ran last (highest ``In [n]``) is the one graded, marked in the
+  table; without counts, the last in the file. The course's check cell (``import grader;
+  grader.check()``) is left out with a note, never taken for an unknown import.
 
 Everything here reads files as data: nothing of a student's is executed or imported.
 """
@@ -531,11 +536,13 @@ def grader_provides(module: str, beside: frozenset[str] = frozenset()) -> bool:
 
 def notebook_note(notes: tuple[str, ...], skipped: tuple[str, ...] = ()) -> str | None:
     """What the report says about a notebook's conversion (``notes``) and the cells skipped
-    when they failed as they ran (``skipped``), or None when nothing changed."""
+    when they failed as they ran (``skipped``), or None when nothing changed. A note that starts
+    with ``SAID`` (which definition was graded) is a sentence of its own; the others are listed
+    as what was turned into comments."""
     if not notes and not skipped:
         return None
     said = ["Your notebook was graded as the Python of its code cells, in order."]
-    said += [note.removeprefix(SAID) for note in notes if note.startswith(SAID)]
+    said += [_sentence(note.removeprefix(SAID)) for note in notes if note.startswith(SAID)]
     notes = tuple(note for note in notes if not note.startswith(SAID))
     if notes:
         said.append(f"IPython lines, cells that are not Python, and code your function does not need that imports "
@@ -545,6 +552,10 @@ def notebook_note(notes: tuple[str, ...], skipped: tuple[str, ...] = ()) -> str 
         said.append(f"Cells your function does not need that failed when they ran were skipped, and the cells "
                     f"after them ran ({_listed(skipped)}).")
     return " ".join(said)
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _listed(notes: tuple[str, ...]) -> str:

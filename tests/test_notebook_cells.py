@@ -152,8 +152,9 @@ def test_a_python_file_runs_whole_as_before(seed_exercise, tmp_path: Path) -> No
 
 
 def test_the_table_is_read_back_only_from_a_files_last_line() -> None:
-    cells = [Cell(2, 1, True), Cell(4, 6, False)]
-    text = f"x = 1\n\n# In[4]:\ny = 2\n{cells_line(cells)}\n"
+    cells = [Cell(2, 1, True), Cell(4, 6, False), Cell(5, 8, True, graded=True)]
+    text = f"x = 1\n\n# In[4]:\ny = 2\n\n# In[5]:\nz = 3\n{cells_line(cells)}\n"
+    assert cells_line(cells).endswith(" 2@1 4@6* 5@8!")
     assert read_cells(text.encode()) == cells
     assert read_cells(f"{cells_line(cells)}\nx = 1\n".encode()) is None
     assert read_cells(b"x = 1\n") is None

@@ -4,8 +4,10 @@ A notebook is graded as one Python file (``grader.source``), but it runs as the 
 cell by cell, a cell the graded function does not need skipped when it fails
 (``grader.child.server``). The conversion ends the file with one comment line naming each
 cell's number, its first line, and whether the function needs it; the child reads that line
-back. The table travels inside the file so that every entry point that grades a file (``jaxgrade
-check``, a class run, Dask workers, the autograders) carries it without being told.
+back, with the cell whose definition of the graded function is graded when a cell below it
+defines the function too (``!``: the kernel ran it last, ``grader.notebook_runs``). The table
+travels inside the file so that every entry point that grades a file (``jaxgrade check``, a
+class run, Dask workers, the autograders) carries it without being told.
 
 A ``.py`` file has no such line and runs whole, as it always did. One that writes the line
 itself gains nothing it could not write in plain Python (``try: ... except Exception: pass``

@@ -6,8 +6,9 @@ Every such incident is kept: the ``limits`` check reads them.
 
 Time: each request (an import, a call, a trace) has ``limits.call_s``; each check has a
 budget of its own (:meth:`Session.budget`, set by the engine), so one slow check cannot starve
-the others; ``limits.total_s`` bounds the whole grading. A time-out message quotes the limit
-that applied, never what happened to remain of it.
+the others; ``limits.total_s`` bounds the whole grading. Of an import's time, the notebook
+cells the function does not need have ``DEMO_SHARE`` in all (the child interrupts one that
+hangs). A time-out message quotes the limit that applied, never what happened to remain of it.
 
 Seeds: validation grades one submission under several seeds in one session. What happened
 before a grading drew inputs from its seed (``seeded``) happens alike under every seed: its
