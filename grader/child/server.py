@@ -381,7 +381,7 @@ class Child:
                     graded[:] = [namespace[function]]
         finally:
             alarm.disarm()
-            if left is not None:
+            if left is not None and previous is not None:  # None: a handler not set from Python
                 signal.signal(signal.SIGALRM, previous)
         if graded:
             namespace[function] = graded[0]
