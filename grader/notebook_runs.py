@@ -83,8 +83,8 @@ def graded_definition(definers: list[int], counts: dict[int, int | None], functi
         return chosen, (f"{function} is defined in {_cells(definers)} and the notebook shows no execution counts: "
                         f"cell {chosen}'s definition, the last, was graded, as Restart & Run All leaves it.")
     if not counted:
-        which, show = (f"cell {chosen}, which defines", "shows") if len(definers) == 1 else \
-            (f"{_cells(definers)}, which define", "show")
+        which, show = (f"Cell {chosen}, which defines", "shows") if len(definers) == 1 else \
+            (f"C{_cells(definers)[1:]}, which define", "show")
         return chosen, (f"{which} {function}, {show} no execution count while other cells do: not run since, or "
                         f"cleared. Cell {chosen}'s code as saved was graded; run it, save, and check again if that "
                         "is not your final version.")
@@ -108,7 +108,7 @@ def check_before(checks: list[int], definers: list[int], counts: dict[int, int |
         return check < definer
     for check in checks:
         if definers and all(earlier(check, definer) for definer in definers):
-            return (f"cell {check}, the check cell, ran before cell {graded} defined {function}: in Jupyter, "
+            return (f"Cell {check}, the check cell, ran before cell {graded} defined {function}: in Jupyter, "
                     "run the check after the definition (jaxgrade check grades the whole notebook either way).")
     return None
 

@@ -542,7 +542,7 @@ def notebook_note(notes: tuple[str, ...], skipped: tuple[str, ...] = ()) -> str 
     if not notes and not skipped:
         return None
     said = ["Your notebook was graded as the Python of its code cells, in order."]
-    said += [_sentence(note.removeprefix(SAID)) for note in notes if note.startswith(SAID)]
+    said += [note.removeprefix(SAID) for note in notes if note.startswith(SAID)]
     notes = tuple(note for note in notes if not note.startswith(SAID))
     if notes:
         said.append(f"IPython lines, cells that are not Python, and code your function does not need that imports "
@@ -552,10 +552,6 @@ def notebook_note(notes: tuple[str, ...], skipped: tuple[str, ...] = ()) -> str 
         said.append(f"Cells your function does not need that failed when they ran were skipped, and the cells "
                     f"after them ran ({_listed(skipped)}).")
     return " ".join(said)
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def _listed(notes: tuple[str, ...]) -> str:

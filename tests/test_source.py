@@ -373,9 +373,12 @@ def test_the_definition_run_last_is_graded_and_the_earlier_ones_named() -> None:
     assert _table(converted.text)[-1] == (4, True, False)
     # a definition without a count among counted cells: not run since, or cleared; graded as saved
     converted = notebook_python(counted((IMPORTS, 1), (DRAFT, None), ("print(1)", 2)), function)
-    assert converted.notes == ("said: cell 3, which defines replicated_sharding_value, shows no execution count while "
+    assert converted.notes == ("said: Cell 3, which defines replicated_sharding_value, shows no execution count while "
                                "other cells do: not run since, or cleared. Cell 3's code as saved was graded; run it, "
                                "save, and check again if that is not your final version.",)
+    converted = notebook_python(counted((IMPORTS, 1), (FINAL, None), (DRAFT, None)), function)
+    assert converted.notes[0].startswith("said: Cells 3 and 4, which define replicated_sharding_value, show no "
+                                         "execution count while other cells do: not run since, or cleared. Cell 4's")
     # ...and a counted definition wins over one that shows no count, which is named
     converted = notebook_python(counted((IMPORTS, 1), (FINAL, 2), (DRAFT, None)), function)
     assert "cells 3 (In [2]) and 4 (not run): cell 3's definition ran last (In [2]) and was graded, as your kernel " \
@@ -429,13 +432,13 @@ def test_a_cell_that_does_more_than_check_is_no_check_cell() -> None:
 def test_a_check_run_before_the_function_was_defined_is_one_line() -> None:
     converted = notebook_python(counted((IMPORTS, 1), ("from grader import check\ncheck()", 2), (FINAL, 3)),
                                 "replicated_sharding_value")
-    assert converted.notes[0] == ("said: cell 3, the check cell, ran before cell 4 defined replicated_sharding_value: "
+    assert converted.notes[0] == ("said: Cell 3, the check cell, ran before cell 4 defined replicated_sharding_value: "
                                   "in Jupyter, run the check after the definition (jaxgrade check grades the whole "
                                   "notebook either way).")
     # by execution counts: the check below the definition, but run before it
     converted = notebook_python(counted((IMPORTS, 1), (FINAL, 5), ("import grader\ngrader.check()", 3)),
                                 "replicated_sharding_value")
-    assert converted.notes[0].startswith("said: cell 4, the check cell, ran before cell 3 defined")
+    assert converted.notes[0].startswith("said: Cell 4, the check cell, ran before cell 3 defined")
     # run after it: nothing said but the check cell's being left out
     converted = notebook_python(counted((IMPORTS, 1), (FINAL, 2), ("import grader\ngrader.check()", 3)),
                                 "replicated_sharding_value")
