@@ -21,7 +21,7 @@ from pathlib import Path
 from grader import __version__
 from grader.batch.safe_text import for_terminal
 from grader.errors import ExerciseError, ExitCode, NotebookError, UsageError
-from grader.exercise import all_exercises, exercise_for_source, find_exercise
+from grader.exercise import all_exercises, exercises_for_source, find_exercise
 from grader.report.render import FORMATS
 from grader.report.visibility import AUDIENCES
 from grader.source import helpers_beside, python_of
@@ -55,11 +55,17 @@ def _check(args: argparse.Namespace) -> int:
     if args.exercise:
         exercise = find_exercise(args.exercise)
     else:
-        exercise = exercise_for_source(converted.text)
-        if exercise is None:
+        candidates = exercises_for_source(converted.text)
+        if len(candidates) > 1:
+            named = ", ".join(f"{e.function} ({e.slug})" for e in candidates)
+            raise UsageError(f"cannot tell which exercise {args.file} is for: it defines the functions of "
+                             f"{len(candidates)} exercises, {named}. Pick one with -e SLUG, e.g. jaxgrade check "
+                             f"{args.file} -e {candidates[0].slug}")
+        if not candidates:
             known = ", ".join(f"{e.slug} ({e.function})" for e in all_exercises())
             raise UsageError(f"cannot tell which exercise {args.file} is for: it defines none of the exercises' "
                              f"functions. Pass -e SLUG; known exercises: {known}")
+        exercise = candidates[0]
     for warning in (range_warning(installed_jax()),  # a JAX outside pyproject.toml's range
                     version_warning(exercise.directory)):  # an exported pack made with another JAX
         if warning:

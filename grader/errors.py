@@ -120,6 +120,12 @@ class CellFailed(SubmissionFault):
         self.cell, self.needed, self.error = cell, needed, error
 
 
+class CellTimeout(BaseException):
+    """In the child, raised by the timer in a notebook cell the graded function does not need
+    that ran out of its time (``grader.child.server``): a BaseException, so that a cell's own
+    ``except Exception`` does not swallow it."""
+
+
 # Why a child stopped answering; "sandbox" is the one that is the grader's, not the student's.
 ChildFailureKind = Literal["time", "memory", "disk", "crash", "protocol", "sandbox"]
 

@@ -21,6 +21,7 @@ offset) and ``published`` (see grader/release.py and grader/report/visibility.py
 """
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.util
 import os
@@ -209,15 +210,26 @@ def all_exercises() -> list[Exercise]:
 
 
 def find_exercise(slug: str) -> Exercise:
+    """The exercise named ``slug``; an ExerciseError for an unknown one, proposing the close
+    names (a misspelling: "did you mean named_sharding_replicated?"), else listing them all."""
     directory = exercises_root() / slug
     if not (directory / "exercise.toml").is_file():
-        known = ", ".join(e.slug for e in all_exercises()) or "none"
-        raise ExerciseError(f"unknown exercise {slug!r}; known exercises: {known}")
+        known = [e.slug for e in all_exercises()]
+        close = difflib.get_close_matches(slug, known, n=3, cutoff=0.6)
+        if close:
+            raise ExerciseError(f"unknown exercise {slug!r}: did you mean {' or '.join(close)}? "
+                                "(jaxgrade list shows them all)")
+        raise ExerciseError(f"unknown exercise {slug!r}; known exercises: {', '.join(known) or 'none'}")
     return load_exercise(directory)
 
 
-def exercise_for_source(source: str) -> Exercise | None:
-    """The exercise whose function the file defines (read as text: never executed here)."""
+def exercises_for_source(source: str) -> list[Exercise]:
+    """The exercises whose function the file defines (read as text: never executed here)."""
     defined = set(re.findall(r"^\s*def\s+(\w+)\s*\(", source, re.MULTILINE))
-    matches = [e for e in all_exercises() if e.function in defined]
+    return [e for e in all_exercises() if e.function in defined]
+
+
+def exercise_for_source(source: str) -> Exercise | None:
+    """The one exercise whose function the file defines; None for none or several."""
+    matches = exercises_for_source(source)
     return matches[0] if len(matches) == 1 else None

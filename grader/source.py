@@ -20,7 +20,12 @@ class run's intake, the Gradescope and PrairieLearn autograders):
   table (``grader.child.cells``), and the child (``grader.child.server``) runs the cells and
   reports those it skipped, which the load check lists. A needed cell that fails fails the
   load, named by its number. Notebooks of more than ``MAX_ANALYSED_CODE`` of code, and ``.py``
-  files, run whole.
+  files, run whole;
+- which definition of the function is graded follows the notebook's execution counts
+  (``grader.notebook_runs``, where the rule is written down): the cells run top to bottom, but
+  the definition the kernel ran last (highest ``In [n]``) is the one graded, marked in the
+  table; without counts, the last in the file. The course's check cell (``import grader;
+  grader.check()``) is left out with a note, never taken for an unknown import.
 
 Everything here reads files as data: nothing of a student's is executed or imported.
 """
@@ -38,10 +43,11 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from grader.errors import NotebookError
 from grader.child.cells import Cell, cells_line
+from grader.notebook_runs import CHECK_CELL, check_before, graded_definition, is_check_cell
 
 SUFFIXES = (".py", ".ipynb")
 MAX_HELPERS, MAX_HELPER_BYTES = 32, 1 << 20
@@ -56,6 +62,9 @@ MAX_NOTEBOOK_CODE = 1 << 20
 # (16 MiB of one-character lines would cost ~50 bytes each, ~10x the file).
 MAX_NOTEBOOK_QUOTES = 1_000_000
 MAX_NOTES = 20
+# A note that is a whole sentence of the report (which definition was graded, the check cell's
+# place), said as it is rather than listed among what was turned into comments.
+SAID = "said: "
 # Judging which cells the function needs takes the cells' syntax trees, which cost ~600x the
 # code: only notebooks of up to this much code (a solution's is a few kB) are judged; larger ones
 # are kept whole and run whole.
@@ -89,21 +98,34 @@ def notebook_python(data: bytes, function: str | None = None, beside: frozenset[
     The file then ends with the table of its cells (``grader.child.cells``): the child runs
     them one by one and skips a cell ``function`` does not need when it fails."""
     notes = _Notes()
-    cells = [_cell_python(number, source, notes) for number, source in read_notebook(data)]
+    saved = read_notebook(data)
+    cells = [_cell_python(number, source, notes) for number, source, _ in saved]
+    counts = {number: count for number, source, count in saved if source.strip()}
     left: _Left = _Left()
     uses: dict[int, _Uses | None] = {}
     needed: dict[int, set[str]] | None = None  # None: not judged, every cell counts as needed
+    graded: int | None = None  # the cell whose definition is graded, when a cell below it defines the function too
     if function is not None:
-        lacking = any(not grader_provides(module, beside) for cell in cells
+        checks = [cell.number for cell in cells if is_check_cell(cell.text, beside)]
+        lacking = any(not grader_provides(module, beside) for cell in cells if cell.number not in checks
                       for level, module, _ in _imports_of(cell.text) if not level and module)
         if sum(len(cell.text) for cell in cells) <= MAX_ANALYSED_CODE:
-            uses = {cell.number: _uses(cell.text) for cell in cells if cell.text.strip()}
-            needed = _needed(uses, function)
+            uses = {cell.number: _uses(cell.text) for cell in cells if cell.text.strip() and cell.number not in checks}
+            definers = [number for number, judged in uses.items() if judged is not None and function in judged.binds]
+            chosen = None
+            if definers:
+                chosen, said = graded_definition(definers, counts, function)
+                graded = chosen if chosen != definers[-1] else None
+                for sentence in (said, check_before(checks, definers, counts, function, chosen)):
+                    if sentence:
+                        notes.say(sentence)
+            needed = _needed(uses, function, chosen)
             if lacking:  # only then can an import of a kept cell be left out
                 left = _left_out(uses, needed, beside)
         elif lacking:
             notes.add(f"cells were not judged for imports the grader lacks: more than {MAX_ANALYSED_CODE >> 10} "
                       "KiB of code")
+        left.cells.update(dict.fromkeys(checks, CHECK_CELL))
     parts, table, line = [], [], 1
     for cell in cells:
         lines = split_lines(cell.text)
@@ -122,7 +144,8 @@ def notebook_python(data: bytes, function: str | None = None, beside: frozenset[
         # needed too: a cell that does not parse alone (the load check says why it fails), and one
         # whose star import may bind what the function reads
         judged = uses.get(cell.number)
-        table.append(Cell(cell.number, line, needed is None or cell.number in needed or judged is None or judged.star))
+        table.append(Cell(cell.number, line, needed is None or cell.number in needed or judged is None or judged.star,
+                          cell.number == graded))
         line += len(lines) + 2  # its "# In[n]:" line, its lines, the empty line between cells
     if needed is not None:
         parts.append(cells_line(table))
@@ -135,9 +158,18 @@ def split_lines(text: str) -> list[str]:
     return _LINE_END.split(text)
 
 
-def read_notebook(data: bytes) -> list[tuple[int, str]]:
-    """The (number, source) of each code cell, numbered as Jupyter shows cells (markdown too),
-    with every field checked: a NotebookError says which one is not what Jupyter writes."""
+class CodeCell(NamedTuple):
+    """A notebook's code cell as saved: its number as Jupyter shows cells (markdown too), its
+    source, and its execution count (``In [7]``; None when the file shows none)."""
+    number: int
+    source: str
+    count: int | None
+
+
+def read_notebook(data: bytes) -> list[CodeCell]:
+    """The code cells, numbered as Jupyter shows cells (markdown too), with every field checked:
+    a NotebookError says which one is not what Jupyter writes. An execution count that is not a
+    whole number (Jupyter writes one or null) counts as none."""
     if data.count(b'"') > MAX_NOTEBOOK_QUOTES:  # each JSON string costs ~50 bytes of objects once parsed
         raise NotebookError(f"a notebook of more than {MAX_NOTEBOOK_QUOTES // 2:,} lines of code or output: clear its "
                             "outputs (Kernel > Restart & Clear Output), save it, and submit it again")
@@ -177,7 +209,8 @@ def read_notebook(data: bytes) -> list[tuple[int, str]]:
         if not _is_text(source):  # JSON's "\\ud800": a lone surrogate, which no Python file can hold
             raise NotebookError(f"not a notebook Jupyter can open ({where}'s {text_field} holds a lone surrogate "
                                 "escape, not text)")
-        found.append((number, source))
+        count = cell.get("execution_count" if version == 4 else "prompt_number")
+        found.append(CodeCell(number, source, count if type(count) is int and count > 0 else None))
         code += len(source)
         if code > MAX_NOTEBOOK_CODE:
             raise NotebookError(f"a notebook whose code cells hold more than {MAX_NOTEBOOK_CODE >> 20} MiB of Python, "
@@ -218,7 +251,11 @@ class _Notes:
 
     def __init__(self) -> None:
         self.kept: list[str] = []
+        self.said: list[str] = []  # sentences the report says as they are (``SAID``), a few at most
         self.more = 0
+
+    def say(self, sentence: str) -> None:
+        self.said.append(SAID + sentence)
 
     def add(self, note: str) -> None:
         if len(self.kept) < MAX_NOTES:
@@ -227,7 +264,7 @@ class _Notes:
             self.more += 1
 
     def done(self) -> tuple[str, ...]:
-        return (*self.kept, f"and {self.more} more") if self.more else tuple(self.kept)
+        return (*self.said, *self.kept, f"and {self.more} more") if self.more else (*self.said, *self.kept)
 
 
 @dataclass(frozen=True)
@@ -371,9 +408,9 @@ class _Left:
     lines: dict[int, list[tuple[int, int, str]]] = field(default_factory=dict)  # cell → (first, last, why)
 
 
-def _needed(uses: dict[int, _Uses | None], function: str) -> dict[int, set[str]]:
-    """The cells ``function`` needs, each with the names it is needed for: the last to define
-    it, and the cells binding the helpers, constants and imports it reads (when called, or what
+def _needed(uses: dict[int, _Uses | None], function: str, root: int | None = None) -> dict[int, set[str]]:
+    """The cells ``function`` needs, each with the names it is needed for: the one whose
+    definition is graded (``root``; by default the last to define it), and the cells binding the helpers, constants and imports it reads (when called, or what
     those cells read as they run), transitively. Any other cell only demonstrates: leaving it
     out changes nothing the function computes."""
     binders: dict[str, list[int]] = {}  # name → the cells binding it, in order
@@ -389,7 +426,8 @@ def _needed(uses: dict[int, _Uses | None], function: str) -> dict[int, set[str]]
         return found[index - 1] if index else None
 
     needed: dict[int, set[str]] = {}  # cell → the names it is needed for
-    pending = [(root, function) for root in [binder(function, None)] if root is not None]
+    pending = [(start, function) for start in [binder(function, None) if root is None else root]
+               if start is not None]
     while pending:
         number, name = pending.pop()
         first = number not in needed
@@ -498,10 +536,14 @@ def grader_provides(module: str, beside: frozenset[str] = frozenset()) -> bool:
 
 def notebook_note(notes: tuple[str, ...], skipped: tuple[str, ...] = ()) -> str | None:
     """What the report says about a notebook's conversion (``notes``) and the cells skipped
-    when they failed as they ran (``skipped``), or None when nothing changed."""
+    when they failed as they ran (``skipped``), or None when nothing changed. A note that starts
+    with ``SAID`` (which definition was graded) is a sentence of its own; the others are listed
+    as what was turned into comments."""
     if not notes and not skipped:
         return None
     said = ["Your notebook was graded as the Python of its code cells, in order."]
+    said += [note.removeprefix(SAID) for note in notes if note.startswith(SAID)]
+    notes = tuple(note for note in notes if not note.startswith(SAID))
     if notes:
         said.append(f"IPython lines, cells that are not Python, and code your function does not need that imports "
                     f"what the grader does not provide were turned into comments ({_listed(notes)}): the grader "

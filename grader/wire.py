@@ -239,10 +239,12 @@ class Failed(TypedDict):
 
 
 class Skipped(TypedDict):
-    """A notebook cell skipped because it failed: its number, the line in it, the error's first line."""
+    """A notebook cell skipped because it failed: its number, the line in it, the error's first line;
+    ``stopped``: it ran out of the time the cells the function does not need have (or was not run)."""
     cell: int
     line: int | None
     error: str
+    stopped: NotRequired[bool]
 
 
 class LoadReply(TypedDict):

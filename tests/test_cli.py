@@ -73,6 +73,28 @@ def test_exercise_found_from_the_function_defined(tmp_path):
     assert "Python cannot parse your file" in result.stdout and "SKIP" in result.stdout
 
 
+def test_a_misspelt_exercise_gets_did_you_mean_in_one_line():
+    result = run("check", "Makefile", "-e", "named_sharding_replcated")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == ("jaxgrade: unknown exercise 'named_sharding_replcated': did you mean "
+                             "named_sharding_replicated? (jaxgrade list shows them all)\n")
+
+
+def test_none_and_several_candidate_functions_are_different_messages(tmp_path):
+    two = tmp_path / "two.py"
+    two.write_text("def replicated_sharding_value(x):\n    return x\n\n\ndef row_sums(x):\n    return x\n")
+    result = run("check", str(two))
+    assert result.returncode == 2 and result.stdout == ""
+    line, = result.stderr.splitlines()
+    assert "defines none" not in line
+    assert "it defines the functions of 2 exercises, replicated_sharding_value (named_sharding_replicated), " \
+           "row_sums (shard_rows). Pick one with -e SLUG" in line
+    none = tmp_path / "none.py"
+    none.write_text("def my_function(x):\n    return x\n")
+    result = run("check", str(none))
+    assert result.returncode == 2 and "it defines none of the exercises' functions. Pass -e SLUG" in result.stderr
+
+
 @pytest.mark.slow
 def test_start_writes_the_starter_and_refuses_to_overwrite(tmp_path):
     result = run("start", "named_sharding_replicated", cwd=tmp_path)

@@ -14,7 +14,7 @@ import pytest
 from grader.checks import NamedShardingTarget
 from grader.checks.layout import expected_blocks
 from grader.errors import ExerciseError
-from grader.exercise import Exercise, all_exercises, load_exercise
+from grader.exercise import Exercise, all_exercises, find_exercise, load_exercise
 from grader.lint import exercise_problems
 
 EXERCISES = all_exercises()
@@ -117,3 +117,11 @@ def test_the_seed_exercise_is_still_in_the_catalogue() -> None:
     with pytest.raises(ExerciseError, match="unknown exercise"):
         from grader.exercise import find_exercise
         find_exercise("no_such_exercise")
+
+
+def test_a_misspelt_slug_is_answered_with_the_close_ones() -> None:
+    with pytest.raises(ExerciseError, match=r"^unknown exercise 'named_sharding_replcated': did you mean "
+                                            r"named_sharding_replicated\? \(jaxgrade list shows them all\)$"):
+        find_exercise("named_sharding_replcated")
+    with pytest.raises(ExerciseError, match=r"^unknown exercise 'zzz'; known exercises: data_parallel_train_step, "):
+        find_exercise("zzz")

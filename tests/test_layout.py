@@ -17,7 +17,7 @@ GRADER = Path(__file__).resolve().parent.parent / "grader"
 
 LAYERS = (
     ("grader", "grader.errors", "grader.outcome", "grader.release", "grader.arguments", "grader.strategies",
-     "grader.source",
+     "grader.source", "grader.notebook_runs",
      # grader.child here too: grader.source writes the cell table the child reads (grader.child.cells)
      "grader.cache", "grader.wire", "grader.child"),
     ("grader.sandbox",),

@@ -118,10 +118,27 @@ def test_an_interrupt_or_exit_of_the_process_in_a_demo_cell_stops_the_notebook(s
 
 
 @pytest.mark.slow
-def test_a_demo_cell_that_hangs_is_stopped_by_the_load_limit(seed_exercise, tmp_path: Path) -> None:
-    limits = dataclasses.replace(seed_exercise.limits, call_s=2.0)
+def test_a_demo_cell_that_hangs_is_skipped_and_named_within_its_share_of_the_load_limit(seed_exercise,
+                                                                                       tmp_path: Path) -> None:
+    """Cells the function does not need have half the import's time in all, each at most half
+    of what is left: a spinning demo is interrupted and skipped, the quick demo after it runs, a
+    sleeping one is interrupted too; the function is graded."""
+    limits = dataclasses.replace(seed_exercise.limits, call_s=4.0)
     report, _ = graded(seed_exercise, tmp_path, f"{IMPORTS}\nSCALE = 1.0", DEFINITION, "while True:\n    pass",
-                       limits=limits)
+                       "print('ran')", "import time\ntime.sleep(600)", limits=limits)
+    load = load_check(report)
+    assert load.status == "passed" and report.score == report.max_score, load
+    advisory = " ".join(load.advisory.split())
+    assert "cell 4 skipped: it did not finish within 1 s (half the time left to the cells your function does not " \
+           "need, 2 s in all); cell 6 skipped: it did not finish within 0." in advisory, advisory
+    assert "cell 5" not in advisory
+
+
+@pytest.mark.slow
+def test_a_demo_cell_that_catches_the_interruption_is_stopped_by_the_load_limit(seed_exercise, tmp_path: Path) -> None:
+    limits = dataclasses.replace(seed_exercise.limits, call_s=2.0)
+    stubborn = "import time\nwhile True:\n    try:\n        time.sleep(1)\n    except BaseException:\n        pass"
+    report, _ = graded(seed_exercise, tmp_path, f"{IMPORTS}\nSCALE = 1.0", DEFINITION, stubborn, limits=limits)
     assert load_check(report).message == ("Your file could not be imported: your code did not finish within 2 s (the "
                                           "limit for one call) while importing your file.")
 
@@ -135,8 +152,9 @@ def test_a_python_file_runs_whole_as_before(seed_exercise, tmp_path: Path) -> No
 
 
 def test_the_table_is_read_back_only_from_a_files_last_line() -> None:
-    cells = [Cell(2, 1, True), Cell(4, 6, False)]
-    text = f"x = 1\n\n# In[4]:\ny = 2\n{cells_line(cells)}\n"
+    cells = [Cell(2, 1, True), Cell(4, 6, False), Cell(5, 8, True, graded=True)]
+    text = f"x = 1\n\n# In[4]:\ny = 2\n\n# In[5]:\nz = 3\n{cells_line(cells)}\n"
+    assert cells_line(cells).endswith(" 2@1 4@6* 5@8!")
     assert read_cells(text.encode()) == cells
     assert read_cells(f"{cells_line(cells)}\nx = 1\n".encode()) is None
     assert read_cells(b"x = 1\n") is None

@@ -333,3 +333,113 @@ def test_a_large_notebook_is_converted_without_parsing_it_in_the_grader(tmp_path
     note, grew = run.stdout.splitlines()
     assert note.startswith("cells were not judged"), run.stdout + run.stderr
     assert int(grew) < 8 * path.stat().st_size, int(grew) >> 20
+
+
+FINAL = "def " + STANDALONE.split("def ", 1)[1]
+DRAFT = FINAL.replace("jnp.sum(placed)", "jnp.mean(placed)")
+IMPORTS = STANDALONE.split("def ")[0]
+
+
+def counted(*cells: tuple[str, int | None]) -> bytes:
+    """A notebook as Jupyter saves it after a session: each code cell with its execution count."""
+    book = nbformat.v4.new_notebook()
+    book.cells = [nbformat.v4.new_markdown_cell("# My solution"),
+                  *(nbformat.v4.new_code_cell(source, execution_count=count) for source, count in cells)]
+    return nbformat.writes(book).encode()
+
+
+def _table(text: str) -> list[tuple[int, bool, bool]]:
+    from grader.child.cells import read_cells
+    return [(c.number, c.needed, c.graded) for c in read_cells(text.encode()) or []]
+
+
+def test_the_definition_run_last_is_graded_and_the_earlier_ones_named() -> None:
+    function = "replicated_sharding_value"
+    # the final version above, run last (In [4]); the draft below it ran before (In [2])
+    converted = notebook_python(counted((IMPORTS, 1), (FINAL, 4), (DRAFT, 2)), function)
+    assert converted.notes == ("said: replicated_sharding_value is defined in cells 3 (In [4]) and 4 (In [2]): cell "
+                               "3's definition ran last (In [4]) and was graded, as your kernel held it; the other "
+                               "ran before it.",)
+    assert _table(converted.text) == [(2, True, False), (3, True, True), (4, False, False)]  # the draft: a demo now
+    # the last in the file ran last: graded as before, and said, with no mark for the child
+    converted = notebook_python(counted((IMPORTS, 1), (DRAFT, 2), (FINAL, 4)), function)
+    assert "cell 4's definition ran last (In [4])" in converted.notes[0]
+    assert _table(converted.text) == [(2, True, False), (3, False, False), (4, True, False)]
+    # no counts (never run, or cleared): the last in the file, as Restart & Run All leaves it
+    converted = notebook_python(counted((IMPORTS, None), (FINAL, None), (DRAFT, None)), function)
+    assert converted.notes == ("said: replicated_sharding_value is defined in cells 3 and 4 and the notebook shows "
+                               "no execution counts: cell 4's definition, the last, was graded, as Restart & Run All "
+                               "leaves it.",)
+    assert _table(converted.text)[-1] == (4, True, False)
+    # a definition without a count among counted cells: not run since, or cleared; graded as saved
+    converted = notebook_python(counted((IMPORTS, 1), (DRAFT, None), ("print(1)", 2)), function)
+    assert converted.notes == ("said: Cell 3, which defines replicated_sharding_value, shows no execution count while "
+                               "other cells do: not run since, or cleared. Cell 3's code as saved was graded; run it, "
+                               "save, and check again if that is not your final version.",)
+    converted = notebook_python(counted((IMPORTS, 1), (FINAL, None), (DRAFT, None)), function)
+    assert converted.notes[0].startswith("said: Cells 3 and 4, which define replicated_sharding_value, show no "
+                                         "execution count while other cells do: not run since, or cleared. Cell 4's")
+    # ...and a counted definition wins over one that shows no count, which is named
+    converted = notebook_python(counted((IMPORTS, 1), (FINAL, 2), (DRAFT, None)), function)
+    assert "cells 3 (In [2]) and 4 (not run): cell 3's definition ran last (In [2]) and was graded, as your kernel " \
+           "held it; any other ran before it or not at all." in converted.notes[0]
+    assert _table(converted.text)[1:] == [(3, True, True), (4, False, False)]
+    # one definition, run: nothing to say
+    assert notebook_python(counted((IMPORTS, 1), (FINAL, 2)), function).notes == ()
+
+
+@pytest.mark.slow
+def test_check_grades_the_version_the_kernel_ran_last(tmp_path: Path) -> None:
+    """Through jaxgrade check, for real: the final version above a draft run before it gets full
+    marks and the report names both cells; the same cells run the other way round grade the draft."""
+    final_last = tmp_path / "final_last.ipynb"
+    final_last.write_bytes(counted((IMPORTS, 1), (FINAL, 4), (DRAFT, 2), ("print(replicated_sharding_value("
+                                                                          "jnp.ones(3)))", 5)))
+    run = subprocess.run([sys.executable, "-m", "grader", "check", str(final_last), "-e", SLUG], capture_output=True,
+                         text=True, cwd=ROOT, timeout=300)
+    assert run.returncode == 0 and "Score: 10/10" in run.stdout, run.stdout + run.stderr
+    assert "cells 3 (In [4]) and 4 (In [2]): cell 3's definition ran last (In [4]) and was graded" in \
+        " ".join(run.stdout.split())
+    draft_last = tmp_path / "draft_last.ipynb"
+    draft_last.write_bytes(counted((IMPORTS, 1), (FINAL, 2), (DRAFT, 4)))
+    report = json.loads(_check(draft_last).stdout)
+    assert report["score"] < report["max_score"], report
+    values = [c for c in report["checks"] if c["category"] == "value"]
+    assert any(c["status"] == "failed" for c in values), values
+
+
+@pytest.mark.parametrize("cell", ["import grader\ngrader.check()", "import grader\ngrader.check('lab3')",
+                                  "from grader import check\ncheck()", "from grader import check\nprint(check())",
+                                  "import grader as g\nresult = g.check('lab3')\nresult", "import grader"])
+def test_the_check_cell_is_left_out_as_the_check_not_an_unknown_import(cell: str) -> None:
+    converted = notebook_python(counted((IMPORTS, 1), (FINAL, 2), (cell, 3)), "replicated_sharding_value")
+    assert converted.notes == ("cell 4 skipped: the check cell (jaxgrade check runs the checks itself)",)
+    assert "does not provide" not in " ".join(converted.notes)
+    compile(converted.text, "notebook", "exec")
+    assert [c.number for c in __import__("grader.child.cells").child.cells.read_cells(converted.text.encode())] \
+        == [2, 3]  # it is not run
+
+
+def test_a_cell_that_does_more_than_check_is_no_check_cell() -> None:
+    converted = notebook_python(counted((IMPORTS, 1), (FINAL, 2), ("import grader\nx = 1\ngrader.check()", 3)),
+                                "replicated_sharding_value")
+    assert converted.notes == ("cell 4 skipped: imports grader, which the grader does not provide",)
+    # a module of the student's own named grader is theirs
+    assert notebook_python(counted((FINAL, 1), ("import grader\ngrader.check()", 2)), "replicated_sharding_value",
+                           frozenset({"grader"})).notes == ()
+
+
+def test_a_check_run_before_the_function_was_defined_is_one_line() -> None:
+    converted = notebook_python(counted((IMPORTS, 1), ("from grader import check\ncheck()", 2), (FINAL, 3)),
+                                "replicated_sharding_value")
+    assert converted.notes[0] == ("said: Cell 3, the check cell, ran before cell 4 defined replicated_sharding_value: "
+                                  "in Jupyter, run the check after the definition (jaxgrade check grades the whole "
+                                  "notebook either way).")
+    # by execution counts: the check below the definition, but run before it
+    converted = notebook_python(counted((IMPORTS, 1), (FINAL, 5), ("import grader\ngrader.check()", 3)),
+                                "replicated_sharding_value")
+    assert converted.notes[0].startswith("said: Cell 4, the check cell, ran before cell 3 defined")
+    # run after it: nothing said but the check cell's being left out
+    converted = notebook_python(counted((IMPORTS, 1), (FINAL, 2), ("import grader\ngrader.check()", 3)),
+                                "replicated_sharding_value")
+    assert not any(note.startswith("said:") for note in converted.notes)

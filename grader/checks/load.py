@@ -105,7 +105,8 @@ class LoadsFunction(Check):
 
 def _skipped_cells(detail: dict[str, Any]) -> tuple[str, ...]:
     """The notebook cells skipped because they failed, as the report lists them."""
-    listed = [f"cell {s['cell']} skipped: {'its line ' + str(s['line']) if s['line'] else 'it'} raised {s['error']}"
+    listed = [f"cell {s['cell']} skipped: it {s['error']}" if s.get("stopped") else
+              f"cell {s['cell']} skipped: {'its line ' + str(s['line']) if s['line'] else 'it'} raised {s['error']}"
               for s in detail.get("skipped", ())]
     more = detail.get("skipped_count", 0) - len(listed)
     return (*listed, f"and {more} more") if more > 0 else tuple(listed)

@@ -6,8 +6,9 @@ Every such incident is kept: the ``limits`` check reads them.
 
 Time: each request (an import, a call, a trace) has ``limits.call_s``; each check has a
 budget of its own (:meth:`Session.budget`, set by the engine), so one slow check cannot starve
-the others; ``limits.total_s`` bounds the whole grading. A time-out message quotes the limit
-that applied, never what happened to remain of it.
+the others; ``limits.total_s`` bounds the whole grading. Of an import's time, the notebook
+cells the function does not need have ``DEMO_SHARE`` in all (the child interrupts one that
+hangs). A time-out message quotes the limit that applied, never what happened to remain of it.
 
 Seeds: validation grades one submission under several seeds in one session. What happened
 before a grading drew inputs from its seed (``seeded``) happens alike under every seed: its
@@ -38,6 +39,11 @@ from grader.observe.returned import (Incident, Returned, parse_compilations, par
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import INTERFERED, ChildProcess, Launcher
 from grader.source import helper_at, left_behind, left_behind_note
+
+# Of the time an import has, the share the notebook cells the graded function does not need have
+# in all (``grader.child.server.Child.run_cells``): a demo that hangs is skipped, and the cells
+# the function needs keep the rest.
+DEMO_SHARE = 0.5
 
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:
 # the report already says what went wrong, and each time-out costs the full call limit.
@@ -188,14 +194,18 @@ class Session:
         finally:
             self._check_budget = None
 
-    def _request(self, message: dict[str, Any], during: str) -> dict[str, Any]:
+    def _limit(self) -> tuple[float, str]:
+        """The time the next request has, and the limit that sets it, in words."""
         now = time.monotonic()
         limits = [(self.limits.call_s, f"{self.limits.call_s:g} s (the limit for one call)")]
         if self._check_budget is not None:
             deadline, seconds = self._check_budget
             limits.append((deadline - now, f"{seconds:g} s (this check's time budget, for all its calls together)"))
         limits.append((self._deadline - now, f"{self.limits.total_s:g} s (the limit for the whole grading)"))
-        timeout, which = min(limits, key=lambda pair: pair[0])
+        return min(limits, key=lambda pair: pair[0])
+
+    def _request(self, message: dict[str, Any], during: str) -> dict[str, Any]:
+        timeout, which = self._limit()
         if timeout <= 0:
             raise ChildFailure("time", f"grading stopped {during}: your code had used up its {which}")
         try:
@@ -246,9 +256,11 @@ class Session:
                                                                      f"{self.submission.name}")})
             return self._loaded
         try:
+            # a notebook's cells the function does not need have a share of the import's time, in all
+            demo_s = round(max(self._limit()[0], 0.0) * DEMO_SHARE, 3)
             reply = self._request({"op": "load", "path": str(copy), "display_name": _shown(self.submission.name),
                                    "function": self.function, "arity": len(self.parameters),
-                                   "factory": self.factory},
+                                   "factory": self.factory, "demo_s": demo_s},
                                   "while importing your file")
         except ChildFailure as failure:
             self._loaded = Loaded(False, "incident", incident=self._incident(failure))
@@ -429,7 +441,8 @@ def _cells_of(reply: dict[str, Any]) -> dict[str, Any]:
     skipped = reply.get("skipped")
     if isinstance(skipped, list):
         found["skipped"] = [{"cell": s["cell"], "line": s.get("line") if type(s.get("line")) is int else None,
-                             "error": safe_text(s.get("error", ""), 200)} for s in skipped[:20]
+                             "error": safe_text(s.get("error", ""), 200),
+                             **({"stopped": True} if s.get("stopped") is True else {})} for s in skipped[:20]
                             if isinstance(s, dict) and type(s.get("cell")) is int and isinstance(s.get("error"), str)]
         count = reply.get("skipped_count")
         found["skipped_count"] = max(count if type(count) is int else 0, len(found["skipped"]))
