@@ -30,7 +30,8 @@ BARE = ("import jax.numpy as jnp, sys; sys.path.insert(0, {folder!r}); "
 TIMING = re.compile(r"^ *(\d+\.\d{3}|\?)  (.+)$")
 
 
-def timed(command: list[str], env: dict[str, str], breakdowns: list[list[tuple[float | None, str]]] | None = None) -> float:
+def timed(command: list[str], env: dict[str, str],
+          breakdowns: list[list[tuple[float | None, str]]] | None = None) -> float:
     """Wall seconds of ``command``; with ``breakdowns``, its JAXGRADE_TIMINGS lines added to them."""
     started = time.perf_counter()
     done = subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,

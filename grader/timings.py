@@ -128,11 +128,13 @@ class Timings:
 
         phase(span(m.get("process"), m.get("grader")), "parent: Python's start (process start -> grader's first line)")
         phase(span(m.get("grader"), m.get("main")), "parent: imports (-> jaxgrade's main)")
-        phase(span(m.get("main"), m.get("spawned")), "parent: the check's imports and set-up, until the child is spawned")
+        phase(span(m.get("main"), m.get("spawned")),
+              "parent: the check's imports and set-up, until the child is spawned")
         greeted = m.get("greeted")
         phase(span(m.get("spawned"), greeted), "child start: spawned -> its greeting read")
         out.append((2, span(m.get("spawned"), c.get("first_line")), "child: spawn -> its first line of code"))
-        out.append((2, span(c.get("first_line"), c.get("imported")), "child: imports the grader's child modules, NumPy"))
+        out.append((2, span(c.get("first_line"), c.get("imported")),
+                    "child: imports the grader's child modules, NumPy"))
         out.append((2, span(c.get("imported"), c.get("jax")), "child: imports JAX"))
         out.append((2, span(c.get("jax"), c.get("set_up")), "child: patches, recorder, confinement"))
         out.append((2, span(c.get("set_up"), c.get("backend")),
@@ -153,7 +155,8 @@ class Timings:
             out.append((2, check.requests_s, f"requests to the child ({check.calls} calls)"))
             out.append((2, check.run_s, "in the child: the function's calls"))
             out.append((2, check.compile_s, "in the child: compiling (or reading the compilation cache)"))
-            out.append((2, None if seconds is None else max(seconds - check.requests_s, 0.0), "judging in the parent"))
+            out.append((2, None if seconds is None else max(seconds - check.requests_s, 0.0),
+                        "judging in the parent (failed requests and restarts too, if any)"))
         phase(span(m.get("closing"), m.get("closed")), "closing the child")
         phase(span(m.get("rendering"), m.get("rendered")), "rendering the report")
         wall = span(m.get("process"), end)

@@ -19,7 +19,8 @@ HEADER = "jaxgrade timings (seconds; JAXGRADE_TIMINGS=1, docs/performance.md):"
 LINE = re.compile(r"^ *(\d+\.\d{3}|\?)  ( *)(\S.*)$")
 PHASES = ("parent: Python's start", "parent: imports", "parent: the check's imports and set-up",
           "child start: spawned", "child: spawn -> its first line of code", "child: imports the grader's child modules",
-          "child: imports JAX", "child: patches, recorder, confinement", "child: backend start (jax.devices(), 8 simulated",
+          "child: imports JAX", "child: patches, recorder, confinement",
+          "child: backend start (jax.devices(), 8 simulated",
           "loading the submission", "in the child: running the file", "closing the child", "rendering the report",
           "other (between the phases above)", "wall: process start -> this breakdown")
 CHECKS = ("load.function", "type.float32_scalar", "value.random_vectors", "value.special_inputs", "structure.placed",

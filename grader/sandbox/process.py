@@ -246,8 +246,8 @@ class ChildProcess:
         env = child_environment(devices, self.scratch, self.marker, compile_cache)
         if not limits.confine:  # exactly the foundation's child, for a fair overhead figure
             del env["OPENBLAS_NUM_THREADS"]
-        arguments = [sys.executable, "-I", "-c", boot("from grader.child.entry import main; main(first_line)"), str(to_child_r),
-                     str(from_child_w)]
+        arguments = [sys.executable, "-I", "-c", boot("from grader.child.entry import main; main(first_line)"),
+                     str(to_child_r), str(from_child_w)]
         if limits.confine:
             policy = Policy(workdir=self.workdir, scratch=self.scratch, keep_fds=(to_child_r, from_child_w),
                             uid=self.lease.uid if self.lease else None, gid=self.lease.uid if self.lease else None,
