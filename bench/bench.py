@@ -4,10 +4,13 @@ The machines are shared and noisy, so every figure is a median of interleaved ru
 candidate and its baseline alternate, so a burst of load hits both). The other benchmarks
 (bench/*_bench.py, bench/sandbox_overhead.py) run after this one when present;
 bench/verdicts.py is not a benchmark (it compares verdicts before and after a change).
+``bench/bench.py --timings`` runs only the check latency, with its breakdown: where one check's
+wall time goes (JAXGRADE_TIMINGS=1, grader/timings.py), each line the median of the runs.
 """
 from __future__ import annotations
 
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -24,10 +27,29 @@ BARE = ("import jax.numpy as jnp, sys; sys.path.insert(0, {folder!r}); "
         "from reference import replicated_sharding_value as f; f(jnp.arange(7, dtype=jnp.float32)).block_until_ready()")
 
 
-def timed(command: list[str], env: dict[str, str]) -> float:
+TIMING = re.compile(r"^ *(\d+\.\d{3}|\?)  (.+)$")
+
+
+def timed(command: list[str], env: dict[str, str],
+          breakdowns: list[list[tuple[float | None, str]]] | None = None) -> float:
+    """Wall seconds of ``command``; with ``breakdowns``, its JAXGRADE_TIMINGS lines added to them."""
     started = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, timeout=300)
-    return time.perf_counter() - started
+    done = subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+                          timeout=300)
+    seconds = time.perf_counter() - started
+    if breakdowns is not None:
+        lines = [TIMING.match(line) for line in done.stderr.splitlines()]
+        breakdowns.append([(None if m[1] == "?" else float(m[1]), m[2]) for m in lines if m])
+    return seconds
+
+
+def median_breakdown(breakdowns: list[list[tuple[float | None, str]]]) -> None:
+    """Each line of the breakdown (JAXGRADE_TIMINGS=1) as the median of the runs (? where none had a number)."""
+    print(f"where a check's time goes (JAXGRADE_TIMINGS=1, each line the median of {len(breakdowns)}):")
+    for index, (_, label) in enumerate(breakdowns[0]):
+        values = [run[index][0] for run in breakdowns if len(run) > index and run[index][0] is not None]
+        shown = f"{statistics.median(values):.3f}" if values else "?"
+        print(f"{shown:>8}  {label}")
 
 
 def check_latency() -> None:
@@ -37,19 +59,22 @@ def check_latency() -> None:
     check = [str(BIN / "jaxgrade"), "check", str(REFERENCE), "--format", "json"]
     bare = [sys.executable, "-c", BARE.format(folder=str(REFERENCE.parent))]
     first = timed(check, env)  # fills the compilation cache from the reference, once
-    checks, bares = [], []
+    checks, bares, breakdowns = [], [], []
     for _ in range(RUNS):
-        checks.append(timed(check, env))
+        checks.append(timed(check, {**env, "JAXGRADE_TIMINGS": "1"}, breakdowns))
         bares.append(timed(bare, {**env, "JAX_NUM_CPU_DEVICES": "8"}))
     c, b = statistics.median(checks), statistics.median(bares)
     print(f"jaxgrade check (reference), median of {RUNS}: {c:.3f} s   (first run, filling the cache: {first:.3f} s)")
     print(f"bare python -c 'import jax; run reference', median of {RUNS}: {b:.3f} s")
     print(f"ratio check/bare: {c / b:.2f}   (goals: check <= 1.5 s, ratio < 1.5)")
+    median_breakdown(breakdowns)
 
 
 def main() -> int:
     print("== check latency")
     check_latency()
+    if "--timings" in sys.argv[1:]:
+        return 0
     for script in sorted(REPO.glob("bench/*.py")):
         if script.name not in ("bench.py", "verdicts.py") and not script.name.startswith("_"):
             print(f"\n== {script.stem}", flush=True)

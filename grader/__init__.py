@@ -6,8 +6,11 @@ so the sandboxed child, which imports this package too, starts without them.
 """
 from __future__ import annotations
 
+import time
 from importlib import import_module
 from typing import Any
+
+STARTED_AT = time.monotonic()  # the package's first lines here: the parent's imports count from it (grader.timings)
 
 __version__ = "0.1.0"
 

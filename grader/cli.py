@@ -25,6 +25,8 @@ from grader.exercise import all_exercises, exercises_for_source, find_exercise
 from grader.report.render import FORMATS
 from grader.report.visibility import AUDIENCES
 from grader.source import helpers_beside, python_of
+from grader.timings import Timings, process_start
+from grader.timings import wanted as timings_wanted
 
 
 
@@ -78,18 +80,24 @@ def _check(args: argparse.Namespace) -> int:
             graded = Path(scratch) / f"{path.stem if path.stem.isidentifier() else 'submission'}.py"
             graded.write_text(converted.text, errors="surrogateescape")
         report = grade(exercise, graded, seed=args.seed, display_path=args.file, helpers=helpers,
-                       notes=converted.notes)
+                       notes=converted.notes, timings=args.timings)
     isolation = isolation_line(report.environment.get("protections"))  # layers this machine lacks
     if isolation:
         print(isolation, file=sys.stderr)
     stage = exercise.release.stage()
     stream = open(args.output, "w") if args.output else sys.stdout
+    if args.timings is not None:
+        args.timings.mark("rendering")
     try:
         deliver(report, args.format, stream, colour=wants_colour(stream) and args.format == "text",
                 templates=args.templates, audience=args.audience, stage=stage)
     finally:
         if args.output:
             stream.close()
+    if args.timings is not None:
+        args.timings.mark("rendered")
+        stream.flush()  # the report first, then where its time went
+        args.timings.print(sys.stderr)
     if report.status == "error":
         return ExitCode.UNGRADABLE
     # Judged on what the audience may see: a student's exit code must not give away a hidden check.
@@ -166,10 +174,24 @@ def crash_line(error: BaseException) -> str:
             f"and not a grade: {report}.")
 
 
+def _timings() -> Timings:
+    """JAXGRADE_TIMINGS=1: a check's timings, from this process's start (grader.timings)."""
+    import grader
+    found = Timings()
+    start = process_start()
+    if start is not None:
+        found.mark("process", start)
+    found.mark("grader", grader.STARTED_AT)
+    found.mark("main")
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         arguments = sys.argv[1:] if argv is None else argv
+        timings = _timings() if arguments[:1] == ["check"] and timings_wanted() else None
         args = build_parser(only_check=arguments[:1] == ["check"]).parse_args(arguments)
+        args.timings = timings
         return args.run(args)
     except (UsageError, ExerciseError) as error:
         print(f"jaxgrade: {error}", file=sys.stderr)

@@ -24,6 +24,7 @@ from grader.outcome import Outcome
 from grader.report.result import CheckResult, Report
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import Launcher
+from grader.timings import Timings
 
 # Checks run in this order (load first: nothing else can run without it; structure after the
 # value checks, so it can compare every call they made; limits last: it reads the incidents
@@ -153,7 +154,7 @@ def check_budgets(exercise: Exercise) -> dict[str, float]:
 def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits | None = None,
           display_path: str | None = None, compile_cache: str | None | bool = True,
           launcher: Launcher | None = None, hide: tuple[str, ...] = (), helpers: tuple[Path, ...] = (),
-          notes: tuple[str, ...] = ()) -> Report:
+          notes: tuple[str, ...] = (), timings: Timings | None = None) -> Report:
     """Grade ``submission`` against ``exercise``. Never raises for anything the submission does
     (an exercise that is broken raises ExerciseError: that is the author's to fix).
 
@@ -162,9 +163,11 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
     submission's child starts (None: exec'd; ``grader.sandbox.pool.Pool().launch``: forked warm).
     ``hide``: folders the child must not see besides the submission's own (other students').
     ``helpers``: the submission's other modules, importable beside it (``grader.source``);
-    ``notes``: what preparing it changed (a notebook's IPython lines), said in the report."""
+    ``notes``: what preparing it changed (a notebook's IPython lines), said in the report.
+    ``timings``: filled with where the grading's time goes (JAXGRADE_TIMINGS=1; never in the report)."""
     return grade_seeds(exercise, submission, (seed,), limits=limits, display_path=display_path,
-                       compile_cache=compile_cache, launcher=launcher, hide=hide, helpers=helpers, notes=notes)[0]
+                       compile_cache=compile_cache, launcher=launcher, hide=hide, helpers=helpers, notes=notes,
+                       timings=timings)[0]
 
 
 def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *, limits: Limits | None = None,
@@ -172,7 +175,8 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
                 launcher: Launcher | None = None, hide: tuple[str, ...] = (), helpers: tuple[Path, ...] = (),
                 notes: tuple[str, ...] = (), shrink_every_seed: bool = True,
                 settled_by: str | None = None,
-                hand_off: Callable[[float, tuple[int, ...]], tuple[int, ...]] | None = None) -> list[Report]:
+                hand_off: Callable[[float, tuple[int, ...]], tuple[int, ...]] | None = None,
+                timings: Timings | None = None) -> list[Report]:
     """``grade`` under each of ``seeds``, one report each, in one child: the file is imported
     once, and each later seed's checks start afresh (their own calls, incidents and time
     limit) in the same process. A check that is ``judged_once`` (its calls do not depend on
@@ -202,6 +206,9 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
     # module, whose import (Hypothesis) would otherwise delay the child's start by ~0.15 s.
     session = Session(submission, exercise.function, (), exercise.devices, limits or exercise.limits,
                       cache, launcher, (str(exercises_root()), str(exercise.directory), *hide), helpers)
+    session.timings = timings
+    if timings is not None:
+        timings.devices = exercise.devices
     module = submission.stem if submission.stem.isidentifier() else "submission"
     budgets = check_budgets(exercise)
     graded: list[tuple[int, dict[str, CheckResult], float]] = []  # (seed, results, seconds) per seed
@@ -227,6 +234,8 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
 
             def run(check: Check, outcome: Outcome | None = None) -> None:
                 started_check = time.monotonic()
+                if timings is not None and first:
+                    timings.begin(check.id)
                 if outcome is None:
                     session.withheld = exercise.visibility_of(check.id) != "visible"
                     try:
@@ -236,6 +245,8 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
                         session.withheld = False
                 results[check.id] = _result(check, exercise.points[check.id], outcome,
                                             exercise.visibility_of(check.id), time.monotonic() - started_check)
+                if timings is not None and first:
+                    timings.end(check.id)
 
             for check in checks:
                 check.prepare(seed)
@@ -274,7 +285,11 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
                    for check in checks}
         graded = [(seed, results, time.monotonic() - started) for seed in seeds if seed not in handed]
     finally:
+        if timings is not None:
+            timings.mark("closing")
         output = session.close()
+        if timings is not None:
+            timings.mark("closed")
     return [_report(exercise, checks, found, seed, seconds, shown, sha256, session, output)
             for seed, found, seconds in graded]
 

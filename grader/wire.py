@@ -222,6 +222,26 @@ def decode_message(body: bytes | bytearray, keep: Callable[[dict[str, Any]], T] 
 
 
 # -- what the child sends ------------------------------------------------------------------------
+# Timings (``grader.timings``, JAXGRADE_TIMINGS=1): instants on the child's ``time.monotonic()``,
+# durations in seconds. The parent keeps each only where it fits what it measured itself.
+class StartTiming(TypedDict):
+    first_line: float  # its first statement ran (grader.sandbox.process.boot)
+    imported: float  # grader.child.entry imported (NumPy with it)
+    jax: float  # JAX imported (a warm process's child: already was)
+    set_up: float  # patched, recorder made, confined
+    backend: float  # jax.devices() returned: the backend started
+    sent: float  # the greeting about to be written
+
+
+class LoadTiming(TypedDict):
+    file_s: float  # running the submission's file (or its notebook's cells)
+
+
+class CallTiming(TypedDict):
+    run_s: float  # the function running, its results awaited
+    compile_s: float  # of which XLA compiling, or reading the compilation cache
+
+
 class Ready(TypedDict):
     """The child's greeting, once it is confined and before any request."""
     op: Literal["ready"]
@@ -230,6 +250,7 @@ class Ready(TypedDict):
     platform: str  # JAX's backend in the child: "cpu" (JAX_PLATFORMS), never an accelerator's
     protections: dict[str, dict[str, Any]]  # per protection: ``active`` and a ``detail`` sentence
     memory_limit: int
+    timing: NotRequired[StartTiming]
 
 
 class Failed(TypedDict):
@@ -266,6 +287,7 @@ class LoadReply(TypedDict):
     skipped: NotRequired[list[Skipped]]
     skipped_count: NotRequired[int]
     tampered: NotRequired[list[str]]  # what the submission changed in JAX, NumPy, the stdlib or the grader
+    timing: NotRequired[LoadTiming]
 
 
 class Placement(TypedDict):
@@ -376,6 +398,7 @@ class CallReply(TypedDict):
     program: NotRequired[dict[str, Any]]
     tampered: NotRequired[list[str]]  # ``replaces jax.numpy.sum``: named and put back (grader.child.watch)
     between_bytes: NotRequired[int]  # full record: what programs of the call handed each other, per device
+    timing: NotRequired[CallTiming]
 
 
 class TraceReply(TypedDict):

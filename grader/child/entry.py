@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -32,21 +33,25 @@ def _forget_grader() -> None:
         sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != os.path.realpath(folder)]
 
 
-def main() -> None:
-    """``python -I -c CODE inbox outbox [policy]`` (CODE: ``grader.sandbox.process.boot``): the
-    exec'd child. A child forked from a warm process calls ``start`` directly."""
+def main(first_line: float | None = None) -> None:
+    """``python -I -c CODE inbox outbox [policy]`` (CODE: ``grader.sandbox.process.boot``, which
+    notes the instant of its ``first_line``): the child, exec'd or forked from a warm process."""
+    imported = time.monotonic()  # this module imported (JAX with it, unless a warm process had)
     policy = None
     if len(sys.argv) > 3:
         from grader.child.confine import Policy
         policy = Policy.from_json(sys.argv[3])
-    start(int(sys.argv[1]), int(sys.argv[2]), policy)
+    start(int(sys.argv[1]), int(sys.argv[2]), policy,
+          {"first_line": imported if first_line is None else first_line, "imported": imported})
 
 
-def start(inbox: int, outbox: int, policy: Policy | None = None) -> None:
+def start(inbox: int, outbox: int, policy: Policy | None = None, started: dict[str, float] | None = None) -> None:
     """Import JAX (backend not started), put the observers in place, confine the process as
     ``policy`` (a ``grader.child.confine.Policy``) says, then serve; never returns."""
     try:
         kept = silence()  # JAX's and its plugins' startup output is not the submission's
+        import jax  # noqa: F401  (imported by the patches below anyway; here to time it)
+        jax_at = time.monotonic()
         for fd in (inbox, outbox):
             os.set_inheritable(fd, False)  # programs the submission runs do not get the channel
         patched = [*remember_compilations(), *share_ir_context()]
@@ -56,6 +61,7 @@ def start(inbox: int, outbox: int, policy: Policy | None = None) -> None:
             from grader.child.confine import confine
             child.protections = confine(replace(policy, keep_fds=(*policy.keep_fds, *kept)))
         _forget_grader()
+        child.started = {**(started or {}), "jax": jax_at, "set_up": time.monotonic()}
     except BaseException as error:
         failed: Failed = {"op": "failed", "error": f"{type(error).__name__}: {error}"}
         write_message(outbox, failed)

@@ -56,6 +56,7 @@ class Recorder:
         # Shared by the routes: the compilations counted while recording, which record this is,
         # the last jitted call's trace, how to read an array.
         self.compiles, self.records, self.inferred = [0], [0], [None]
+        self.compile_s = [0.0]  # seconds compile_or_get_cached took while recording (grader.timings)
         self.array_class, self.is_deleted, self.FULL = array_class, array_class.is_deleted, FULL
         self._caches = (pjit._cpp_pjit_cache_fun_only, pjit._cpp_pjit_cache_explicit_attributes)
         self._host: dict[int, tuple[Any, tuple[tuple[str, str], ...]]] = {}  # id(program) -> host work inside

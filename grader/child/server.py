@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 import os
 import sys
+import time
 import traceback
 import types
 import warnings
@@ -83,6 +84,10 @@ class Child:
         self.function: Callable[..., Any] | None = None
         self.captured: list[Any] = []  # what the placing operations of the last capturing call received
         self.filename = "<submission>"
+        # Timings (grader.timings): the clock, taken before any submission can replace it, and the
+        # instants of the start that grader.child.entry noted.
+        self.clock = time.monotonic
+        self.started: dict[str, float] = {}
         # Everything here is fixed before the submission exists. Methods become instance
         # attributes (they win over the class's, so patching grader.child.server.Child changes
         # nothing).
@@ -247,6 +252,7 @@ class Child:
         cells = self.read_cells(source)
         skipped: list[Skipped] = []  # the notebook cells skipped because they failed
         restore_output()  # from its first line on, what the process prints is the submission's
+        began = self.clock()
         try:
             if cells is None:  # a .py file: run whole, as Python imports it
                 exec(code, module.__dict__)
@@ -259,6 +265,7 @@ class Child:
         except BaseException as error:
             return {"ok": False, "stage": "import", "error": _error_text(error, display_name),
                     "exception": type(error).__name__}
+        ran_file = self.clock() - began
         candidate = module.__dict__.get(function)
         if candidate is None:
             defined = sorted(k for k, v in module.__dict__.items()
@@ -291,7 +298,8 @@ class Child:
         self.recorder.student_files = (display_name, os.path.dirname(path))
         self.recorder.clear_caches()  # a shape the import already ran is a first call again for the grader
         return {"ok": True, "signature": f"{function}{signature}" if signature else function, "accepts": accepts,
-                **({"made_by": made_by} if made_by else {}), **_skipped(skipped)}
+                **({"made_by": made_by} if made_by else {}), **_skipped(skipped),
+                "timing": {"file_s": ran_file}}
 
     def run_cells(self, source: bytes, cells: list[Any], namespace: dict[str, Any],
                   skipped: list[Skipped], function: str = "", demo_s: float | None = None) -> None:
@@ -407,12 +415,17 @@ class Child:
             if capturing:
                 self.captured = recorder.swap[0].values
         raised: BaseException | None = None
+        clock, compile_s = self.clock, recorder.compile_s
+        compiling = compile_s[0]
         recorder.start(mode)
+        began = clock()
         try:
             result = function(*values)
         except BaseException as error:
             raised = error
+        ran = clock() - began
         events = recorder.stop()
+        timing = {"run_s": ran, "compile_s": compile_s[0] - compiling}
         intact = recorder.intact()  # before restoring: were the observers there when the call ended?
         # what the call left changed, named and put back before anything of it is read (without
         # version tags, comparing every namespace is for the full record only)
@@ -423,8 +436,9 @@ class Child:
         if raised is not None:
             return {"ok": False, "exception": type(raised).__name__, "error": _error_text(raised, self.filename),
                     "placements": self.placements_of(events, leaves, self.describe_sharding),
-                    **({"tampered": tampered} if tampered else {})}
+                    **({"tampered": tampered} if tampered else {}), "timing": timing}
         returned = self.leaves(result, "result")
+        began = clock()
         try:
             for _, leaf in returned:
                 if type(leaf) is self.ArrayImpl:
@@ -432,7 +446,8 @@ class Child:
         except BaseException as error:  # a computation that fails only when its result is awaited
             return {"ok": False, "exception": type(error).__name__, "error": _error_text(error, self.filename),
                     "placements": []}
-        reply: CallReply = {"ok": True, "value": self.describe_value(returned),
+        timing["run_s"] += clock() - began  # what it computed asynchronously, awaited
+        reply: CallReply = {"ok": True, "value": self.describe_value(returned), "timing": timing,
                  "placements": self.placements_of(events, leaves, self.describe_sharding), "intact": intact,
                  "jit_calls": recorder.jit_calls(events, leaves, returned),
                  "compilations": recorder.compilations(events), "host": recorder.host_work(events)}
@@ -459,12 +474,16 @@ class Child:
         return {"ok": True, "program": self.program_of(closed, self.describe_sharding, [p for p, _ in traced], outputs)}
 
     def serve(self) -> None:
-        jax = self.jax
+        jax, clock = self.jax, self.clock
         import resource
-        ready: Ready = {"op": "ready", "jax": jax.__version__, "devices": [str(d) for d in jax.devices()],
+        set_up = self.started.get("set_up", clock())
+        devices = [str(d) for d in jax.devices()]  # the backend starts here
+        backend = clock()
+        ready: Ready = {"op": "ready", "jax": jax.__version__, "devices": devices,
                         "platform": jax.default_backend(), "protections": self.protections,
                         "memory_limit": resource.getrlimit(resource.RLIMIT_AS)[0]}
         self.watch.rebase()  # what the grader and JAX's backend changed up to now is no submission's doing
+        ready["timing"] = {**self.started, "set_up": set_up, "backend": backend, "sent": clock()}
         write_message(self.outbox, ready)
         while True:
             try:

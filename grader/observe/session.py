@@ -39,6 +39,7 @@ from grader.observe.returned import (Incident, Returned, parse_compilations, par
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import INTERFERED, ChildProcess, Launcher
 from grader.source import helper_at, left_behind, left_behind_note
+from grader.timings import Timings
 
 # Of the time an import has, the share the notebook cells the graded function does not need have
 # in all (``grader.child.server.Child.run_cells``): a demo that hangs is skipped, and the cells
@@ -116,6 +117,7 @@ class Session:
         self._check_budget: tuple[float, float] | None = None  # (deadline, seconds) of the running check
         self.cache: dict[str, Any] = {}  # what checks share within a grading (Context.memo)
         self.seed_free_keys: set[str] = set()  # those of its entries every grading shares
+        self.timings: Timings | None = None  # JAXGRADE_TIMINGS=1: where the time goes (grader.timings)
 
     # -- the child's life --------------------------------------------------------------------
     def start(self) -> ChildProcess:
@@ -210,7 +212,10 @@ class Session:
             raise ChildFailure("time", f"grading stopped {during}: your code had used up its {which}")
         try:
             child = self._ready_child()
+            asked = time.monotonic()
             reply = child.request(message, timeout, during, keep=safe_reply)
+            if self.timings is not None:
+                self._time(child, message, time.monotonic() - asked, reply.get("timing"), now)
             self._note_tampering(reply.get("tampered", []))
             return reply
         except Malformed as error:
@@ -223,6 +228,15 @@ class Session:
             if failure.kind == "time" and "CPU time" not in failure.message:
                 failure.message = f"your code did not finish within {which} {during}"
             raise
+
+    def _time(self, child: ChildProcess, message: dict[str, Any], seconds: float, reported: Any,
+              waited: float) -> None:
+        """Note a request's round trip and what the child said of its time (grader.timings)."""
+        assert self.timings is not None
+        self.timings.mark("waiting", waited)  # the first request: the parent waits for the child from here
+        if child.greeted_at is not None:
+            self.timings.started(child.spawned_at, child.greeted_at, child.ready.get("timing"))
+        self.timings.request(str(message.get("op")), seconds, reported)
 
     def _note_tampering(self, named: Any) -> None:
         if type(named) is not list or any(type(n) is not str for n in named):

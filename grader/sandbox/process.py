@@ -138,9 +138,11 @@ def boot(statement: str) -> str:
     """The ``python -I -c`` code of a child (or a zygote): its ``sys.path`` made the parent's
     folders of the grader, JAX and their dependencies (grader.child.search_path), then
     ``statement``. ``-I`` alone would keep only the interpreter's own: a PYTHONPATH, ``--user``
-    or checkout install's JAX would be missing, or another version found in its place."""
+    or checkout install's JAX would be missing, or another version found in its place. The first
+    statement notes the instant (``first_line``) the child's timings start from (grader.timings)."""
     order, needed = dependency_folders()
-    return (f"import sys; sys.path.insert(0, {GRADER_FOLDER!r}); from grader.child.search_path import adopt; "
+    return (f"import sys, time; first_line = time.monotonic(); sys.path.insert(0, {GRADER_FOLDER!r}); "
+            "from grader.child.search_path import adopt; "
             f"adopt({list(order)!r}, {list(needed)!r}, {GRADER_FOLDER!r}); {statement}")
 
 
@@ -244,8 +246,8 @@ class ChildProcess:
         env = child_environment(devices, self.scratch, self.marker, compile_cache)
         if not limits.confine:  # exactly the foundation's child, for a fair overhead figure
             del env["OPENBLAS_NUM_THREADS"]
-        arguments = [sys.executable, "-I", "-c", boot("from grader.child.entry import main; main()"), str(to_child_r),
-                     str(from_child_w)]
+        arguments = [sys.executable, "-I", "-c", boot("from grader.child.entry import main; main(first_line)"),
+                     str(to_child_r), str(from_child_w)]
         if limits.confine:
             policy = Policy(workdir=self.workdir, scratch=self.scratch, keep_fds=(to_child_r, from_child_w),
                             uid=self.lease.uid if self.lease else None, gid=self.lease.uid if self.lease else None,
@@ -260,6 +262,8 @@ class ChildProcess:
         self.protections["cgroup"] = {"active": True, "detail": self.group.detail()} if self.group else {
             "active": False, "detail": "memory is bounded per process only (shared memory and memfd pages are not "
                                        "counted), processes per uid, CPU not at all: " + str(made)}
+        self.spawned_at = time.monotonic()  # when it was asked for, and when its greeting was read (grader.timings)
+        self.greeted_at: float | None = None
         try:
             if launcher is not None:  # grader.sandbox.pool: forked, ready-imported, from a warm process
                 self.process = launcher(arguments, env, self.scratch, (to_child_r, from_child_w, output_w))
@@ -299,6 +303,7 @@ class ChildProcess:
         while JAX imports."""
         if self._ready is None:
             self._ready = self._receive(time.monotonic() + self.limits.startup_s, "while starting JAX")
+            self.greeted_at = time.monotonic()
             if self._ready.get("op") != "ready":
                 raise ChildFailure("sandbox", f"the grading process could not start: {self._ready.get('error')}")
             reported = self._ready.get("protections")
