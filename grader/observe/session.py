@@ -207,6 +207,7 @@ class Session:
         return min(limits, key=lambda pair: pair[0])
 
     def _request(self, message: dict[str, Any], during: str) -> dict[str, Any]:
+        now = time.monotonic()  # where the parent starts waiting (the first request's: for the child's start)
         timeout, which = self._limit()
         if timeout <= 0:
             raise ChildFailure("time", f"grading stopped {during}: your code had used up its {which}")
