@@ -96,19 +96,15 @@ def _still(events: list[tuple[Any, ...]], placed: Any, returned: list[tuple[str,
     def replayed(moved: Any) -> list[Any]:
         replaced = _replay(events, placed, moved, ops)
         if replaced is None:
-            raise _NoDerivative
+            raise ValueError("the replay could not run on a moved value")
         return [replaced.get(id(leaf), leaf) for _, leaf in floating]
 
     try:
         _, tangents = jax.jvp(replayed, (placed,), (direction,))
-    except Exception:  # _NoDerivative, or a rule JAX lacks
+    except Exception:  # the replay could not run, or JAX lacks a rule
         return {}
     return {path: not bool(np.any(np.isfinite(t) & (t != 0))) for (path, _), t in
             zip(floating, (np.asarray(t, dtype=np.float64) for t in tangents))}
-
-
-class _NoDerivative(Exception):
-    """The replay could not run on a moved value."""
 
 
 def _replay(events: list[tuple[Any, ...]], placed: Any, other: Any, ops: Replayer) -> dict[int, Any] | None:
