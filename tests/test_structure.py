@@ -87,13 +87,11 @@ def test_a_mean_taken_in_numpy_behind_a_zeroed_pmean_fails(graded) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "a zero-weighted link inside one jitted program: what is fed is what enters the jitted function, not a "
-    "value inside its compiled program (docs/threat-model.md, 'What \"computed from the placed "
-    "array\" can and cannot see')"))
-def test_a_constraint_used_only_through_zero_inside_jit_gets_no_full_marks(graded) -> None:
+def test_a_constraint_used_only_through_zero_inside_jit_fails_naming_the_replayed_program(graded) -> None:
+    # the jitted program is run again equation by equation with the constrained value replaced
     report = graded("constraint_zero_weighted_inside_jit.py", "sharding_constraint")
-    assert report.score < report.max_score
+    assert_only_failure(report, "structure.constraint_used", "your jitted function, run again with the squares",
+                        "returns what it returned before")
 
 
 @pytest.mark.slow

@@ -416,21 +416,8 @@ class ResultFromPlacement(StructureCheck):
             # only fail it: a forged record can make a replay look honest, the feeding call below cannot)
             replayed = _replayed(context, chosen, leaf, self.result) if arguments is context.probe else None
             if replayed in ("unchanged", "still"):
-                seen = (f"the operations your function ran, run again with the placed {label} holding other values "
-                        f"({short(other)}) and nothing else changed, return what they returned before, although your "
-                        f"function called on those values returns something else") if replayed == "unchanged" else (
-                        f"the operations your function ran, run again at the very values of your call with only the "
-                        f"placed {label} moved by an infinitesimal step (a derivative, which no comparison in your "
-                        f"code can tell from an ordinary call), leave {what} where it was: at the values it was "
-                        f"called with, your function's answer is the original {label}'s, and the placed {label} "
-                        f"counts only where the two differ")
-                return Outcome.failed(
-                    f"{where}{_opening(f'{what} does not follow the placed {label}', self.result) if not where else ''}"
-                    f"{': ' if not where else ''}{seen}. So {what} is not computed from the placed {label}: it is "
-                    f"computed from the original {label}, or reaches the placed {label} only through a link that "
-                    f"carries nothing (such as 0 * the placed array). Compute {what} from what {via} returns.",
-                    expected=f"{what} computed from the placed {label}", observed=seen,
-                    counterexample=f"{label} = {short(other, 64)}")
+                return _replay_failure(replayed, where, label, what, via, other, self.result,
+                                       bool(chosen is not None and chosen.within))
             fed = context.session.call(arguments, counterfactual=feed)
             if fed.ok and fed.host and not self.allow_host:
                 return self._host_failure(fed.host[0], what)
@@ -498,20 +485,56 @@ def _counterfactuals(found: Evidence, leaf: str, chosen: Placement | None,
     return (Counterfactual(True, chosen.sharding, shape, turn), Counterfactual(False, chosen.sharding, shape, turn))
 
 
+# Placements inside a jitted program the probe call's replay replaces (``grader.child.replay.Inside``).
+INSIDE_REPLAYED = ("constraint", "device_put")
+
+
 def _replayed(context: Context, chosen: Placement | None, leaf: str, result: str) -> str | None:
-    """The probe call's replay of the judged eager device_put of ``leaf`` (the first onto the
-    same sharding, placing ``leaf`` as the judged one did: see ``grader.child.replay``):
+    """The probe call's replay of the judged eager device_put of ``leaf``, or of its judged
+    placement inside a jitted program (the first onto the same sharding, the same way, placing
+    ``leaf`` as the judged one did: see ``grader.child.replay``):
     what became of what the function returned when the placed value held other values
     (``Program.replayed``); None
     when it was not replayed (a placement inside a transformation, a round trip through the
     host). The probe's alone: its record is the one the placement was judged from."""
     call = probe_call(context)
-    if chosen is None or chosen.via != "device_put" or chosen.within or call.program is None:
+    eager = chosen is not None and chosen.via == "device_put" and not chosen.within
+    if not (eager or chosen is not None and chosen.via in INSIDE_REPLAYED and chosen.within) or call.program is None:
         return None
     shapes = {path: tuple(np.shape(value)) for path, value in argument_leaves(context.probe)}
-    same = next((p for p in placements_in(call.program, shapes) if p.via == "device_put" and not p.within
+    same = next((p for p in placements_in(call.program, shapes) if p.via == chosen.via and p.within == chosen.within
                  and p.sharding == chosen.sharding and p.relation.get(leaf) == chosen.relation.get(leaf)), None)
     return None if same is None or same.placed is None else call.program.replayed(same.placed, result)
+
+
+def _replay_failure(replayed: str, where: str, label: str, what: str, via: str, other: Any, result: str,
+                    inside: bool) -> Outcome:
+    """What a replay that ``what`` did not follow says: with the placed value holding other
+    values (``"unchanged"``) or moved by an infinitesimal step (``"still"``); ``inside``: the
+    placement was inside a jitted program, whose run again the replay was."""
+    if inside:
+        ran, placed = "your jitted function", f"{label} (the value it places with {via})"
+        returned, shown = "returns what it returned before", ""
+    else:
+        ran, placed = "the operations your function ran", f"the placed {label}"
+        returned = ("return what they returned before, although your function called on those values returns "
+                    "something else")
+        shown = f" ({short(other)})"
+    if replayed == "unchanged":
+        seen = f"{ran}, run again with {placed} holding other values{shown} and nothing else changed, {returned}"
+    else:
+        seen = (f"{ran}, run again at the very values of your call with only {placed} moved by an infinitesimal "
+                f"step (a derivative, which no comparison in your code can tell from an ordinary call), "
+                f"{'leaves' if inside else 'leave'} {what} where it was: at the values it was called with, the answer "
+                f"does not depend on {placed}")
+    source = f"{label} as placed" if inside else f"the placed {label}"
+    return Outcome.failed(
+        f"{where}{_opening(f'{what} does not follow {source}', result) if not where else ''}"
+        f"{': ' if not where else ''}{seen}. So {what} is not computed from {source}: it is computed again from "
+        f"the original, or reaches {source} only through a link that carries nothing (such as 0 * the placed "
+        f"array). Compute {what} from what {via} returns.",
+        expected=f"{what} computed from {source}", observed=seen,
+        counterexample=None if inside else f"{label} = {short(other, 64)}")
 
 
 def _call(context: Context, arguments: dict[str, Any]) -> Returned:

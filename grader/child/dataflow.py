@@ -14,7 +14,7 @@ import hashlib
 from typing import Any, Callable
 
 from grader.child.jaxpr_graph import Builder, Describe, mesh_data, simple_param
-from grader.child.replay import MAX_REPLAYED
+from grader.child.replay import MAX_REPLAYED, Inside
 from grader.wire import WIDENED, Placement
 
 
@@ -154,8 +154,9 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
 
     inputs = [value_id(value) for _, value in leaves]
     given = {id(concrete(value)) for _, value in leaves}
-    replayed: list[tuple[int, Any]] = []  # (node, array) of each argument leaf placed eagerly
-    for event in events:
+    replayed: list[tuple[int, Any]] = []  # (node, array) of each argument leaf placed eagerly, or
+    # (node, Inside) of each value placed inside a jitted program the call ran
+    for index, event in enumerate(events):
         kind = event[0]
         if kind not in _READS or any(is_staged(value) for value in event[_READS[kind]]):
             continue  # part of a transformation being traced (jax.grad's linear part): no values yet
@@ -177,7 +178,11 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
                         replayed.append((new, value))
         elif kind == "jit":
             params, args, outs = event[1:4]
+            known = set(builder.placed_inside)
             bind(outs, builder.equation("jit", params, [value_id(a) for a in args], list(outs), ()))
+            for node, var in builder.placed_inside.items():
+                if node not in known and len(replayed) < MAX_REPLAYED:
+                    replayed.append((node, Inside(index, var)))
         elif kind == "primitive":
             _, primitive, params, args, out = event
             outs = list(out) if primitive.multiple_results else [out]

@@ -100,6 +100,9 @@ class Builder:
         self.describe = describe
         self.avals: dict[int, dict[str, Any]] = {}
         self.nodes: list[dict[str, Any]] = []
+        # id of a value placed inside a program (a sharding constraint, a device_put under jit)
+        # -> the program's variable that holds it, for a replay of the program with it replaced
+        self.placed_inside: dict[int, Any] = {}
 
     def fresh(self, like: Any) -> int:
         """A new id for a value shaped like ``like`` (a jaxpr variable's aval, or an array)."""
@@ -127,6 +130,8 @@ class Builder:
             for var, produced in zip(eqn.outvars, outputs):
                 if not isinstance(var, core.DropVar):
                     env[var] = produced
+                    if eqn.primitive.name in ("sharding_constraint", "device_put"):
+                        self.placed_inside[produced] = var
         return [read(v) for v in jaxpr.outvars]
 
     def equation(self, name: str, params: dict[str, Any], inputs: Sequence[int | None], outs: Sequence[Any],

@@ -35,9 +35,18 @@ through (it marks no link as missing); a result honestly built from steps of zer
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 from typing import Any
 
 MAX_REPLAYED = 8  # placements replayed in one call
+
+
+@dataclass(frozen=True)
+class Inside:
+    """A value placed inside a jitted program the call ran (a sharding constraint): the
+    ``event``-th recorded operation's program, its variable ``var``."""
+    event: int
+    var: Any
 
 
 class Replayer:
@@ -65,8 +74,11 @@ def follows(events: list[tuple[Any, ...]], placed: Any, returned: list[tuple[str
     if "to_host" in kinds and "from_host" in kinds[kinds.index("to_host"):]:
         return None  # a value pulled to NumPy and given back: a link the recorder cannot follow
     np = ops.np
+    value = _value_inside(events, placed, ops) if isinstance(placed, Inside) else placed
+    if value is None:
+        return None
     changed = {path: False for path, _ in returned}
-    for other in _other_values(placed, ops.jax, np):
+    for other in _other_values(value, ops.jax, np):
         replaced = _replay(events, placed, other, ops)
         if replaced is None:
             return None
@@ -74,24 +86,25 @@ def follows(events: list[tuple[Any, ...]], placed: Any, returned: list[tuple[str
             new = replaced.get(id(leaf))
             if new is not None and not _same(new, leaf, np):
                 changed[path] = True
-    still = _still(events, placed, [(p, leaf) for p, leaf in returned if changed[p]], ops) if any(changed.values()) else {}
+    moved = [(p, leaf) for p, leaf in returned if changed[p]]
+    still = _still(events, placed, value, moved, ops) if moved else {}
     return {path: ("still" if still.get(path) else "changed") if moved else "unchanged" for path, moved in changed.items()}
 
 
-def _still(events: list[tuple[Any, ...]], placed: Any, returned: list[tuple[str, Any]],
+def _still(events: list[tuple[Any, ...]], placed: Any, value: Any, returned: list[tuple[str, Any]],
            ops: Replayer) -> dict[str, bool]:
     """For each floating returned leaf, whether the replay's forward-mode derivative along a
-    fixed direction of ``placed``, at the call's own values, is zero (or not a number)
+    fixed direction of ``placed`` (whose value in the call is ``value``), at the call's own values, is zero (or not a number)
     everywhere; empty when ``placed`` is not floating or the derivative cannot be taken (an
     operation without a derivative rule, such as a Pallas kernel)."""
     jax, np = ops.jax, ops.np
     jnp = jax.numpy
     floating = [(path, leaf) for path, leaf in returned if jnp.issubdtype(getattr(leaf, "dtype", bool), jnp.floating)]
-    dtype = getattr(placed, "dtype", None)
+    dtype = getattr(value, "dtype", None)
     if not floating or dtype is None or not jnp.issubdtype(dtype, jnp.floating) or jnp.dtype(dtype).itemsize < 2:
         return {}
-    direction = jax.device_put(np.random.default_rng(0).standard_normal(np.shape(placed)).astype(dtype),
-                               placed.sharding)
+    direction = jax.device_put(np.random.default_rng(0).standard_normal(np.shape(value)).astype(dtype),
+                               value.sharding)
 
     def replayed(moved: Any) -> list[Any]:
         replaced = _replay(events, placed, moved, ops)
@@ -100,7 +113,7 @@ def _still(events: list[tuple[Any, ...]], placed: Any, returned: list[tuple[str,
         return [replaced.get(id(leaf), leaf) for _, leaf in floating]
 
     try:
-        _, tangents = jax.jvp(replayed, (placed,), (direction,))
+        _, tangents = jax.jvp(replayed, (value,), (direction,))
     except Exception:  # the replay could not run, or JAX lacks a rule
         return {}
     return {path: not bool(np.any(np.isfinite(t) & (t != 0))) for (path, _), t in
@@ -109,12 +122,14 @@ def _still(events: list[tuple[Any, ...]], placed: Any, returned: list[tuple[str,
 
 def _replay(events: list[tuple[Any, ...]], placed: Any, other: Any, ops: Replayer) -> dict[int, Any] | None:
     """id(value the call made) -> the value its operation makes from ``other`` in place of
-    ``placed``; None when an operation reached by a replaced value cannot be run again."""
-    replaced: dict[int, Any] = {id(placed): other}
+    ``placed`` (an array the call made, or a value inside one of its programs); None when an
+    operation reached by a replaced value cannot be run again."""
+    inside = placed if isinstance(placed, Inside) else None
+    replaced: dict[int, Any] = {} if inside is not None else {id(placed): other}
     jax, tracer = ops.jax, ops.tracer
-    held = getattr(placed, "dtype", None) != bool  # a boolean placed value is data, not a decision
+    held = getattr(other, "dtype", None) != bool  # a boolean placed value is data, not a decision
     try:
-        for event in events:
+        for index, event in enumerate(events):
             kind = event[0]
             if kind == "device_put":
                 _, xs, devices, outs = event
@@ -131,14 +146,16 @@ def _replay(events: list[tuple[Any, ...]], placed: Any, other: Any, ops: Replaye
                 staged, args, outs = event[2], event[3], event[4]
             else:
                 continue
-            if not any(id(a) in replaced for a in args):
+            target = inside is not None and index == inside.event and kind == "jit"
+            if not target and not any(id(a) in replaced for a in args):
                 continue
             if any(isinstance(v, tracer) for v in (*args, *outs)):
                 return None  # a tracer: part of a transformation the recorder sees only from outside
             new_args = [replaced.get(id(a), a) for a in args]
             if kind == "jit":
                 program = params["jaxpr"]
-                made = _held(program.jaxpr, program.consts, list(args), new_args, ops, held)[1]
+                made = _held(program.jaxpr, program.consts, list(args), new_args, ops, held,
+                             [inside.var, other, None] if target else None)[1]
             elif kind == "primitive" and primitive.name == "stop_gradient":
                 made = new_args  # it passes a change through (see the module's docstring)
             elif kind == "primitive":
@@ -156,11 +173,26 @@ def _replay(events: list[tuple[Any, ...]], placed: Any, other: Any, ops: Replaye
     return replaced
 
 
+def _value_inside(events: list[tuple[Any, ...]], inside: Inside, ops: Replayer) -> Any:
+    """The value a program's variable held in the call (its program run again on the call's
+    operands), or None."""
+    event = events[inside.event]
+    program, args = event[1]["jaxpr"], list(event[2])
+    swap = [inside.var, None, None]
+    try:
+        _held(program.jaxpr, program.consts, args, args, ops, False, swap)
+    except Exception:  # a donated operand gone: no answer
+        return None
+    return swap[2]
+
+
 def _held(jaxpr: Any, consts: Any, before: list[Any], after: list[Any], ops: Replayer,
-          held: bool) -> tuple[list[Any], list[Any]]:
+          held: bool, swap: list[Any] | None = None) -> tuple[list[Any], list[Any]]:
     """A jitted program's outputs on its recorded operands (``before``) and on ``after``, run
     equation by equation (nested jitted calls inlined), every boolean an equation makes on
-    ``after`` taken from ``before`` when ``held``."""
+    ``after`` taken from ``before`` when ``held``. ``swap``: [a variable, the value it holds
+    on ``after`` in place of what its equation made (None: that), its value on ``before`` (set
+    here)]."""
     on_before: dict[Any, Any] = dict(zip(jaxpr.constvars, consts))
     on_after = dict(on_before)
     on_before.update(zip(jaxpr.invars, before))
@@ -179,7 +211,7 @@ def _held(jaxpr: Any, consts: Any, before: list[Any], after: list[Any], ops: Rep
         if name == "stop_gradient":
             outs_before, outs_after = ins_before, ins_after
         elif inner is not None:
-            outs_before, outs_after = _held(inner.jaxpr, inner.consts, ins_before, ins_after, ops, held)
+            outs_before, outs_after = _held(inner.jaxpr, inner.consts, ins_before, ins_after, ops, held, swap)
         else:
             bound = eqn.primitive.get_bind_params(eqn.params)  # (subfuns, params) before JAX 0.10
             subfuns, params = bound if isinstance(bound, tuple) else ((), bound)
@@ -192,6 +224,9 @@ def _held(jaxpr: Any, consts: Any, before: list[Any], after: list[Any], ops: Rep
             if not isinstance(var, ops.drop):
                 on_before[var] = old
                 on_after[var] = old if held and getattr(old, "dtype", None) == bool else new
+                if swap is not None and var is swap[0]:
+                    swap[2] = old
+                    on_after[var] = new if swap[1] is None else swap[1]
     return [read(on_before, v) for v in jaxpr.outvars], [read(on_after, v) for v in jaxpr.outvars]
 
 

@@ -154,8 +154,11 @@ class Watch:
         self.guarded = {i for i, space in enumerate(self.spaces)
                         if id(space.namespace) in wanted or space.label.partition(".")[0] == "grader"}
         for i in self.guarded:  # a warning issued from a module's code adds its registry: one now, kept
-            if not self.spaces[i].is_class:
-                self.spaces[i].namespace.setdefault("__warningregistry__", {})
+            space = self.spaces[i]
+            if not space.is_class and "__warningregistry__" not in space.namespace:
+                space.namespace["__warningregistry__"] = {}
+                space.saved = space.namespace.copy()
+        self._mark_clean()  # taken before any child exists: no child copies these again (``rebase``)
 
     def rebase(self) -> None:
         """Once the child is ready, before the submission exists: what the grader changed since
