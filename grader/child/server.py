@@ -3,7 +3,7 @@
 Started by ``grader.child.entry`` once JAX is imported for the exercise's device count and its
 observers are in place (``grader.child.recorder`` and its routes), *before* the submission is imported, it
 answers the parent's requests over a private channel (``grader.wire``): ``load`` (import the
-file, find the function; a converted notebook runs cell by cell, ``Child.run_cells``), ``call``
+file, find the function; a converted notebook runs cell by cell, ``grader.child.run_cells``), ``call``
 (run it on one set of arguments and describe what came back, which placements happened and,
 when asked, the whole program the call ran with the real buffers of what it placed and
 returned), ``trace`` (the program ``jax.make_jaxpr`` records for it), ``exit``. It describes
@@ -16,45 +16,22 @@ import inspect
 import os
 import sys
 import time
-import traceback
 import types
 import warnings
 from typing import Any, Callable
 
 from grader.child.pins import originals
 from grader.child.startup_output import restore as restore_output
-from grader.errors import CellFailed, CellTimeout, ChannelClosed
+from grader.child.error_text import error_text
+from grader.child.run_cells import run_cells
+from grader.errors import CellFailed, ChannelClosed
 from grader.wire import (HEADER, WIDENED, CallReply, LoadReply, Ready, Reply, Skipped, TraceReply, ValueData,
                          carries, decode_array, encode_array, fits, frame, read_message, write_frame, write_message)
 
 MAX_RETURNED_ELEMENTS = 1 << 20
 MAX_RETURNED_LEAVES = 256
-# A notebook's cells skipped because they failed: this many described, each in this many characters.
-MAX_SKIPPED, MAX_SKIPPED_TEXT = 20, 200
-# A notebook cell the function does not need is not run with less time than this (Child.run_cells).
-MIN_CELL_S = 0.05
-
-
-def _error_text(error: BaseException, filename: str) -> str:
-    """The exception with only the frames from the student's own file, and no file of the
-    grader's or JAX's by its absolute path."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
-    lines = [f"  {filename}, line {f.lineno}, in {f.name}: {(f.line or '').strip()}" for f in frames[-5:]]
-    head = _error_head(error)
-    return "\n".join([head, *lines]) if lines else head
-
-
-def _error_head(error: BaseException) -> str:
-    """``Type: message``, with no file by its absolute path. A failure of JAX's compiler or
-    runtime keeps the first line of its diagnostic alone: the rest is a compiler dump (MLIR
-    operations, the grader's call sites) that says nothing a student can act on."""
-    import re
-    if type(error).__name__ in ("JaxRuntimeError", "XlaRuntimeError"):
-        first = next((line for line in str(error).splitlines() if line.strip()), "")
-        head = f"{type(error).__name__}: {re.sub(r'[^ ]*:[0-9]+:[0-9]+: (error: )?', '', first, count=1)}"
-    else:
-        head = "".join(traceback.format_exception_only(type(error), error)).strip()
-    return re.sub(r"(?<![\w.])/(?:[^\s/:'\"()]+/)+([^\s/:'\"()]+)", r"\1", head)  # /abs/path/file.py -> file.py
+# A notebook's cells skipped because they failed: this many described (grader.child.run_cells).
+MAX_SKIPPED = 20
 
 
 class Child:
@@ -257,13 +234,13 @@ class Child:
             if cells is None:  # a .py file: run whole, as Python imports it
                 exec(code, module.__dict__)
             else:
-                self.run_cells(source, cells, module.__dict__, skipped, function, demo_s)
+                run_cells(self.filename, source, cells, module.__dict__, skipped, function, demo_s)
         except CellFailed as failed:
-            return {"ok": False, "stage": "import", "error": _error_text(failed.error, display_name),
+            return {"ok": False, "stage": "import", "error": error_text(failed.error, display_name),
                     "exception": type(failed.error).__name__, "cell": failed.cell, "needed": failed.needed,
                     **_skipped(skipped)}
         except BaseException as error:
-            return {"ok": False, "stage": "import", "error": _error_text(error, display_name),
+            return {"ok": False, "stage": "import", "error": error_text(error, display_name),
                     "exception": type(error).__name__}
         ran_file = self.clock() - began
         candidate = module.__dict__.get(function)
@@ -279,7 +256,7 @@ class Child:
             try:
                 candidate = candidate()
             except BaseException as error:
-                return {"ok": False, "stage": "factory", "error": _error_text(error, display_name),
+                return {"ok": False, "stage": "factory", "error": error_text(error, display_name),
                         "exception": type(error).__name__, **_skipped(skipped)}
             if not callable(candidate):
                 return {"ok": False, "stage": "not_callable", "type": type(candidate).__name__, "made_by": made_by,
@@ -300,99 +277,6 @@ class Child:
         return {"ok": True, "signature": f"{function}{signature}" if signature else function, "accepts": accepts,
                 **({"made_by": made_by} if made_by else {}), **_skipped(skipped),
                 "timing": {"file_s": ran_file}}
-
-    def run_cells(self, source: bytes, cells: list[Any], namespace: dict[str, Any],
-                  skipped: list[Skipped], function: str = "", demo_s: float | None = None) -> None:
-        """Run a converted notebook cell by cell in one namespace, as Jupyter's Run All does,
-        except that a cell the function does not need that raises an Exception (or calls
-        sys.exit) is skipped, added to ``skipped`` (number, line in the cell, error), and the
-        next one runs: Jupyter shows the error and the student goes on. A needed cell that
-        fails, and any cell that raises KeyboardInterrupt or another BaseException, raises
-        ``CellFailed``; ``os._exit`` ends the child as it would any file. Each cell is
-        compiled from the file's own syntax tree, so its line numbers are the file's.
-
-        Time: the cells the function does not need have ``demo_s`` seconds in all (a share of
-        the load's limit, so the needed cells keep the rest), each at most half of what is left
-        of them (a demo after one that hung still runs): a timer (SIGALRM, sent to this thread)
-        interrupts one still running then, and it is skipped as one that did not finish; once
-        less than ``MIN_CELL_S`` would be left, such cells are skipped without running. A cell
-        that catches the interruption and goes on is stopped by the load's own limit, in the
-        parent, as any import that does not finish.
-
-        The cell marked ``graded`` holds the definition of ``function`` the kernel ran last
-        (``grader.notebook_runs``): once every cell ran, ``function`` is bound again to what
-        that cell bound, whatever a cell below it (a draft run earlier) bound since."""
-        import ast
-        import bisect
-        import signal
-        import threading
-        import time
-        tree = compile(source, self.filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-        # ``from __future__`` holds for the whole file: each cell is compiled with its flags
-        flags = 0
-        for statement in tree.body:
-            if isinstance(statement, ast.ImportFrom) and statement.module == "__future__":
-                import __future__
-                for alias in statement.names:
-                    flags |= getattr(__future__, alias.name).compiler_flag
-        starts = [cell.first_line for cell in cells]
-        bodies: dict[int, list[ast.stmt]] = {}
-        for statement in tree.body:  # a statement belongs to the cell it starts in
-            bodies.setdefault(max(bisect.bisect_right(starts, statement.lineno) - 1, 0), []).append(statement)
-        # None: no bound of their own (signal handlers can be set only in the main thread)
-        left = demo_s if demo_s is not None and demo_s > 0 and threading.current_thread() is threading.main_thread() \
-            else None
-        graded: list[Any] = []  # what the graded cell bound to ``function``
-        alarm = _Alarm()
-        previous = signal.getsignal(signal.SIGALRM)
-        try:
-            for index, body in sorted(bodies.items()):
-                cell = cells[index]
-                code = compile(ast.Module(body=body, type_ignores=[]), self.filename, "exec", flags,
-                               dont_inherit=True)
-                bounded = left is not None and not cell.needed
-                share = left / 2 if left is not None else 0.0  # each may take half of what is left
-                if bounded and share < MIN_CELL_S:
-                    skipped.append({"cell": cell.number, "line": None, "stopped": True,
-                                    "error": f"was not run: the cells your function does not need had used up their "
-                                             f"{demo_s:.3g} s"})
-                    continue
-                started = time.monotonic()
-                try:
-                    try:
-                        if bounded:
-                            signal.signal(signal.SIGALRM, alarm.interrupt)
-                            alarm.arm(share)
-                        exec(code, namespace)
-                    finally:
-                        alarm.disarm()
-                except CellTimeout as error:
-                    if not bounded:  # not the timer's: the cell raised it itself
-                        raise CellFailed(cell.number, cell.needed, error) from None
-                    skipped.append({"cell": cell.number, "line": None, "stopped": True,
-                                    "error": f"did not finish within {share:.2g} s (half the time left to the cells "
-                                             f"your function does not need, {demo_s:.3g} s in all)"})
-                except (Exception, SystemExit) as error:
-                    if cell.needed:
-                        raise CellFailed(cell.number, True, error) from None
-                    # the cell's own statement that raised, counted from the cell's first line as Jupyter shows it
-                    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == self.filename]
-                    line = frames[0].lineno - cell.first_line if frames and frames[0].lineno else None
-                    first = (_error_head(error).splitlines() or [type(error).__name__])[0]
-                    skipped.append({"cell": cell.number, "line": line, "error": first[:MAX_SKIPPED_TEXT]})
-                except BaseException as error:
-                    raise CellFailed(cell.number, cell.needed, error) from None
-                finally:
-                    if bounded:
-                        left -= time.monotonic() - started
-                if cell.graded and function in namespace:
-                    graded[:] = [namespace[function]]
-        finally:
-            alarm.disarm()
-            if left is not None and previous is not None:  # None: a handler not set from Python
-                signal.signal(signal.SIGALRM, previous)
-        if graded:
-            namespace[function] = graded[0]
 
     def call(self, named: list[list[Any]], mode: str = "placements",
              counterfactual: dict[str, Any] | None = None, fresh: bool = False) -> CallReply:
@@ -434,7 +318,7 @@ class Child:
         recorder.swap[0] = None
         self.pins.restore()
         if raised is not None:
-            return {"ok": False, "exception": type(raised).__name__, "error": _error_text(raised, self.filename),
+            return {"ok": False, "exception": type(raised).__name__, "error": error_text(raised, self.filename),
                     "placements": self.placements_of(events, leaves, self.describe_sharding),
                     **({"tampered": tampered} if tampered else {}), "timing": timing}
         returned = self.leaves(result, "result")
@@ -444,7 +328,7 @@ class Child:
                 if type(leaf) is self.ArrayImpl:
                     self.ArrayImpl.block_until_ready(leaf)
         except BaseException as error:  # a computation that fails only when its result is awaited
-            return {"ok": False, "exception": type(error).__name__, "error": _error_text(error, self.filename),
+            return {"ok": False, "exception": type(error).__name__, "error": error_text(error, self.filename),
                     "placements": []}
         timing["run_s"] += clock() - began  # what it computed asynchronously, awaited
         reply: CallReply = {"ok": True, "value": self.describe_value(returned), "timing": timing,
@@ -469,7 +353,7 @@ class Child:
         try:
             closed, shape = self.jax.make_jaxpr(self.function, static_argnums=static, return_shape=True)(*values)
         except BaseException as error:
-            return {"ok": False, "exception": type(error).__name__, "error": _error_text(error, self.filename)}
+            return {"ok": False, "exception": type(error).__name__, "error": error_text(error, self.filename)}
         outputs = [path for path, _ in self.leaves(shape, "result")]
         return {"ok": True, "program": self.program_of(closed, self.describe_sharding, [p for p, _ in traced], outputs)}
 
@@ -527,48 +411,6 @@ def _too_large(length: int) -> CallReply:
 def _skipped(skipped: list[Skipped]) -> dict[str, Any]:
     """The load reply's account of skipped cells: the first ``MAX_SKIPPED``, and how many in all."""
     return {"skipped": skipped[:MAX_SKIPPED], "skipped_count": len(skipped)} if skipped else {}
-
-
-class _Alarm:
-    """Interrupts the thread that armed it after some seconds, with SIGALRM sent to that thread
-    (a signal sent to the process may land on one of JAX's threads, which would not wake a
-    ``time.sleep`` in the cell). Each arming has its token: a signal that arrives after
-    ``disarm`` (sent just before it) interrupts nothing."""
-
-    def __init__(self) -> None:
-        import threading
-        self.lock = threading.Lock()
-        self.token: object | None = None
-        self.timer: Any = None
-
-    def arm(self, seconds: float) -> None:
-        import signal
-        import threading
-        token, thread = object(), threading.get_ident()
-
-        def ring() -> None:
-            with self.lock:
-                if self.token is token:
-                    signal.pthread_kill(thread, signal.SIGALRM)
-
-        with self.lock:
-            self.token = token
-        self.timer = threading.Timer(seconds, ring)
-        self.timer.daemon = True
-        self.timer.start()
-
-    def disarm(self) -> None:
-        with self.lock:
-            self.token = None
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-
-    def interrupt(self, number: int, frame: Any) -> None:
-        # no lock here: the handler runs in the thread that may hold it (in ``disarm``)
-        if self.token is not None:
-            self.token = None  # once: a cell that catches it is left to the load's own limit
-            raise CellTimeout()
 
 
 class _TooBig:

@@ -42,7 +42,7 @@ from grader.source import helper_at, left_behind, left_behind_note
 from grader.timings import Timings
 
 # Of the time an import has, the share the notebook cells the graded function does not need have
-# in all (``grader.child.server.Child.run_cells``): a demo that hangs is skipped, and the cells
+# in all (``grader.child.run_cells``): a demo that hangs is skipped, and the cells
 # the function needs keep the rest.
 DEMO_SHARE = 0.5
 
