@@ -14,17 +14,15 @@ import argparse
 import errno
 import os
 import sys
-import tempfile
 import traceback
 from pathlib import Path
 
 from grader import __version__
 from grader.batch.safe_text import for_terminal
-from grader.errors import ExerciseError, ExitCode, NotebookError, UsageError
+from grader.errors import ExerciseError, ExitCode, UsageError
 from grader.exercise import all_exercises, exercises_for_source, find_exercise
 from grader.report.render import FORMATS
 from grader.report.visibility import AUDIENCES
-from grader.source import helpers_beside, python_of
 from grader.timings import Timings, process_start
 from grader.timings import wanted as timings_wanted
 
@@ -42,18 +40,12 @@ def _check(args: argparse.Namespace) -> int:
     from grader.report.render import deliver, wants_colour
     from grader.report.visibility import view
     from grader.sandbox.isolation import isolation_line
+    from grader.submission import prepared, read_submission
 
     path = Path(args.file)
-    if not path.is_file():
-        raise UsageError(f"no such file: {args.file} (give the path to your solution, a .py file or a notebook)")
+    converted = read_submission(path, args.file)
     if args.templates is not None and not args.templates.is_dir():
         raise UsageError(f"no such templates folder: {args.templates} (give a folder holding your *.j2 overrides)")
-    try:
-        converted = python_of(path.read_bytes(), path.suffix)
-    except OSError as error:
-        raise UsageError(f"cannot read {args.file}: {error.strerror}") from None
-    except NotebookError as error:
-        raise UsageError(f"{args.file} is {error}; save it again from Jupyter, or give the .py file") from None
     if args.exercise:
         exercise = find_exercise(args.exercise)
     else:
@@ -72,15 +64,9 @@ def _check(args: argparse.Namespace) -> int:
                     version_warning(exercise.directory)):  # an exported pack made with another JAX
         if warning:
             print(warning, file=sys.stderr)
-    helpers = helpers_beside(path, exercise.function)
-    with tempfile.TemporaryDirectory(prefix="jaxgrade-check-") as scratch:
-        graded = path
-        if path.suffix == ".ipynb":  # graded as the Python of the code cells the exercise's function needs
-            converted = python_of(path.read_bytes(), path.suffix, exercise.function, frozenset(h.stem for h in helpers))
-            graded = Path(scratch) / f"{path.stem if path.stem.isidentifier() else 'submission'}.py"
-            graded.write_text(converted.text, errors="surrogateescape")
-        report = grade(exercise, graded, seed=args.seed, display_path=args.file, helpers=helpers,
-                       notes=converted.notes, timings=args.timings)
+    with prepared(path, exercise, args.file) as found:
+        report = grade(exercise, found.path, seed=args.seed, display_path=found.shown, helpers=found.helpers,
+                       notes=found.notes, timings=args.timings)
     isolation = isolation_line(report.environment.get("protections"))  # layers this machine lacks
     if isolation:
         print(isolation, file=sys.stderr)
@@ -105,11 +91,20 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _start(args: argparse.Namespace) -> int:
+    from grader.starter import starter_notebook, starter_text, write_notebook
+
     exercise = find_exercise(args.exercise)
-    target = Path(args.output or f"{exercise.slug}.py")
+    target = Path(args.output or f"{exercise.slug}.{'ipynb' if args.notebook else 'py'}")
     if target.exists() and not args.force:
         raise UsageError(f"{target} already exists; choose another name with -o or pass --force to overwrite it")
-    target.write_text(exercise.starter.read_text().replace("THIS_FILE.py", target.name))
+    if args.notebook:
+        if target.suffix != ".ipynb":
+            raise UsageError(f"a notebook is saved as .ipynb, not {target.name}; choose a name like "
+                             f"-o {target.with_suffix('.ipynb').name}")
+        write_notebook(starter_notebook(exercise, target.name), target)
+        print(f"Wrote {target}: the task is its first cell. Save it and run its last cell to check your work.")
+        return ExitCode.OK
+    target.write_text(starter_text(exercise, target.name))
     print(f"Wrote {target}: the task is in its docstring. When you are done, run: jaxgrade check {target}")
     return ExitCode.OK
 
@@ -122,7 +117,7 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     check = commands.add_parser("check", help="grade one solution file")
-    check.add_argument("file", help="your solution, a .py file")
+    check.add_argument("file", help="your solution, a .py file or a notebook")
     check.add_argument("-e", "--exercise", help="exercise slug (default: found from the function your file defines)")
     check.add_argument("--format", choices=FORMATS, default="text",
                        help="text (default), json, md, html, gradescope, prairielearn, junit, gitlab (JUnit for GitLab) or github; see docs/formats.md")
@@ -136,7 +131,9 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
 
     start = commands.add_parser("start", help="write an exercise's starter file")
     start.add_argument("exercise", help="exercise slug")
-    start.add_argument("-o", "--output", help="file to write (default: SLUG.py)")
+    start.add_argument("-o", "--output", help="file to write (default: SLUG.py, or SLUG.ipynb with --notebook)")
+    start.add_argument("--notebook", action="store_true",
+                       help="write a Jupyter notebook: the task, the starter code and a check cell")
     start.add_argument("--force", action="store_true", help="overwrite an existing file")
     start.set_defaults(run=_start)
     if only_check:

@@ -22,22 +22,34 @@ The check cell (``is_check_cell``): a cell that only imports ``grader`` (``impor
 ``from grader import check``) and calls what it imported (``grader.check()``,
 ``check("slug")``, ``print(...)`` of it) is the course's own check; ``jaxgrade check`` does
 that job, so the cell is left out, with a mild note, never reported as an unknown import. A
-check cell that ran before every definition of the function is said in one line.
+check cell that ran before every definition of the function is said in one line. A cell of
+shell lines that only run the check command (``!jaxgrade check work.ipynb -e SLUG``, as the
+starter notebook of ``jaxgrade start --notebook`` has; ``!python check work.ipynb`` in a
+student's folder) is the check cell too.
 """
 from __future__ import annotations
 
 import ast
+import re
 
 CHECK_CELL = "the check cell (jaxgrade check runs the checks itself)"
 # A check cell is a line or two: longer cells are not parsed to find out.
 _MAX_CHECK_CELL = 2000
 _SHOWN = frozenset({"print", "display"})
+# A shell line that runs the check: jaxgrade check, python -m grader check, a student folder's check script.
+_CHECK_COMMAND = re.compile(r"!\s*(?:jaxgrade\s+check|(?:\S*python3?|\{sys\.executable\})\s+(?:-m\s+grader\s+check|"
+                            r"(?:\./)?check))(?:\s|$)")
 
 
 def is_check_cell(text: str, beside: frozenset[str] = frozenset()) -> bool:
     """Whether a cell's Python only imports ``grader`` and calls what it imported (``beside``:
     the student's own modules; a module of theirs named ``grader`` is theirs, not a check)."""
-    if "grader" in beside or "grader" not in text or len(text) > _MAX_CHECK_CELL:
+    if len(text) > _MAX_CHECK_CELL:
+        return False
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+    if lines and all(_CHECK_COMMAND.match(line) for line in lines):
+        return True
+    if "grader" in beside or "grader" not in text:
         return False
     try:
         tree = ast.parse(text)

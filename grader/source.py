@@ -99,14 +99,17 @@ def notebook_python(data: bytes, function: str | None = None, beside: frozenset[
     them one by one and skips a cell ``function`` does not need when it fails."""
     notes = _Notes()
     saved = read_notebook(data)
-    cells = [_cell_python(number, source, notes) for number, source, _ in saved]
+    # A check cell of shell lines (!jaxgrade check ...) is found as written: converted, it is comments.
+    shell_checks = {number for number, source, _ in saved if function is not None and source.lstrip().startswith(
+        ("!", "#")) and is_check_cell(source, beside)}
+    cells = [_cell_python(number, source, _Notes() if number in shell_checks else notes) for number, source, _ in saved]
     counts = {number: count for number, source, count in saved if source.strip()}
     left: _Left = _Left()
     uses: dict[int, _Uses | None] = {}
     needed: dict[int, set[str]] | None = None  # None: not judged, every cell counts as needed
     graded: int | None = None  # the cell whose definition is graded, when a cell below it defines the function too
     if function is not None:
-        checks = [cell.number for cell in cells if is_check_cell(cell.text, beside)]
+        checks = [cell.number for cell in cells if cell.number in shell_checks or is_check_cell(cell.text, beside)]
         lacking = any(not grader_provides(module, beside) for cell in cells if cell.number not in checks
                       for level, module, _ in _imports_of(cell.text) if not level and module)
         if sum(len(cell.text) for cell in cells) <= MAX_ANALYSED_CODE:

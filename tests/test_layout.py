@@ -1,7 +1,8 @@
 """The package's shape: one folder per stage of the flow, and imports that only point down.
 
 submission → sandbox (a confined child) → observe (what it did) → checks (judgements) →
-exercise (the declarations) → report (the result and its renderings) → engine (one grading)
+exercise (the declarations) → report (the result and its renderings) → engine (one grading;
+submission: a file, notebook or folder made ready for it)
 → batch, validate, export, scaffold (many gradings, authoring, platforms) → cli.
 A module may import its own layer or any layer below it, never one above, and no import
 cycle exists even inside a layer (function-level imports included: they are still imports).
@@ -23,9 +24,9 @@ LAYERS = (
     ("grader.sandbox",),
     ("grader.observe",),
     ("grader.checks",),
-    ("grader.exercise", "grader.lint", "grader.authoring"),
+    ("grader.exercise", "grader.lint", "grader.authoring", "grader.starter"),
     ("grader.report",),
-    ("grader.engine",),
+    ("grader.engine", "grader.submission"),
     ("grader.batch", "grader.validate", "grader.validated", "grader.scaffold", "grader.export"),
     ("grader.cli", "grader.__main__"),
 )

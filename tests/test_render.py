@@ -303,11 +303,17 @@ def _contrast(foreground: str, background: str) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
-def test_html_palettes_meet_wcag_aa_contrast():
-    """Both palettes (light, and dark for prefers-color-scheme) of the built-in template."""
-    css = (REPO / "templates" / "report.html.j2").read_text()
-    palettes = re.findall(r":root \{([^}]*)\}", css)
+@pytest.mark.parametrize("template, scope", [("report.html.j2", ":root"),
+                                             ("report.fragment.html.j2", ".jaxgrade-report")])
+def test_html_palettes_meet_wcag_aa_contrast(template, scope):
+    """Both palettes (light, and dark for prefers-color-scheme) of the page and of the notebook
+    fragment; the fragment's inline style (where a notebook drops <style>) is its light palette."""
+    css = (REPO / "templates" / template).read_text()
+    palettes = re.findall(re.escape(scope) + r" \{(\s*--[^}]*)\}", css)
     assert len(palettes) == 2
+    if scope != ":root":
+        inline = re.search(r'style="background: (#[0-9a-f]{6}); color: (#[0-9a-f]{6})', css).groups()
+        assert inline == tuple(dict(re.findall(r"--([\w-]+): (#[0-9a-f]{6})", palettes[0]))[k] for k in ("bg", "fg"))
     for palette in palettes:
         colour = dict(re.findall(r"--([\w-]+): (#[0-9a-f]{6})", palette))
         pairs = [("fg", "bg"), ("fg", "card"), ("fg", "code"), ("muted", "bg"), ("muted", "card"),
@@ -397,10 +403,55 @@ def test_html_report_fits_the_screen_and_axe_finds_nothing(reports, hidden, tmp_
              "hidden, for a student": render(_long_lines(hidden["value_skips_first"]), "html"),
              "hidden, for the instructor": render(_long_lines(hidden["value_skips_first"]), "html",
                                                   audience="instructor")}
+    for background, colour in (("#ffffff", "#000000"), ("#111111", "#eeeeee")):  # a light and a dark notebook
+        for name, report in (("failed, long details", _long_lines(reports["value_skips_first"])),
+                             ("hidden, for a student", _long_lines(hidden["value_skips_first"]))):
+            pages[f"notebook on {background}, {name}"] = _notebook_page(report._repr_html_() * 2, background, colour)
     for name, page in pages.items():
         found = audit(page, width, tmp_path)
         assert found["violations"] == [], f"{name}: {found['violations']}"
         assert found["scroll_width"] <= found["client_width"] == width, f"{name}: too wide, {found}"
+
+
+def _notebook_page(fragment: str, background: str, colour: str) -> str:
+    """A minimal notebook-like page: its own background and text colour, which the fragment
+    must not rely on, and the outputs inside its <main>."""
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>notebook</title></head>'
+            f'<body style="background: {background}; color: {colour}"><main><h1>Notebook</h1>'
+            f'<div class="output">{fragment}</div></main></body></html>')
+
+
+def test_notebook_report_shows_itself_failed_checks_first(reports, hidden):
+    """What Jupyter, VS Code and Colab display: the student report as an HTML fragment, Markdown
+    and text, failed checks first; the fragment is valid, self-contained, sets its own colours,
+    and its ids stay unique when a notebook shows two reports."""
+    report = dataclasses.replace(reports["value_skips_first"], output=_output(HOSTILE))
+    assert [c.status for c in report.checks][:3] == ["passed", "passed", "failed"]  # the exercise's order
+    failed = [c.title for c in report.checks if c.status == "failed"]
+    fragment = report._repr_html_()
+    tree = _html_tree(_notebook_page(fragment + report._repr_html_(), "#111111", "#eeeeee"))
+    box = tree.find(".//div[@class='jaxgrade-report']")
+    assert "background: #ffffff; color: #1f2328" in box.get("style")
+    assert _external_references(tree) == [] and len(tree.findall(".//script")) == 0
+    titles = ["".join(li.find(".//span[@class='title']").itertext()).strip()
+              for li in box.findall(".//ol[@class='checks']/li")]
+    assert titles[:len(failed)] == failed and len(titles) == len(report.checks)
+    ids = [e.get("id") for e in tree.iter() if e.get("id")]
+    assert len(ids) == 8 and len(set(ids)) == 8
+    assert "<script>alert(1)</script>" in "".join(tree.itertext())  # the program's output, as text
+    markdown, text = report._repr_markdown_(), str(report)
+    assert markdown.index(_md_title(failed[0])) < markdown.index("Returns a float32")
+    assert text.index(failed[-1]) < text.index("Returns a float32") and "\x1b[" not in text
+    printed = []
+    report._repr_pretty_(type("Printer", (), {"text": lambda self, s: printed.append(s)})(), False)
+    assert printed == [text.rstrip("\n")]
+    for shown in (hidden["value_skips_first"]._repr_html_(), hidden["value_skips_first"]._repr_markdown_(),
+                  str(hidden["value_skips_first"])):
+        assert "2 hidden checks" in shown and not any(secret in shown for secret in SECRETS)
+
+
+def _md_title(title: str) -> str:
+    return re.sub(r"([\\`*_\[\]<>|~&@#])", r"\\\1", title)
 
 
 # --- JUnit ----------------------------------------------------------------------------------------

@@ -410,7 +410,10 @@ def test_check_grades_the_version_the_kernel_ran_last(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("cell", ["import grader\ngrader.check()", "import grader\ngrader.check('lab3')",
                                   "from grader import check\ncheck()", "from grader import check\nprint(check())",
-                                  "import grader as g\nresult = g.check('lab3')\nresult", "import grader"])
+                                  "import grader as g\nresult = g.check('lab3')\nresult", "import grader",
+                                  # the check cell of jaxgrade start --notebook, and of a student's folder
+                                  "!jaxgrade check work.ipynb -e named_sharding_replicated",
+                                  "# Check your work\n!python check work.ipynb", "!python -m grader check work.ipynb"])
 def test_the_check_cell_is_left_out_as_the_check_not_an_unknown_import(cell: str) -> None:
     converted = notebook_python(counted((IMPORTS, 1), (FINAL, 2), (cell, 3)), "replicated_sharding_value")
     assert converted.notes == ("cell 4 skipped: the check cell (jaxgrade check runs the checks itself)",)
@@ -424,6 +427,9 @@ def test_a_cell_that_does_more_than_check_is_no_check_cell() -> None:
     converted = notebook_python(counted((IMPORTS, 1), (FINAL, 2), ("import grader\nx = 1\ngrader.check()", 3)),
                                 "replicated_sharding_value")
     assert converted.notes == ("cell 4 skipped: imports grader, which the grader does not provide",)
+    shell = notebook_python(counted((IMPORTS, 1), (FINAL, 2), ("!jaxgrade check work.ipynb\n!ls", 3)),
+                            "replicated_sharding_value")
+    assert shell.notes == ("cell 4: !jaxgrade check work.ipynb", "cell 4: !ls")  # IPython lines, not the check
     # a module of the student's own named grader is theirs
     assert notebook_python(counted((FINAL, 1), ("import grader\ngrader.check()", 2)), "replicated_sharding_value",
                            frozenset({"grader"})).notes == ()

@@ -17,6 +17,7 @@ from grader.errors import ExportError
 from grader.exercise import Exercise, load_exercise
 from grader.export.bundle import template
 from grader.export.pack import pinned_constraints, write_pack_record
+from grader.starter import starter_notebook, starter_text, write_notebook
 
 STUDENT_PARTS = ("statement.md", "starter.py")
 
@@ -123,7 +124,9 @@ def export_student(exercise: Exercise, output: Path) -> Path:
     (output / "constraints.txt").write_text(pinned_constraints())  # the versions the pack was made with
     shutil.copy2(exercise.directory / "statement.md", output / "statement.md")
     solution = output / f"{exercise.slug}.py"
-    solution.write_text(exercise.starter.read_text().replace("THIS_FILE.py", solution.name))
+    solution.write_text(starter_text(exercise, solution.name))
+    book = output / f"{exercise.slug}.ipynb"  # the same start as a notebook, checked by the folder's script
+    write_notebook(starter_notebook(exercise, book.name, check=f"!python check {book.name}"), book)
     script = output / "check"
     script.write_text(template("student/check").replace("@SLUG@", exercise.slug))
     script.chmod(0o755)

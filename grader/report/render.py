@@ -22,7 +22,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from grader.paths import data_folder
-from grader.report.result import Report
+from grader.report.shape import Graded
 from grader.release import STAGES
 from grader.report.visibility import AUDIENCES, view
 
@@ -110,7 +110,7 @@ def _environment(colour: bool, extra: Path | None, markup: str | None = None) ->
     return env
 
 
-def render(report: Report, format: str = "text", *, colour: bool = False, templates: Path | None = None,
+def render(report: Graded, format: str = "text", *, colour: bool = False, templates: Path | None = None,
            audience: str = "student", stage: str = "open") -> str:
     """Lay ``report`` out as ``format`` (one of :data:`FORMATS`) for ``audience`` (``student`` or
     ``instructor``) at the exercise's release ``stage`` (``open``, ``due`` or ``published``).
@@ -137,7 +137,17 @@ def render(report: Report, format: str = "text", *, colour: bool = False, templa
     raise ValueError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
 
 
-def gradescope(report: Report, *, templates: Path | None = None) -> dict[str, Any]:
+def html_fragment(report: Graded, *, templates: Path | None = None, audience: str = "student",
+                  stage: str = "open") -> str:
+    """The HTML report as a fragment for a notebook's output: the page's content in a box that
+    sets its own colours and scopes its CSS (``report.fragment.html.j2``); its ids are unique on
+    the page, which may show many reports."""
+    env = _environment(False, templates, "html")
+    return env.get_template("report.fragment.html.j2").render(report=view(report, audience, stage),
+                                                              ids=f"jaxgrade-{secrets.token_hex(4)}-")
+
+
+def gradescope(report: Graded, *, templates: Path | None = None) -> dict[str, Any]:
     """The results.json Gradescope reads (field list in docs/formats.md).
 
     Every check becomes a test whose visibility is the check's own, so Gradescope shows it when
@@ -172,7 +182,7 @@ GRADER_FAULT = ("jaxgrade could not grade this submission: the grader failed, no
                 "does not count it as an attempt. Submit again later, and tell your course staff if it keeps happening.")
 
 
-def prairielearn(report: Report, *, templates: Path | None = None, audience: str = "student",
+def prairielearn(report: Graded, *, templates: Path | None = None, audience: str = "student",
                  stage: str = "open") -> dict[str, Any]:
     """The results.json PrairieLearn reads from an external grader (docs/formats.md).
 
@@ -236,7 +246,7 @@ def neutralise_workflow_commands(text: str) -> str:
     return "\n".join(_WORKFLOW_COMMAND.sub(r"\1» \2", line) for line in text.split("\n"))
 
 
-def _github(report: Report, templates: Path | None, audience: str, stage: str) -> str:
+def _github(report: Graded, templates: Path | None, audience: str, stage: str) -> str:
     """Annotations for the failed checks the audience may see, then the text report inside a
     stop-commands fence with a fresh random token (and workflow-command lines neutralised too)."""
     data = view(report, audience, stage)
@@ -255,7 +265,7 @@ def _github(report: Report, templates: Path | None, audience: str, stage: str) -
     return "\n".join(lines) + "\n"
 
 
-def deliver(report: Report, format: str, stream: TextIO, *, colour: bool = False, templates: Path | None = None,
+def deliver(report: Graded, format: str, stream: TextIO, *, colour: bool = False, templates: Path | None = None,
             audience: str = "student", stage: str = "open", environ: Mapping[str, str] = os.environ) -> None:
     """Write the report to ``stream``; for ``github`` also append the Markdown report to the
     file named by ``$GITHUB_STEP_SUMMARY`` when it is set (as it is inside GitHub Actions)."""

@@ -69,3 +69,21 @@ class Report:
         data = asdict(self)
         data.update(score=self.score, max_score=self.max_score)
         return data
+
+    # How a notebook (Jupyter, VS Code, Colab) or IPython shows the report: the student's report,
+    # failed checks first (grader.report.notebook), as HTML, Markdown or text.
+    def _repr_html_(self) -> str:
+        return self._shown("html")
+
+    def _repr_markdown_(self) -> str:
+        return self._shown("md")
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(self._shown("text").rstrip("\n"))
+
+    def __str__(self) -> str:
+        return self._shown("text")
+
+    def _shown(self, format: str) -> str:
+        from grader.report.notebook import shown
+        return shown(self, format)

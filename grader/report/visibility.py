@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Literal, get_args
 
 from grader.release import STAGES
-from grader.report.result import Report
+from grader.report.shape import Graded
 
 Audience = Literal["student", "instructor"]
 
@@ -44,7 +44,7 @@ def shown_to(visibility: str, audience: str, stage: str = "open") -> bool:
     return first is not None and STAGES.index(stage) >= STAGES.index(first)
 
 
-def view(report: Report, audience: str = "student", stage: str = "open") -> dict[str, Any]:
+def view(report: Graded, audience: str = "student", stage: str = "open") -> dict[str, Any]:
     """What a renderer may lay out for ``audience``: the report's data with the checks that
     audience may not see yet removed and summarised as ``withheld`` (a count and their points).
 

@@ -1,0 +1,68 @@
+"""One student's submission as the library and ``jaxgrade check`` take it: a ``.py`` file, a
+notebook (graded as the Python of its code cells, ``grader.source``) or a folder of that
+student's files (the file chosen as the Gradescope and PrairieLearn autograders choose it,
+``grader.source.prepare_folder``). Both entry points share this, so they grade alike and refuse
+alike, with the same one-line messages (UsageError)."""
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+from grader.engine import grade as grade_python
+from grader.errors import NotebookError, UsageError
+from grader.exercise import Exercise
+from grader.report.result import Report
+from grader.source import Converted, Prepared, helpers_beside, prepare_folder, python_of
+
+
+def read_submission(path: Path, shown: str | None = None) -> Converted:
+    """The Python of the file at ``path`` (a notebook's code cells, all of them), to tell which
+    exercise it is for; UsageError, saying what to give instead, for a file that is missing,
+    unreadable or not a notebook."""
+    shown = shown or str(path)
+    if not path.is_file():
+        raise UsageError(f"no such file: {shown} (give the path to your solution, a .py file or a notebook)")
+    try:
+        return python_of(path.read_bytes(), path.suffix)
+    except OSError as error:
+        raise UsageError(f"cannot read {shown}: {error.strerror}") from None
+    except NotebookError as error:
+        raise UsageError(f"{shown} is {error}; save it again from Jupyter, or give the .py file") from None
+
+
+@contextlib.contextmanager
+def prepared(path: Path, exercise: Exercise, shown: str | None = None) -> Iterator[Prepared]:
+    """``path`` ready to grade against ``exercise`` while the context lasts: a ``.py`` file as
+    it is, a notebook written out as Python in a scratch folder, a folder's chosen file; with
+    the helper modules beside it and what preparing it changed. UsageError when it cannot be."""
+    path = Path(path)
+    shown = shown or str(path)
+    with tempfile.TemporaryDirectory(prefix="jaxgrade-check-") as scratch:
+        if path.is_dir():
+            found, why = prepare_folder(path, exercise.function, Path(scratch), f"{exercise.slug}.py")
+            if found is None:
+                raise UsageError(f"cannot grade the folder {shown}: {why}")
+            yield Prepared(found.path, str(Path(shown) / found.shown), found.helpers, found.notes)
+            return
+        read_submission(path, shown)
+        helpers = helpers_beside(path, exercise.function)
+        graded, notes = path, ()
+        if path.suffix == ".ipynb":  # graded as the Python of the code cells the exercise's function needs
+            converted = python_of(path.read_bytes(), path.suffix, exercise.function, frozenset(h.stem for h in helpers))
+            graded = Path(scratch) / f"{path.stem if path.stem.isidentifier() else 'submission'}.py"
+            graded.write_text(converted.text, errors="surrogateescape")
+            notes = converted.notes
+        yield Prepared(graded, shown, helpers, notes)
+
+
+def grade(exercise: Exercise, submission: Path | str, *, display_path: str | None = None, **options: Any) -> Report:
+    """Grade ``submission`` (a ``.py`` file, a notebook or a folder of one student's files)
+    against ``exercise``, as ``jaxgrade check`` does; ``options`` are ``grader.engine.grade``'s
+    (``seed``, ``limits``, ``compile_cache``, ...). UsageError for a submission that cannot be
+    graded at all (missing, not a notebook, no file to grade in a folder); never raises for
+    anything the submission does."""
+    with prepared(Path(submission), exercise, display_path) as found:
+        return grade_python(exercise, found.path, display_path=found.shown, helpers=found.helpers, notes=found.notes,
+                            **options)
