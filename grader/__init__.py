@@ -1,6 +1,6 @@
 """jaxgrade: grade what a JAX submission did, not only what it returned.
 
-The public API: ``grade`` one submission (a ``.py`` file, a notebook or a folder, as ``jaxgrade
+The public API: ``check()`` in a notebook's cell grades what its kernel ran; ``grade`` one submission (a ``.py`` file, a notebook or a folder, as ``jaxgrade
 check`` takes it) against an ``Exercise`` (found with ``find_exercise``) into a ``Report``, which
 shows itself in a notebook, and ``render`` it. Names are imported on first use,
 so the sandboxed child, which imports this package too, starts without them.
@@ -16,7 +16,7 @@ STARTED_AT = time.monotonic()  # the package's first lines here: the parent's im
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "grade": "grader.submission",
+    "grade": "grader.submission", "check": "grader.kernel_check",
     "Exercise": "grader.exercise", "ExerciseError": "grader.errors", "find_exercise": "grader.exercise",
     "all_exercises": "grader.exercise", "load_exercise": "grader.exercise",
     "Report": "grader.report.result", "CheckResult": "grader.report.result",

@@ -55,6 +55,14 @@ class UsageError(UserFault):
     """Something the user typed cannot work; the message says what to do instead (exit 2)."""
 
 
+class CheckCellError(UsageError):
+    """``grader.check()`` in a notebook cannot grade what the kernel holds; IPython shows it as
+    its one line, without a traceback (``_render_traceback_``: IPython's hook)."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
+
+
 class ExerciseError(UserFault):
     """An exercise folder is missing a part or declares something inconsistent."""
 

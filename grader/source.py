@@ -648,13 +648,14 @@ def _imports_of(text: str) -> list[tuple[int, str | None, tuple[str, ...]]]:
     return found
 
 
-def helpers_beside(main: Path, function: str | None = None) -> tuple[Path, ...]:
+def helpers_beside(main: Path, function: str | None = None, folder: Path | None = None) -> tuple[Path, ...]:
     """The student's own modules that ``main`` imports from its folder (``modules_needed``: at
     most ``MAX_HELPERS``, each at most ``MAX_HELPER_BYTES``, never links), package structure
-    kept: each lies at its import path under ``main``'s folder. With ``function`` (the
+    kept: each lies at its import path under ``main``'s folder (or ``folder``: a kernel's
+    working folder, for its cells written out elsewhere). With ``function`` (the
     exercise's), a module that defines it too is no helper but another submission (a classmate's
     file in the same folder): it stays behind (``left_behind`` names them)."""
-    return _beside(main, function)[0]
+    return _beside(main, function, folder)[0]
 
 
 def left_behind(main: Path, function: str) -> tuple[Path, ...]:
@@ -663,11 +664,13 @@ def left_behind(main: Path, function: str) -> tuple[Path, ...]:
     return _beside(main, function)[1]
 
 
-def _beside(main: Path, function: str | None) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+def _beside(main: Path, function: str | None,
+            folder: Path | None = None) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     others: list[Path] = []
+    base = folder if folder is not None else main.parent
 
     def read(relative: PurePosixPath) -> str | None:
-        path = main.parent.joinpath(*relative.parts)
+        path = base.joinpath(*relative.parts)
         try:
             status = path.lstat()
         except OSError:
@@ -687,7 +690,7 @@ def _beside(main: Path, function: str | None) -> tuple[tuple[Path, ...], tuple[P
         text = python_of(main.read_bytes(), main.suffix).text
     except (OSError, NotebookError):
         return (), ()
-    found = tuple(main.parent.joinpath(*p.parts) for p in modules_needed(PurePosixPath(main.name), text, read))
+    found = tuple(base.joinpath(*p.parts) for p in modules_needed(PurePosixPath(main.name), text, read))
     return found, tuple(sorted(set(others)))
 
 

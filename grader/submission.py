@@ -33,10 +33,12 @@ def read_submission(path: Path, shown: str | None = None) -> Converted:
 
 
 @contextlib.contextmanager
-def prepared(path: Path, exercise: Exercise, shown: str | None = None) -> Iterator[Prepared]:
+def prepared(path: Path, exercise: Exercise, shown: str | None = None,
+             helpers_in: Path | None = None) -> Iterator[Prepared]:
     """``path`` ready to grade against ``exercise`` while the context lasts: a ``.py`` file as
     it is, a notebook written out as Python in a scratch folder, a folder's chosen file; with
-    the helper modules beside it and what preparing it changed. UsageError when it cannot be."""
+    the helper modules beside it (or in ``helpers_in``) and what preparing it changed.
+    UsageError when it cannot be."""
     path = Path(path)
     shown = shown or str(path)
     with tempfile.TemporaryDirectory(prefix="jaxgrade-check-") as scratch:
@@ -47,7 +49,7 @@ def prepared(path: Path, exercise: Exercise, shown: str | None = None) -> Iterat
             yield Prepared(found.path, str(Path(shown) / found.shown), found.helpers, found.notes)
             return
         read_submission(path, shown)
-        helpers = helpers_beside(path, exercise.function)
+        helpers = helpers_beside(path, exercise.function, helpers_in)
         graded, notes = path, ()
         if path.suffix == ".ipynb":  # graded as the Python of the code cells the exercise's function needs
             converted = python_of(path.read_bytes(), path.suffix, exercise.function, frozenset(h.stem for h in helpers))
@@ -57,12 +59,14 @@ def prepared(path: Path, exercise: Exercise, shown: str | None = None) -> Iterat
         yield Prepared(graded, shown, helpers, notes)
 
 
-def grade(exercise: Exercise, submission: Path | str, *, display_path: str | None = None, **options: Any) -> Report:
+def grade(exercise: Exercise, submission: Path | str, *, display_path: str | None = None,
+          helpers_in: Path | None = None, **options: Any) -> Report:
     """Grade ``submission`` (a ``.py`` file, a notebook or a folder of one student's files)
     against ``exercise``, as ``jaxgrade check`` does; ``options`` are ``grader.engine.grade``'s
-    (``seed``, ``limits``, ``compile_cache``, ...). UsageError for a submission that cannot be
+    (``seed``, ``limits``, ``compile_cache``, ...). ``helpers_in``: the folder its helper
+    modules are in, when not its own. UsageError for a submission that cannot be
     graded at all (missing, not a notebook, no file to grade in a folder); never raises for
     anything the submission does."""
-    with prepared(Path(submission), exercise, display_path) as found:
+    with prepared(Path(submission), exercise, display_path, helpers_in) as found:
         return grade_python(exercise, found.path, display_path=found.shown, helpers=found.helpers, notes=found.notes,
                             **options)

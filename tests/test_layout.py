@@ -26,7 +26,7 @@ LAYERS = (
     ("grader.checks",),
     ("grader.exercise", "grader.lint", "grader.authoring", "grader.starter"),
     ("grader.report",),
-    ("grader.engine", "grader.submission"),
+    ("grader.engine", "grader.submission", "grader.kernel_check"),
     ("grader.batch", "grader.validate", "grader.validated", "grader.scaffold", "grader.export"),
     ("grader.cli", "grader.__main__"),
 )

@@ -1,0 +1,80 @@
+"""grader.kernel_check: ``grader.check()`` in a notebook cell, run in a real IPython kernel
+(ipykernel, driven by nbclient as Jupyter drives it). What the kernel ran is graded in the
+sandboxed child, as ``jaxgrade check`` grades the saved notebook: the same checks, the same
+score; what cannot be graded is one line in the cell."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from conftest import SEED_EXERCISE
+
+pytestmark = pytest.mark.slow
+
+SLUG = SEED_EXERCISE.name
+REFERENCE = (SEED_EXERCISE / "reference.py").read_text()
+DRAFT = "def replicated_sharding_value(x):\n    import jax.numpy as jnp\n    return jnp.sum(x)\n"
+
+
+def run(tmp_path, *sources: str) -> nbformat.NotebookNode:
+    """A notebook of ``sources`` run top to bottom in a fresh kernel (errors kept as outputs),
+    saved as work.ipynb in ``tmp_path``."""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nbformat.write(notebook, tmp_path / "work.ipynb")
+    return notebook
+
+
+def html_of(cell) -> str:
+    return "".join(o.get("data", {}).get("text/html", "") for o in cell.outputs if o.output_type == "execute_result")
+
+
+def score_shown(cell) -> str:
+    """The score line of the report the cell shows, as its words read ("Score 10 / 10 points")."""
+    text = " ".join(re.sub(r"<[^>]+>", " ", re.sub(r"<style.*?</style>", "", html_of(cell), flags=re.S)).split())
+    found = re.search(r"Score (\d+ / \d+)", text)
+    return found.group(1) if found else text[:300]
+
+
+def error_lines(cell) -> list[str]:
+    return [line for o in cell.outputs if o.output_type == "error" for line in o.traceback]
+
+
+def test_the_check_cell_shows_the_score_jaxgrade_check_gives_the_saved_notebook(tmp_path):
+    notebook = run(tmp_path, REFERENCE, "import grader\ngrader.check()")
+    cli = subprocess.run([sys.executable, "-m", "grader", "check", str(tmp_path / "work.ipynb")],
+                         capture_output=True, text=True, timeout=300)
+    assert "Score: 10/10" in cli.stdout, cli.stdout + cli.stderr
+    assert score_shown(notebook.cells[-1]) == "10 / 10" and "<script" not in html_of(notebook.cells[-1])
+
+
+def test_the_definition_run_last_is_graded_not_the_draft_below_it(tmp_path):
+    # the draft (sums x unplaced) runs first, the reference is run again after it: the kernel holds the reference
+    notebook = run(tmp_path, DRAFT, REFERENCE, "import grader\ngrader.check('named_sharding_replicated')")
+    assert score_shown(notebook.cells[-1]) == "10 / 10"
+    notebook = run(tmp_path, REFERENCE, DRAFT, "import grader\ngrader.check('named_sharding_replicated')")
+    assert score_shown(notebook.cells[-1]) in ("6 / 10", "7 / 10", "8 / 10", "9 / 10"), score_shown(notebook.cells[-1])
+
+
+@pytest.mark.parametrize("cells, says", [
+    (["import grader\ngrader.check()"], "no cell run so far defines an exercise's function"),
+    (["x = 1", "import grader\ngrader.check('named_sharding_replicated')"],
+     "no cell run so far defines replicated_sharding_value"),
+    ([REFERENCE, "import grader\ngrader.check('named_sharding_replcated')"], "did you mean named_sharding_replicated"),
+])
+def test_what_cannot_be_graded_is_one_line_in_the_cell(tmp_path, cells, says):
+    notebook = run(tmp_path, *cells)
+    lines = error_lines(notebook.cells[-1])
+    assert len(lines) == 1 and lines[0].startswith("CheckCellError: ") and says in lines[0], lines
+
+
+def test_outside_a_kernel_it_says_to_run_jaxgrade_check():
+    found = subprocess.run([sys.executable, "-c", "import grader; grader.check()"], capture_output=True, text=True,
+                           timeout=120)
+    assert found.returncode != 0 and "outside one, run jaxgrade check YOUR_FILE" in found.stderr, found.stderr
