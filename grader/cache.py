@@ -34,8 +34,8 @@ def cache_root() -> Path | None:
 
 def xla_cache_folder(jax_version: str) -> Path | None:
     """The folder (made if missing) holding the XLA programs ``jax_version`` compiled; None when
-    the cache is off or cannot be made. grader.engine.compile_cache_directory is this for the
-    JAX installed here."""
+    the cache is off or cannot be made. ``compile_cache_directory`` is this for the JAX
+    installed here."""
     root = cache_root()
     if root is None:
         return None
@@ -55,3 +55,22 @@ def warmed_marker(slug: str, fingerprint: str, source: str = "reference") -> Pat
         return None
     suffix = "" if source == "reference" else f"-{source}"
     return root / f"warmed-{LAYOUT}" / f"{slug}-{fingerprint}-{__version__}{suffix}"
+
+
+def compile_cache_directory() -> str | None:
+    """The compilation cache children read (None: none can be used here), not filled yet."""
+    from importlib.metadata import version
+    directory = xla_cache_folder(version("jax"))
+    return None if directory is None else str(directory)
+
+
+def compile_cache_of(slug: str, fingerprint: str) -> tuple[str | None, Path | None]:
+    """The compilation cache a grading of this version of an exercise reads
+    (grader.engine.warm_compile_cache), and the marker still to write once the exercise's
+    reference has filled it: (None, None) where no cache can be used here, (folder, None) once it
+    is filled, (folder, marker) before. ``jaxgrade check`` spawns its child before anything else
+    only in the second case: the child's environment names the cache."""
+    directory, marker = compile_cache_directory(), warmed_marker(slug, fingerprint)
+    if directory is None or marker is None:
+        return None, None
+    return directory, None if marker.exists() else marker

@@ -16,16 +16,19 @@ import os
 import sys
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader import __version__
 from grader.batch.safe_text import for_terminal
 from grader.errors import ExerciseError, ExitCode, UsageError
-from grader.exercise import all_exercises, exercises_for_source, find_exercise
-from grader.report.render import FORMATS
+from grader.exercise import Exercise, all_exercises, exercises_for_source, find_exercise
+from grader.report.formats import FORMATS
 from grader.report.visibility import AUDIENCES
 from grader.timings import Timings, process_start
 from grader.timings import wanted as timings_wanted
 
+if TYPE_CHECKING:
+    from grader.sandbox.process import ChildProcess
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,13 +37,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _check(args: argparse.Namespace) -> int:
-    from grader.engine import grade
-    from grader.child.jax_version import installed_jax, range_warning
-    from grader.export.pack import version_warning
-    from grader.report.render import deliver, wants_colour
-    from grader.report.visibility import view
-    from grader.sandbox.isolation import isolation_line
-    from grader.submission import prepared, read_submission
+    from grader.submission import read_submission  # the library's rule and messages (light: no engine yet)
 
     path = Path(args.file)
     converted = read_submission(path, args.file)
@@ -60,13 +57,55 @@ def _check(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot tell which exercise {args.file} is for: it defines none of the exercises' "
                              f"functions. Pass -e SLUG; known exercises: {known}")
         exercise = candidates[0]
+    early = _early_child(exercise, path)  # JAX imports in it while this process imports the rest of the check
+    try:
+        return _grade(args, path, exercise, early)
+    finally:
+        if early is not None:  # the grading closed it, unless it failed first
+            early.close()
+
+
+def _early_child(exercise: Exercise, path: Path) -> ChildProcess | None:
+    """This check's child, spawned before the check's own imports (the engine, the checks,
+    Hypothesis, Jinja2) so that its JAX import overlaps them: the very child the grading would
+    spawn (``grade`` uses it only if so, grader.observe.session), launched with the exercise's
+    devices and limits, the compilation cache and what it must not see. None (the child is
+    spawned by the grading, as before) for a notebook, which is graded as a file written later
+    in a folder of its own; for an exercise whose compilation cache its reference has not filled
+    yet (the reference is graded first, in a child of its own); and when spawning fails here (the
+    grading then meets the same failure, where it reports it)."""
+    if path.suffix == ".ipynb":
+        return None
+    from grader.cache import compile_cache_of
+    from grader.exercise import hidden_from_child
+    from grader.sandbox.process import ChildProcess
+    try:
+        cache, unfilled = compile_cache_of(exercise.slug, exercise.fingerprint)
+        if unfilled is not None:
+            return None
+        return ChildProcess(exercise.devices, exercise.limits, cache,
+                            hide=(str(path.resolve().parent), *hidden_from_child(exercise)))
+    except Exception:  # noqa: BLE001 (a disk full, no uid to lease: the grading tries again and says so)
+        return None
+
+
+def _grade(args: argparse.Namespace, path: Path, exercise: Exercise, early: ChildProcess | None) -> int:
+    """Grade ``path`` (its child perhaps started already: ``early``), print the report; the exit code."""
+    from grader.engine import grade
+    from grader.child.jax_version import installed_jax, range_warning
+    from grader.export.pack import version_warning
+    from grader.report.render import deliver, wants_colour
+    from grader.report.visibility import view
+    from grader.sandbox.isolation import isolation_line
+    from grader.submission import prepared
+
     for warning in (range_warning(installed_jax()),  # a JAX outside pyproject.toml's range
                     version_warning(exercise.directory)):  # an exported pack made with another JAX
         if warning:
             print(warning, file=sys.stderr)
     with prepared(path, exercise, args.file) as found:
         report = grade(exercise, found.path, seed=args.seed, display_path=found.shown, helpers=found.helpers,
-                       notes=found.notes, timings=args.timings)
+                       notes=found.notes, timings=args.timings, early=early)
     isolation = isolation_line(report.environment.get("protections"))  # layers this machine lacks
     if isolation:
         print(isolation, file=sys.stderr)

@@ -8,22 +8,21 @@ import json
 import math
 import shlex
 import time
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Callable
 
 from grader import __version__
-from grader.cache import warmed_marker, xla_cache_folder
+from grader.cache import compile_cache_directory, compile_cache_of, warmed_marker  # noqa: F401 (the first: callers' name for it)
 from grader.checks.base import Check, Context
 from grader.checks.tampering import tampering_outcome
 from grader.checks.values import ValueProperty
 from grader.errors import Malformed, SandboxError
-from grader.exercise import Exercise, exercises_root
+from grader.exercise import Exercise, hidden_from_child
 from grader.observe.session import Session
 from grader.outcome import Outcome
 from grader.report.result import CheckResult, Report
 from grader.sandbox.limits import Limits
-from grader.sandbox.process import Launcher
+from grader.sandbox.process import ChildProcess, Launcher
 from grader.timings import Timings
 
 # Checks run in this order (load first: nothing else can run without it; structure after the
@@ -83,22 +82,13 @@ def _fails_under_every_seed(check: Check, context: Context, budget_s: float) -> 
         return _judge(check, dataclasses.replace(context, draws=False)).status == "failed"
 
 
-def compile_cache_directory() -> str | None:
-    """The compilation cache children read (None: none can be used here), not filled yet."""
-    directory = xla_cache_folder(version("jax"))
-    return None if directory is None else str(directory)
-
-
 def warm_compile_cache(exercise: Exercise, launcher: Launcher | None = None) -> str | None:
     """The compilation cache directory, filled from the exercise's reference solution the
     first time this exercise (at this version of its files) is graded here (its child
     started by ``launcher``, as in :func:`grade`). That grading's time per check is kept next
     to it (see :func:`check_budgets`)."""
-    directory = compile_cache_directory()
-    marker = warmed_marker(exercise.slug, exercise.fingerprint)
-    if directory is None or marker is None:
-        return None
-    if not marker.exists():
+    directory, marker = compile_cache_of(exercise.slug, exercise.fingerprint)
+    if marker is not None:  # not filled yet
         # The reference is trusted and must write the cache, which confined children only read.
         report = grade(exercise, exercise.reference, compile_cache=directory,
                        limits=dataclasses.replace(exercise.limits, confine=False), launcher=launcher)
@@ -154,7 +144,7 @@ def check_budgets(exercise: Exercise) -> dict[str, float]:
 def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits | None = None,
           display_path: str | None = None, compile_cache: str | None | bool = True,
           launcher: Launcher | None = None, hide: tuple[str, ...] = (), helpers: tuple[Path, ...] = (),
-          notes: tuple[str, ...] = (), timings: Timings | None = None) -> Report:
+          notes: tuple[str, ...] = (), timings: Timings | None = None, early: ChildProcess | None = None) -> Report:
     """Grade ``submission`` against ``exercise``. Never raises for anything the submission does
     (an exercise that is broken raises ExerciseError: that is the author's to fix).
 
@@ -164,10 +154,14 @@ def grade(exercise: Exercise, submission: Path, *, seed: int = 0, limits: Limits
     ``hide``: folders the child must not see besides the submission's own (other students').
     ``helpers``: the submission's other modules, importable beside it (``grader.source``);
     ``notes``: what preparing it changed (a notebook's IPython lines), said in the report.
-    ``timings``: filled with where the grading's time goes (JAXGRADE_TIMINGS=1; never in the report)."""
+    ``timings``: filled with where the grading's time goes (JAXGRADE_TIMINGS=1; never in the report).
+    ``early``: a child already started for this grading (``jaxgrade check`` spawns it before its
+    own imports: grader.cli); used as the first child when it was launched exactly as the
+    grading launches its own, else closed unused. The grading closes it; the caller closes it too
+    should ``grade`` raise first (closing twice is harmless)."""
     return grade_seeds(exercise, submission, (seed,), limits=limits, display_path=display_path,
                        compile_cache=compile_cache, launcher=launcher, hide=hide, helpers=helpers, notes=notes,
-                       timings=timings)[0]
+                       timings=timings, early=early)[0]
 
 
 def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *, limits: Limits | None = None,
@@ -176,7 +170,7 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
                 notes: tuple[str, ...] = (), shrink_every_seed: bool = True,
                 settled_by: str | None = None,
                 hand_off: Callable[[float, tuple[int, ...]], tuple[int, ...]] | None = None,
-                timings: Timings | None = None) -> list[Report]:
+                timings: Timings | None = None, early: ChildProcess | None = None) -> list[Report]:
     """``grade`` under each of ``seeds``, one report each, in one child: the file is imported
     once, and each later seed's checks start afresh (their own calls, incidents and time
     limit) in the same process. A check that is ``judged_once`` (its calls do not depend on
@@ -192,7 +186,7 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
     check of its category") is already settled.
     ``hand_off``: called after the first seed with its seconds and the seeds left; the seeds it
     returns are graded elsewhere (validation gives a long variant's later seeds to another
-    child), and the list has no report for them."""
+    child), and the list has no report for them. ``early``: as in ``grade``."""
     started = time.monotonic()
     cache = warm_compile_cache(exercise) if compile_cache is True else (compile_cache or None)
     submission = Path(submission)
@@ -205,7 +199,7 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
     # parameters are named once it has started: the signature comes from the exercise's checks
     # module, whose import (Hypothesis) would otherwise delay the child's start by ~0.15 s.
     session = Session(submission, exercise.function, (), exercise.devices, limits or exercise.limits,
-                      cache, launcher, (str(exercises_root()), str(exercise.directory), *hide), helpers)
+                      cache, launcher, (*hidden_from_child(exercise), *hide), helpers, early)
     session.timings = timings
     if timings is not None:
         timings.devices = exercise.devices

@@ -33,7 +33,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.arguments import Signature
 from grader.errors import ExerciseError
 from grader.outcome import CATEGORIES
 from grader.paths import data_folder
@@ -41,6 +40,7 @@ from grader.sandbox.limits import Limits
 from grader.release import VISIBILITIES, Release, parse_release
 
 if TYPE_CHECKING:  # the check library (and Hypothesis) loads with an exercise's checks.py
+    from grader.arguments import Signature  # NumPy: imported with the checks, after `jaxgrade check` spawned its child
     from grader.checks.base import Check
 
 _WHAT = {"SIGNATURE": "grader.arguments.Signature({name: Array(...)}, returns=...)",
@@ -56,6 +56,12 @@ def exercises_root() -> Path:
     if "JAXGRADE_EXERCISES" in os.environ:
         return Path(os.environ["JAXGRADE_EXERCISES"])
     return data_folder("exercises")
+
+
+def hidden_from_child(exercise: "Exercise") -> tuple[str, ...]:
+    """What a grading's child must not see of the exercises: all of them (references, checks) and
+    this one's folder (it may lie elsewhere: an exported pack's)."""
+    return (str(exercises_root()), str(exercise.directory))
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,7 @@ class Exercise:
 
     @cached_property
     def _checks_module(self) -> Any:
+        from grader.arguments import Signature
         path = self.directory / "checks.py"
         spec = importlib.util.spec_from_file_location(f"jaxgrade_exercise_{self.slug}", path)
         if spec is None or spec.loader is None:

@@ -8,13 +8,14 @@ from __future__ import annotations
 import contextlib
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
-from grader.engine import grade as grade_python
 from grader.errors import NotebookError, UsageError
-from grader.exercise import Exercise
-from grader.report.result import Report
 from grader.source import Converted, Prepared, helpers_beside, prepare_folder, python_of
+
+if TYPE_CHECKING:  # imported when used: jaxgrade check reads the file before it imports the engine
+    from grader.exercise import Exercise
+    from grader.report.result import Report
 
 
 def read_submission(path: Path, shown: str | None = None) -> Converted:
@@ -67,6 +68,7 @@ def grade(exercise: Exercise, submission: Path | str, *, display_path: str | Non
     modules are in, when not its own. UsageError for a submission that cannot be
     graded at all (missing, not a notebook, no file to grade in a folder); never raises for
     anything the submission does."""
+    from grader.engine import grade as grade_python
     with prepared(Path(submission), exercise, display_path, helpers_in) as found:
         return grade_python(exercise, found.path, display_path=found.shown, helpers=found.helpers, notes=found.notes,
                             **options)

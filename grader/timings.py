@@ -129,7 +129,7 @@ class Timings:
         phase(span(m.get("process"), m.get("grader")), "parent: Python's start (process start -> grader's first line)")
         phase(span(m.get("grader"), m.get("main")), "parent: imports (-> jaxgrade's main)")
         phase(span(m.get("main"), m.get("spawned")),
-              "parent: the check's imports and set-up, until the child is spawned")
+              "parent: finding the exercise, until the child is spawned (its imports: the sandbox's)")
         greeted = m.get("greeted")
         phase(span(m.get("spawned"), greeted), "child start: spawned -> its greeting read")
         out.append((2, span(m.get("spawned"), c.get("first_line")), "child: spawn -> its first line of code"))
@@ -141,7 +141,8 @@ class Timings:
                     f"child: backend start (jax.devices(), {self.devices} simulated CPU devices)"))
         out.append((2, span(c.get("backend"), greeted), "child: greeting sent and read"))
         out.append((2, span(m.get("spawned"), m.get("waiting")),
-                    "parent meanwhile: the exercise's checks, until it waits for the child (overlaps)"))
+                    "parent meanwhile: the check's imports and set-up, the exercise's checks, until it waits for "
+                    "the child (overlaps)"))
         loading = [(2, self.load_s, "loading the submission (the load request)"),
                    (2, self.file_s, "in the child: running the file")]
         if self.load_check not in self.checks:

@@ -17,7 +17,7 @@ from grader.timings import Timings, number
 JAXGRADE = [sys.executable, "-m", "grader"]
 HEADER = "jaxgrade timings (seconds; JAXGRADE_TIMINGS=1, docs/performance.md):"
 LINE = re.compile(r"^ *(\d+\.\d{3}|\?)  ( *)(\S.*)$")
-PHASES = ("parent: Python's start", "parent: imports", "parent: the check's imports and set-up",
+PHASES = ("parent: Python's start", "parent: imports", "parent: finding the exercise, until the child is spawned",
           "child start: spawned", "child: spawn -> its first line of code", "child: imports the grader's child modules",
           "child: imports JAX", "child: patches, recorder, confinement",
           "child: backend start (jax.devices(), 8 simulated",

@@ -37,7 +37,7 @@ from grader.observe.program import Program
 from grader.observe.returned import (Incident, Returned, parse_compilations, parse_host, parse_jit_calls,
                                      parse_leaves, parse_programs, safe_reply, safe_text)
 from grader.sandbox.limits import Limits
-from grader.sandbox.process import INTERFERED, ChildProcess, Launcher
+from grader.sandbox.process import INTERFERED, ChildProcess, Launch, Launcher
 from grader.source import helper_at, left_behind, left_behind_note
 from grader.timings import Timings
 
@@ -88,7 +88,10 @@ class Traced:
 class Session:
     def __init__(self, submission: Path, function: str, parameters: tuple[str, ...], devices: int, limits: Limits,
                  compile_cache: str | None = None, launcher: Launcher | None = None,
-                 hide: tuple[str, ...] = (), helpers: tuple[Path, ...] = ()) -> None:
+                 hide: tuple[str, ...] = (), helpers: tuple[Path, ...] = (), early: ChildProcess | None = None) -> None:
+        # A child started before the session (``jaxgrade check`` spawns it first thing): the first
+        # child, if it was launched exactly as ``start`` would launch it; else closed unused.
+        self._early = early
         self.launcher = launcher  # how children start: exec'd (None) or forked warm (grader.sandbox.pool)
         self.hide = hide  # folders the child must not see (the exercises; in a batch, the whole class)
         self.submission, self.function, self.parameters = submission, function, parameters
@@ -123,8 +126,16 @@ class Session:
     def start(self) -> ChildProcess:
         """Launch the child (if none is running) without waiting for it to be ready."""
         if self._child is None:
-            self._child = ChildProcess(self.devices, self.limits, self.compile_cache, launcher=self.launcher,
-                                       hide=(str(self.submission.resolve().parent), *self.hide))
+            launch = Launch(self.devices, self.limits, self.compile_cache,
+                            (str(self.submission.resolve().parent), *self.hide), self.launcher)
+            early, self._early = self._early, None
+            if early is not None and early.launch == launch:
+                self._child = early
+            else:
+                if early is not None:  # started for another grading than this one: no code of the student's ran in it
+                    early.close()
+                self._child = ChildProcess(launch.devices, launch.limits, launch.compile_cache, hide=launch.hide,
+                                           launcher=launch.launcher)
         return self._child
 
     def _ready_child(self) -> ChildProcess:
@@ -143,6 +154,9 @@ class Session:
     def close(self) -> dict[str, Any]:
         """End the child; return the student's output from every child this session ran,
         made safe to store and bounded (``limits.output_kib`` of head and of tail)."""
+        if self._early is not None:  # never started: the early child ran nothing of the student's
+            self._early.close()
+            self._early = None
         self._retire()
         keep = self.limits.output_kib << 10
         head = "".join(o["head"] for o in self.outputs)[:keep]

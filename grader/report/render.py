@@ -24,9 +24,9 @@ from markupsafe import Markup
 from grader.paths import data_folder
 from grader.report.shape import Graded
 from grader.release import STAGES
+from grader.report.formats import FORMATS
 from grader.report.visibility import AUDIENCES, view
 
-FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "gitlab", "github", "prairielearn")
 COLOURS = {"passed": "32", "failed": "31", "error": "35", "skipped": "90", "pending": "33", "bold": "1", "dim": "2"}
 # gitlab is JUnit with what GitLab reads beyond the Jenkins xUnit schema (the template's `flavour`).
 TEMPLATES = {"text": "report.txt.j2", "md": "report.md.j2", "html": "report.html.j2", "junit": "report.junit.xml.j2",

@@ -27,7 +27,7 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from grader.errors import ChildFailure, Malformed, SandboxError
 from grader.importpath import GRADER_FOLDER, dependency_folders, real_locations
@@ -35,11 +35,14 @@ from grader.sandbox.cgroup import ChildGroup
 from grader.child.confine import Policy, process_limit
 from grader.sandbox.hiding import PACKAGE_PARENT, hidden_paths
 from grader.sandbox.limits import Limits
-from grader.wire import HEADER, LARGE_MESSAGE_BYTES, MAX_MESSAGE_BYTES, decode_message, frame
 from grader.sandbox.reaper import MARKER, kill_marked, kill_uid
 from grader.sandbox.scratch import ScratchWatch, remove_tree
 from grader.sandbox.uids import UidLease
 from grader.sandbox.world_writable import owned_usage, world_writable_folders
+
+# grader.wire (the framing both sides speak) is imported where a message is sent or read, not
+# here: it imports NumPy (~0.09 s), and `jaxgrade check` imports this module to spawn its child
+# before anything else, NumPy after (grader.cli; docs/performance.md).
 
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
 # Starts the child another way than exec (grader.sandbox.pool forks it): gets the exec command line, its
@@ -89,6 +92,18 @@ def _installed(package: str) -> str | None:
 
 
 XLA_FLAGS = xla_flags(_installed("jaxlib"))
+
+
+class Launch(NamedTuple):
+    """What a child is started with (``ChildProcess``'s arguments): two children started with
+    equal ones are the same child (confinement, limits, environment, what it cannot see). A
+    child started early (``jaxgrade check`` spawns it before its own imports) is used by a
+    grading only when its ``launch`` is the one the grading would start (grader.observe.session)."""
+    devices: int
+    limits: Limits
+    compile_cache: str | None
+    hide: tuple[str, ...]
+    launcher: Launcher | None
 SCRATCH = "scratch"  # the child's working folder (cwd, HOME, TMPDIR), inside the folder holding its copy
 # How a "protocol" incident begins: what the child sends on its channel is the submission's doing
 # (its code runs in that process and can write to the descriptor), never the grader's fault.
@@ -226,6 +241,7 @@ class ChildProcess:
     def __init__(self, devices: int, limits: Limits, compile_cache: str | None = None,
                  hide: tuple[str, ...] = (), launcher: Launcher | None = None) -> None:
         self.limits = limits
+        self.launch = Launch(devices, limits, compile_cache, tuple(hide), launcher)
         self.marker = f"{os.getpid()}-{next(_numbers)}"
         self.lease = UidLease() if limits.confine and os.geteuid() == 0 else None
         try:
@@ -365,6 +381,7 @@ class ChildProcess:
     def request(self, message: dict[str, Any], timeout: float, during: str,
                 keep: Callable[[dict[str, Any]], Any] | None = None) -> Any:
         """The child's answer to ``message``, as ``keep`` makes it the grader's own (see ``decode_message``)."""
+        from grader.wire import frame  # (imported here, not above: see below the imports)
         self.ready
         deadline = time.monotonic() + timeout
         self._send(frame(message), deadline, during)
@@ -396,6 +413,7 @@ class ChildProcess:
         exactly that size (nothing beyond the message is read), which ``decode_message`` checks
         for shape before decoding: what the child sends costs the parent at most one message's
         bytes, and more is the submission's doing (a "protocol" incident)."""
+        from grader.wire import decode_message
         holding = False
         try:
             while True:
@@ -414,6 +432,7 @@ class ChildProcess:
         """Read what the child has sent of its next message, within ``deadline``; returns the
         deadline (later by any wait for a large body's turn: another child's message is not this
         child's time) and whether this reader now holds one of LARGE_BODIES."""
+        from grader.wire import HEADER, LARGE_MESSAGE_BYTES, MAX_MESSAGE_BYTES
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -480,6 +499,7 @@ class ChildProcess:
         if self._closed is not None:
             return self._closed
         if self.process.poll() is None:
+            from grader.wire import frame
             try:
                 os.write(self._to_child, frame({"op": "exit"}))
                 self.process.wait(timeout=1)
