@@ -14,6 +14,7 @@ from grader.checks.budgets import OperationCount
 from grader.checks.compilation import CompilesAtMost, Donates
 from grader.checks.compiled_program import (CommunicatesAtMost, DeviceMemoryAtMost, HoldsAtMostPerDevice,
                                             UsesCollective)
+from grader.checks.from_placement import ResultFromPlacement
 from grader.checks.layout import ResultSharding, ShardLayout
 from grader.checks.limits import WithinLimits
 from grader.checks.load import LoadsFunction
@@ -21,8 +22,7 @@ from grader.checks.placements import Wording, placement_checks
 from grader.checks.primitive_params import CyclicShift
 from grader.checks.program_checks import AvoidsPrimitives, UsesPrimitive
 from grader.checks.returns import Returns
-from grader.checks.structure import (MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultFromPlacement,
-                                     SpecMatches)
+from grader.checks.structure import MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, SpecMatches
 from grader.checks.values import Case, FixedCases, ValueProperty
 from grader.strategies import (FLOAT32, LENGTHS, arguments, dims, elementwise_tolerance, exact_axis_sum, exact_matmul,
                                exact_sum, exactly, float32_array, float32_axis_sum_tolerance, float32_matmul_tolerance,

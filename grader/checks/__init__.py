@@ -21,7 +21,7 @@ _EXPORTS = {
     "Returns": "returns",
     "Wording": "placements", "placement_checks": "placements",
     "MeshMatches": "structure", "NamedShardingTarget": "structure", "PlacedOnNamedSharding": "structure",
-    "ResultFromPlacement": "structure", "SpecMatches": "structure",
+    "ResultFromPlacement": "from_placement", "SpecMatches": "structure",
     "Case": "values", "FixedCases": "values", "ValueProperty": "values",
 }
 __all__ = sorted(_EXPORTS)
