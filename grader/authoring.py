@@ -22,6 +22,7 @@ from grader.checks.placements import Wording, placement_checks
 from grader.checks.primitive_params import CyclicShift
 from grader.checks.program_checks import AvoidsPrimitives, UsesPrimitive
 from grader.checks.returns import Returns
+from grader.checks.routes import AnyOf
 from grader.checks.structure import MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, SpecMatches
 from grader.checks.values import Case, FixedCases, ValueProperty
 from grader.strategies import (FLOAT32, LENGTHS, arguments, dims, elementwise_tolerance, exact_axis_sum, exact_matmul,
@@ -32,7 +33,7 @@ __all__ = [
     # the function's signature
     "Array", "Key", "Scalar", "Signature",
     # checks, and the targets structure checks judge
-    "AvoidsPrimitives", "Case", "CommunicatesAtMost", "CompilesAtMost", "CyclicShift", "DeviceMemoryAtMost",
+    "AnyOf", "AvoidsPrimitives", "Case", "CommunicatesAtMost", "CompilesAtMost", "CyclicShift", "DeviceMemoryAtMost",
     "Donates", "FixedCases", "HoldsAtMostPerDevice", "LoadsFunction", "MeshMatches", "NamedShardingTarget",
     "OperationCount", "PlacedOnNamedSharding", "ResultFromPlacement", "ResultSharding", "Returns", "ShardLayout",
     "SpecMatches", "UsesCollective", "UsesPrimitive", "ValueProperty", "WithinLimits", "Wording",

@@ -18,7 +18,7 @@ _EXPORTS = {
     "CompilesAtMost": "compilation", "Donates": "compilation", "OperationCount": "budgets",
     "CommunicatesAtMost": "compiled_program", "DeviceMemoryAtMost": "compiled_program",
     "HoldsAtMostPerDevice": "compiled_program", "UsesCollective": "compiled_program",
-    "Returns": "returns",
+    "Returns": "returns", "AnyOf": "routes",
     "Wording": "placements", "placement_checks": "placements",
     "MeshMatches": "structure", "NamedShardingTarget": "structure", "PlacedOnNamedSharding": "structure",
     "ResultFromPlacement": "from_placement", "SpecMatches": "structure",
