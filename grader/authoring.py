@@ -21,10 +21,12 @@ from grader.checks.load import LoadsFunction
 from grader.checks.placements import Wording, placement_checks
 from grader.checks.primitive_params import CyclicShift
 from grader.checks.program_checks import AvoidsPrimitives, UsesPrimitive
+from grader.checks.predicate import Observed, Predicate
 from grader.checks.returns import Returns
 from grader.checks.routes import AnyOf
 from grader.checks.structure import MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, SpecMatches
 from grader.checks.values import Case, FixedCases, ValueProperty
+from grader.outcome import Outcome
 from grader.strategies import (FLOAT32, LENGTHS, arguments, dims, elementwise_tolerance, exact_axis_sum, exact_matmul,
                                exact_sum, exactly, float32_array, float32_axis_sum_tolerance, float32_matmul_tolerance,
                                float32_sum_tolerance, int_array, keys, named, no_tolerance, shapes, tree)
@@ -35,7 +37,7 @@ __all__ = [
     # checks, and the targets structure checks judge
     "AnyOf", "AvoidsPrimitives", "Case", "CommunicatesAtMost", "CompilesAtMost", "CyclicShift", "DeviceMemoryAtMost",
     "Donates", "FixedCases", "HoldsAtMostPerDevice", "LoadsFunction", "MeshMatches", "NamedShardingTarget",
-    "OperationCount", "PlacedOnNamedSharding", "ResultFromPlacement", "ResultSharding", "Returns", "ShardLayout",
+    "Observed", "OperationCount", "Outcome", "PlacedOnNamedSharding", "Predicate", "ResultFromPlacement", "ResultSharding", "Returns", "ShardLayout",
     "SpecMatches", "UsesCollective", "UsesPrimitive", "ValueProperty", "WithinLimits", "Wording",
     "placement_checks",
     # inputs, oracles and tolerances

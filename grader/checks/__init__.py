@@ -18,7 +18,7 @@ _EXPORTS = {
     "CompilesAtMost": "compilation", "Donates": "compilation", "OperationCount": "budgets",
     "CommunicatesAtMost": "compiled_program", "DeviceMemoryAtMost": "compiled_program",
     "HoldsAtMostPerDevice": "compiled_program", "UsesCollective": "compiled_program",
-    "Returns": "returns", "AnyOf": "routes",
+    "Returns": "returns", "AnyOf": "routes", "Observed": "predicate", "Predicate": "predicate",
     "Wording": "placements", "placement_checks": "placements",
     "MeshMatches": "structure", "NamedShardingTarget": "structure", "PlacedOnNamedSharding": "structure",
     "ResultFromPlacement": "from_placement", "SpecMatches": "structure",
