@@ -37,9 +37,9 @@ __all__ = [
     # checks, and the targets structure checks judge
     "AnyOf", "AvoidsPrimitives", "Case", "CommunicatesAtMost", "CompilesAtMost", "CyclicShift", "DeviceMemoryAtMost",
     "Donates", "FixedCases", "HoldsAtMostPerDevice", "LoadsFunction", "MeshMatches", "NamedShardingTarget",
-    "Observed", "OperationCount", "Outcome", "PlacedOnNamedSharding", "Predicate", "ResultFromPlacement", "ResultSharding", "Returns", "ShardLayout",
-    "SpecMatches", "UsesCollective", "UsesPrimitive", "ValueProperty", "WithinLimits", "Wording",
-    "placement_checks",
+    "Observed", "OperationCount", "Outcome", "PlacedOnNamedSharding", "Predicate", "ResultFromPlacement",
+    "ResultSharding", "Returns", "ShardLayout", "SpecMatches", "UsesCollective", "UsesPrimitive", "ValueProperty",
+    "WithinLimits", "Wording", "placement_checks",
     # inputs, oracles and tolerances
     "FLOAT32", "LENGTHS", "arguments", "dims", "elementwise_tolerance", "exact_axis_sum", "exact_matmul",
     "exact_sum", "exactly", "float32_array", "float32_axis_sum_tolerance", "float32_matmul_tolerance",
