@@ -129,9 +129,9 @@ class ResultFromPlacement(StructureCheck):
             difference = _difference(fed, direct, tolerance) if fed.ok else f"it {fed.describe()}"
             if difference is None:
                 return None
-            opening = f"{what} does not follow the placed {label}"
+            lead = f"{what} does not follow the placed {label}"
             return Outcome.failed(
-                f"{where}{opening if where else opening(opening, self.result)}: with {label} unchanged but {via} "
+                f"{where}{lead if where else opening(lead, self.result)}: with {label} unchanged but {via} "
                 f"handed what your function places for {label} = {short(other)}, {difference}, the latter being "
                 f"its answer on that {label}. So {what} is "
                 f"not computed from the placed {label}: it is recomputed from the original {label} (on the host "
