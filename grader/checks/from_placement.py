@@ -18,7 +18,7 @@ from grader.arguments import argument_leaves, flatten, short, with_leaf
 from grader.checks.base import Context
 from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence, host_text, host_work, placements_in
 from grader.checks.returns import probe_call
-from grader.checks.structure import StructureCheck, named, opening
+from grader.checks.structure import StructureCheck, missing_leaf, named, opening
 from grader.checks.values import answer_on, arguments_text, format_number, observed
 from grader.observe.returned import HostWork, Returned
 from grader.observe.session import Counterfactual
@@ -137,8 +137,10 @@ class ResultFromPlacement(StructureCheck):
                 f"not computed from the placed {label}: it is recomputed from the original {label} (on the host "
                 f"or in a separate JAX computation), or reaches the placed {label} only through a link that "
                 f"carries nothing (such as 0 * the placed array). Compute {what} from what {via} returns.",
-                expected=f"{what} computed from the placed {label}: {observed(direct)}",
-                observed=observed(fed), counterexample=f"{label} = {short(other, 64)}")
+                expected=f"{what} following the placed {label}: with {via} handed what it places for {label} = "
+                         f"{short(other)}, your function's answer on that {label} ({observed(direct)})",
+                observed=f"with {via} handed what it places for {label} = {short(other)}, {difference}",
+                counterexample=f"{label} = {short(other, 64)}")
         return None
 
     def judge_placement(self, chosen: Placement, found: Evidence, leaf: str) -> Outcome:
@@ -146,6 +148,11 @@ class ResultFromPlacement(StructureCheck):
         what = "the result" if self.result == "result" else self.result
         if chosen.placed is not None and found.program is not None and found.program.feeds(chosen.placed, self.result):
             return Outcome.passed(f"{opening(what, self.result)} is computed from the placed {label}.")
+        absent = missing_leaf(found.program, self.result)
+        if absent is not None:
+            return Outcome.failed(f"{opening(absent, self.result)}, so nothing returned can be computed from the placed "
+                                  f"{label}. Return {self.result} as the task declares it.",
+                                  expected=f"{what} computed from the placed {label}", observed=absent)
         if found.not_jax:
             observed = (f"{what} is {found.not_jax}, not a JAX array: a value that leaves JAX (NumPy, float()) "
                         f"carries no link to the placed {label}")

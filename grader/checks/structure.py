@@ -18,6 +18,7 @@ from grader.arguments import Signature, is_within
 from grader.checks.base import Check, Context
 from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence
 from grader.checks.shardings import Spec, capital, sharding_text, spec_key, spec_text
+from grader.observe.program import Program
 from grader.outcome import Category, Outcome
 
 # How each way of giving a value a sharding (grader.observe.program.VIAS) reads in a message.
@@ -128,6 +129,11 @@ class StructureCheck(Check):
             full = Outcome.failed(found.problem + ".", expected="what the arrays JAX holds show, the same on every "
                                   "call and whether traced or not", observed=found.problem)
             return self._once(context, "problem", full)
+        absent = missing_leaf(found.program, self.target.operand) if self.target.on_result else None
+        if absent is not None:
+            return Outcome.failed(f"{opening(absent, self.target.operand)}, so its placement cannot be judged. Return "
+                                  f"{self.target.operand} as the task declares it.", expected=self.target.text(),
+                                  observed=absent)
         outcomes = []
         for leaf in self.leaves(found):
             chosen = self.chosen(found, leaf)
@@ -227,11 +233,40 @@ class StructureCheck(Check):
         else:
             observed = f"your function never used {name}"
             advice = f"Use {want}."
-        return Outcome.failed(f"{observed[0].upper()}{observed[1:]}. {advice}", expected=want, observed=observed)
+        seen = _placements_text(found.placements, found.device_names)
+        return Outcome.failed(f"{observed[0].upper()}{observed[1:]}. {advice}", expected=want,
+                              observed=f"{observed} (what it placed: {seen})")
 
     @abstractmethod
     def judge_placement(self, chosen: Placement, found: Evidence, leaf: str) -> Outcome:
         """Judge the placement of ``leaf`` that the evidence singles out."""
+
+
+def missing_leaf(program: Program | None, path: str) -> str | None:
+    """Why ``path`` (a returned leaf or subtree: ``result['w']``) names nothing the function
+    returned, in words; None when it names something (or when nothing was recorded)."""
+    if program is None or any(is_within(p, path) for p in program.output_paths):
+        return None
+    shown = ", ".join(program.output_paths[:6]) + (" …" if len(program.output_paths) > 6 else "")
+    return f"{path} is missing: your function returned {f'the leaves {shown}' if shown else 'no array'}"
+
+
+def _placements_text(placements: tuple[Placement, ...], names: list[str], shown: int = 3) -> str:
+    """What the probe call placed, and how, for an observed line: "x itself by jax.device_put
+    onto NamedSharding(...); ..." (the values a target could have judged)."""
+    told = []
+    for p in placements:
+        if p.sharding.get("type") in ("default", None):
+            continue
+        related = sorted((k, v) for k, v in p.relation.items() if not is_within(k, "result"))
+        kinds = {"exact": "{} itself", "copy": "a value of {}'s shape computed from it",
+                 "derived": "a value computed from {}"}
+        what = " and ".join(kinds.get(v, kinds["derived"]).format(k) for k, v in related)
+        told.append(f"{what or 'a value not computed from the arguments'} by {VIA_NAME.get(p.via, p.via)} onto "
+                    f"{sharding_text(p.sharding, names)}")
+    if not told:
+        return "nothing, on any sharding"
+    return "; ".join(told[:shown]) + (f"; and {len(told) - shown} more" if len(told) > shown else "")
 
 
 def _closeness(sharding: dict[str, Any], target: NamedShardingTarget, available: int) -> int:
@@ -292,7 +327,7 @@ class MeshMatches(PlacedOnNamedSharding):
             text = "; ".join(problems)
             return Outcome.failed(text[0].upper() + text[1:] + ".",
                                   expected=self.target.mesh_text(),
-                                  observed=f"a mesh over {_count(got, names)} with axes {axes}")
+                                  observed=f"a mesh of shape {shape} over {_count(got, names)} with axes {axes}")
         return Outcome.passed(f"The mesh {self.target.label} is placed on holds {_count(got, names)} with axis "
                               f"names {axes}.")
 
