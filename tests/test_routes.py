@@ -139,3 +139,73 @@ def test_exercise_checks_source_keeps_anyof_as_one_entry_for_the_student_export(
     kept = visible_checks_source(source, {"limits.resources"}, "checks.py")
     assert "AnyOf" not in kept and "WithinLimits" in kept
     assert "structure.a.while" in visible_checks_source(source, {"structure.a", "limits.resources"}, "checks.py")
+
+
+HEADER = """\
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+MESH = Mesh(np.array(jax.devices()), ("data",))
+"""
+
+
+def _judged(tmp_path: Path, body: str, *checks):
+    """Each of ``checks`` judged in turn on one session of a real child (8 devices), as the
+    engine judges an exercise's checks: they share what the probe call observed."""
+    from grader.checks import Context
+    from grader.observe.session import Session
+    from grader.sandbox.limits import Limits
+    import numpy as np
+    path = tmp_path / "case.py"
+    path.write_text(HEADER + "\n\n" + textwrap.dedent(body))
+    session = Session(path, "f", ("x",), 8, Limits(call_s=20, total_s=60))
+    try:
+        assert session.load().ok, session.load().detail
+        context = Context(session, Signature({"x": Array("float32", (16,))}), {"x": np.arange(16, dtype=np.float32)},
+                          0, "f", path.stem, 8)
+        return [check.judge(context) for check in checks]
+    finally:
+        session.close()
+
+
+def _gathered(via: str, title: str):
+    from grader.checks import NamedShardingTarget, PlacedOnNamedSharding
+    target = NamedShardingTarget(axis_names=("data",), spec=(), via=via, operand="x",
+                                 match="exact" if via == "device_put" else "derived",
+                                 inside="jit" if via == "constraint" else None)
+    return PlacedOnNamedSharding(id=f"structure.gathered.{via}", title=title, target=target)
+
+
+GATHERED = AnyOf(_gathered("device_put", "x replicated by jax.device_put"),
+                 _gathered("constraint", "a value of x replicated by a sharding constraint inside jax.jit"),
+                 id="structure.gathered", title="x is gathered onto every device", description="gather x")
+
+
+@pytest.mark.slow
+def test_placement_routes_pass_by_either_way_of_placing(tmp_path) -> None:
+    by_constraint, = _judged(tmp_path, """
+        @jax.jit
+        def f(x):
+            return jnp.sum(jax.lax.with_sharding_constraint(x * 2, NamedSharding(MESH, P())))
+    """, GATHERED)
+    assert by_constraint.status == "passed", by_constraint.message
+    assert by_constraint.message.startswith("A value of x replicated by a sharding constraint inside jax.jit (one of")
+
+
+@pytest.mark.slow
+def test_a_route_not_taken_leaves_no_trace_a_later_check_would_point_to(tmp_path) -> None:
+    """The placement checks explain a missing placement once, then point to the check that did:
+    a route is no check of the report, so a later check explains in full, never '(see “x
+    replicated by jax.device_put”)'."""
+    later = _gathered("device_put", "Places x with jax.device_put")
+    routes, after = _judged(tmp_path, """
+        def f(x):
+            return jnp.sum(x)
+    """, GATHERED, later)
+    assert routes.status == after.status == "failed"
+    assert "(1) X replicated by jax.device_put: No jax.device_put of x happened" in routes.message, routes.message
+    assert "(2) A value of x replicated by a sharding constraint" in routes.message
+    assert after.message.startswith("No jax.device_put of x happened"), after.message
+    assert "see “" not in after.message
