@@ -9,15 +9,18 @@ import json
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from grader.arguments import Array, Signature
-from grader.checks import AnyOf, UsesPrimitive
+from grader.checks import AnyOf, Context, NamedShardingTarget, PlacedOnNamedSharding, UsesPrimitive
 from grader.checks.compilation import CompilesAtMost
 from grader.checks.returns import Returns
 from grader.engine import grade
 from grader.exercise import find_exercise, load_exercise
+from grader.observe.session import Session
 from grader.report.render import render
+from grader.sandbox.limits import Limits
 
 SLUG = "scan_not_loop"
 REPO = Path(__file__).resolve().parent.parent
@@ -154,10 +157,6 @@ MESH = Mesh(np.array(jax.devices()), ("data",))
 def _judged(tmp_path: Path, body: str, *checks):
     """Each of ``checks`` judged in turn on one session of a real child (8 devices), as the
     engine judges an exercise's checks: they share what the probe call observed."""
-    from grader.checks import Context
-    from grader.observe.session import Session
-    from grader.sandbox.limits import Limits
-    import numpy as np
     path = tmp_path / "case.py"
     path.write_text(HEADER + "\n\n" + textwrap.dedent(body))
     session = Session(path, "f", ("x",), 8, Limits(call_s=20, total_s=60))
@@ -171,7 +170,6 @@ def _judged(tmp_path: Path, body: str, *checks):
 
 
 def _gathered(via: str, title: str):
-    from grader.checks import NamedShardingTarget, PlacedOnNamedSharding
     target = NamedShardingTarget(axis_names=("data",), spec=(), via=via, operand="x",
                                  match="exact" if via == "device_put" else "derived",
                                  inside="jit" if via == "constraint" else None)
