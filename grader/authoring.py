@@ -14,16 +14,19 @@ from grader.checks.budgets import OperationCount
 from grader.checks.compilation import CompilesAtMost, Donates
 from grader.checks.compiled_program import (CommunicatesAtMost, DeviceMemoryAtMost, HoldsAtMostPerDevice,
                                             UsesCollective)
+from grader.checks.from_placement import ResultFromPlacement
 from grader.checks.layout import ResultSharding, ShardLayout
 from grader.checks.limits import WithinLimits
 from grader.checks.load import LoadsFunction
 from grader.checks.placements import Wording, placement_checks
 from grader.checks.primitive_params import CyclicShift
 from grader.checks.program_checks import AvoidsPrimitives, UsesPrimitive
+from grader.checks.predicate import Observed, Predicate
 from grader.checks.returns import Returns
-from grader.checks.structure import (MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultFromPlacement,
-                                     SpecMatches)
+from grader.checks.routes import AnyOf
+from grader.checks.structure import MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, SpecMatches
 from grader.checks.values import Case, FixedCases, ValueProperty
+from grader.outcome import Outcome
 from grader.strategies import (FLOAT32, LENGTHS, arguments, dims, elementwise_tolerance, exact_axis_sum, exact_matmul,
                                exact_sum, exactly, float32_array, float32_axis_sum_tolerance, float32_matmul_tolerance,
                                float32_sum_tolerance, int_array, keys, named, no_tolerance, shapes, tree)
@@ -32,11 +35,11 @@ __all__ = [
     # the function's signature
     "Array", "Key", "Scalar", "Signature",
     # checks, and the targets structure checks judge
-    "AvoidsPrimitives", "Case", "CommunicatesAtMost", "CompilesAtMost", "CyclicShift", "DeviceMemoryAtMost",
+    "AnyOf", "AvoidsPrimitives", "Case", "CommunicatesAtMost", "CompilesAtMost", "CyclicShift", "DeviceMemoryAtMost",
     "Donates", "FixedCases", "HoldsAtMostPerDevice", "LoadsFunction", "MeshMatches", "NamedShardingTarget",
-    "OperationCount", "PlacedOnNamedSharding", "ResultFromPlacement", "ResultSharding", "Returns", "ShardLayout",
-    "SpecMatches", "UsesCollective", "UsesPrimitive", "ValueProperty", "WithinLimits", "Wording",
-    "placement_checks",
+    "Observed", "OperationCount", "Outcome", "PlacedOnNamedSharding", "Predicate", "ResultFromPlacement",
+    "ResultSharding", "Returns", "ShardLayout", "SpecMatches", "UsesCollective", "UsesPrimitive", "ValueProperty",
+    "WithinLimits", "Wording", "placement_checks",
     # inputs, oracles and tolerances
     "FLOAT32", "LENGTHS", "arguments", "dims", "elementwise_tolerance", "exact_axis_sum", "exact_matmul",
     "exact_sum", "exactly", "float32_array", "float32_axis_sum_tolerance", "float32_matmul_tolerance",

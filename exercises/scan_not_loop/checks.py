@@ -7,7 +7,7 @@ within the error of float32 arithmetic, bounded step by step."""
 import numpy as np
 from hypothesis import strategies as st
 
-from grader.authoring import (FLOAT32, Array, LoadsFunction, OperationCount, Returns, Scalar, Signature, UsesPrimitive,
+from grader.authoring import (FLOAT32, AnyOf, Array, LoadsFunction, OperationCount, Returns, Scalar, Signature, UsesPrimitive,
                               ValueProperty, WithinLimits, arguments, dims, float32_array)
 
 SIGNATURE = Signature({"xs": Array("float32", "t"), "a": Scalar("float")}, returns=Array("float32", ()))
@@ -44,16 +44,24 @@ CHECKS = [
                                    a=st.floats(-0.9375, 0.9375, allow_nan=False, width=32)),
                   expected=exact, tolerance=tolerance,
                   hint="Start from h = 0, then h = a * h + x for each x in order; return the last h."),
-    UsesPrimitive(id="structure.uses_scan", title="The recurrence is a jax.lax.scan", operation="scan",
-                  hint="jax.lax.scan(step, 0.0, xs) with step(h, x) returning (a * h + x, None)."),
+    # Two routes to one loop JAX sees: a scan (jax.lax.fori_loop with Python bounds is one too), or a
+    # while loop (jax.lax.while_loop, or a fori_loop whose bounds are traced, which JAX cannot make a scan)
+    AnyOf(UsesPrimitive(id="structure.uses_loop.scan", title="a jax.lax.scan", operation="scan"),
+          UsesPrimitive(id="structure.uses_loop.while", title="a jax.lax.while_loop", operation="while"),
+          id="structure.uses_loop", title="The recurrence is one loop JAX sees (a scan or a while loop)",
+          description="run the recurrence as one loop JAX sees",
+          hint="jax.lax.scan(step, 0.0, xs) with step(h, x) returning (a * h + x, None)."),
     # at_most: a scan's program is a few operations whatever the length (the variants: 4 to 11); a
     # Python loop unrolled over a fixed padded length never grows with the input, yet is hundreds
     OperationCount(id="structure.does_not_grow", title="The program does not grow with the sequence",
                    grows_with={"xs": 0}, at_most=32,
                    hint="A Python for loop over xs runs (and traces) its body once per element: the program "
                         "then grows with the sequence. A scan holds the body once."),
-    UsesPrimitive(id="structure.scan_reads_xs", title="The scan computes from xs", operation="scan", reads="xs",
-                  hint="The scan itself must do the work on xs: scan over xs (its leading axis), not over a "
-                       "placeholder after computing the answer elsewhere."),
+    AnyOf(UsesPrimitive(id="structure.loop_reads_xs.scan", title="a scan reading xs", operation="scan", reads="xs"),
+          UsesPrimitive(id="structure.loop_reads_xs.while", title="a while loop reading xs", operation="while",
+                        reads="xs"),
+          id="structure.loop_reads_xs", title="The loop computes from xs", description="compute from xs in the loop",
+          hint="The loop itself must do the work on xs: scan over xs (its leading axis), not over a "
+               "placeholder after computing the answer elsewhere."),
     WithinLimits(),
 ]

@@ -18,10 +18,10 @@ _EXPORTS = {
     "CompilesAtMost": "compilation", "Donates": "compilation", "OperationCount": "budgets",
     "CommunicatesAtMost": "compiled_program", "DeviceMemoryAtMost": "compiled_program",
     "HoldsAtMostPerDevice": "compiled_program", "UsesCollective": "compiled_program",
-    "Returns": "returns",
+    "Returns": "returns", "AnyOf": "routes", "Observed": "predicate", "Predicate": "predicate",
     "Wording": "placements", "placement_checks": "placements",
     "MeshMatches": "structure", "NamedShardingTarget": "structure", "PlacedOnNamedSharding": "structure",
-    "ResultFromPlacement": "structure", "SpecMatches": "structure",
+    "ResultFromPlacement": "from_placement", "SpecMatches": "structure",
     "Case": "values", "FixedCases": "values", "ValueProperty": "values",
 }
 __all__ = sorted(_EXPORTS)

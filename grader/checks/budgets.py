@@ -19,7 +19,7 @@ import numpy as np
 
 from grader.arguments import Signature, argument_leaves, with_leaf
 from grader.checks.base import Check, Context
-from grader.checks.program_checks import names_of, observed_program, spelled
+from grader.checks.program_checks import census, names_of, observed_program, spelled
 from grader.observe.program import Program
 from grader.outcome import Category, Outcome
 
@@ -57,7 +57,7 @@ class OperationCount(Check):
                         "padded length alike; jax.lax.scan, jax.vmap or whole-array operations keep one copy."
                         if self.grows_with else "")
             return Outcome.failed(f"Your program performs {count} {what}; the task allows at most "
-                                  f"{self.at_most}.{unrolled}", expected=want, observed=f"{count} {what}")
+                                  f"{self.at_most}.{unrolled}", expected=want, observed=self._observed(program))
         if self.grows_with:
             longer = context.probe
             for path, axis in self.grows_with.items():
@@ -73,9 +73,15 @@ class OperationCount(Check):
                     f"Your program grows with the input: {count} {what} on the probe, {more} when "
                     f"{_leaves(self.grows_with)} is twice as long. A Python loop over the data runs (and traces) "
                     "its body once per step; jax.lax.scan, jax.vmap or whole-array operations keep one copy.",
-                    expected=want, observed=f"{count} {what}, then {more}")
+                    expected=want, observed=f"{self._observed(program)}; then {self._observed(returned.program)}")
         return Outcome.passed(f"Your program performs {count} {what}" + (
             ", the same for an input twice as long." if self.grows_with else "."))
+
+    def _observed(self, program: Program) -> str:
+        """What was counted, with what the program performs by kind."""
+        if self.operation is None:
+            return census(program)
+        return f"{self._count(program)} {spelled(self.operation)} operations, of the program's {census(program)}"
 
     def _count(self, program: Program) -> int:
         return sum(1 for node in program.nodes if self.operation is None or node.primitive in names_of(self.operation))

@@ -15,8 +15,8 @@ from typing import TypeVar
 from grader.checks.base import Check
 from grader.checks.evidence import VIA_NAME
 from grader.checks.shardings import capital, spec_text
-from grader.checks.structure import (MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, ResultFromPlacement,
-                                     SpecMatches)
+from grader.checks.from_placement import ResultFromPlacement
+from grader.checks.structure import MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, SpecMatches
 
 
 class _Derived(Enum):

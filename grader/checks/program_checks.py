@@ -44,12 +44,25 @@ SPELLING = {"psum": "jax.lax.psum", "pmean": "jax.lax.pmean", "all_gather": "jax
             "psum_scatter": "jax.lax.psum_scatter", "pmax": "jax.lax.pmax", "pmin": "jax.lax.pmin",
             "ppermute": "jax.lax.ppermute", "all_to_all": "jax.lax.all_to_all", "shard_map": "jax.shard_map",
             "jit": "jax.jit", "dot_general": "matrix product (dot_general: x @ w, jnp.dot, jnp.einsum)",
-            "scan": "jax.lax.scan"}
+            "scan": "jax.lax.scan", "while": "jax.lax.while_loop (or jax.lax.fori_loop with traced bounds)"}
 
 
 # Operations that only place, copy or retype a value: allowed beside the transformation that
 # ``UsesPrimitive.only_inside`` asks the work to be in (``jnp.asarray(x)``, ``device_put``).
 MOVES = frozenset({"device_put", "copy", "copy_p", "convert_element_type"})
+
+
+def census(program: Program, shown: int = 5) -> str:
+    """What the program performs, counted by primitive, the most frequent first: "47 operations:
+    16 mul, 16 add, 15 dynamic_slice" (what a check that looks for or counts operations judged)."""
+    counts: dict[str, int] = {}
+    for node in program.nodes:
+        counts[node.primitive] = counts.get(node.primitive, 0) + 1
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    listed = ", ".join(f"{n} {name}" for name, n in ranked[:shown])
+    more = f" and {len(ranked) - shown} more kinds" if len(ranked) > shown else ""
+    total = len(program.nodes)
+    return f"{total} operation{'s' * (total != 1)}" + (f": {listed}{more}" if ranked else "")
 
 
 def names_of(operation: str) -> tuple[str, ...]:
@@ -206,7 +219,8 @@ class UsesPrimitive(Check):
                     "Scaling a mean back up is not the same operation.",
                     expected=want, observed=f"jax.lax.pmean over {axes}")
             return Outcome.failed(f"Your program never uses {spelled(self.operation)}. The task asks for {want}.",
-                                  expected=want, observed=f"no {spelled(self.operation)} in the program")
+                                  expected=want, observed=f"no {spelled(self.operation)} among the program's "
+                                                          f"{census(program)}")
         if self.axes is not None:
             axes_seen = [_axes(n) for n in found]
             found = [n for n in found if set(_axes(n)) == set(self.axes)]
@@ -218,9 +232,11 @@ class UsesPrimitive(Check):
             outside = found
             found = [n for n in found if self.inside in n.within]
             if not found:
+                where = sorted({" in ".join(n.within) or "at the top level" for n in outside})
                 return Outcome.failed(f"Your {spelled(self.operation)} is not inside {spelled(self.inside)} "
                                       f"(found {len(outside)} outside it).", expected=want,
-                                      observed=f"{spelled(self.operation)} outside {spelled(self.inside)}")
+                                      observed=f"{len(outside)} {spelled(self.operation)} outside "
+                                               f"{spelled(self.inside)} ({'; '.join(where)})")
             stray = self._on_path(program, self._beside(program), sizes) if self.only_inside else []
             if stray:
                 source = self.reads or "your arguments"
@@ -310,6 +326,8 @@ class AvoidsPrimitives(Check):
         used = [o for o in self.operations if any(n.primitive in names_of(o) for n in program.nodes)]
         if used:
             text = ", ".join(spelled(o) for o in used)
+            counted = ", ".join(f"{sum(n.primitive in names_of(o) for n in program.nodes)} {spelled(o)}"
+                                for o in used)
             return Outcome.failed(f"Your program uses {text}. {self.why}".strip(), expected=f"no {listed}",
-                                  observed=f"{text} in the program")
+                                  observed=f"{counted} among the program's {census(program)}")
         return Outcome.passed(f"Your program uses none of {listed}.")

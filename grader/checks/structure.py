@@ -4,27 +4,21 @@ A :class:`NamedShardingTarget` says what a task asks for: which value (by parame
 path: ``operand="w"``, ``operand="params['dense']['kernel']"``, ``operand="result"``), given
 which sharding, which way. The checks here judge, for every leaf of that operand, the
 placement the evidence (``grader.checks.evidence``) singles out: that it is a NamedSharding,
-its mesh, its spec, and that the result is computed from it. Messages name the student's own
-variables.
+its mesh, its spec (and, in ``grader.checks.from_placement``, that the result is computed from
+it). Messages name the student's own variables.
 """
 from __future__ import annotations
 
 import dataclasses
 from abc import abstractmethod
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import numpy as np
-
-from grader.arguments import Signature, argument_leaves, flatten, is_within, short, with_leaf
+from grader.arguments import Signature, is_within
 from grader.checks.base import Check, Context
-from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence, host_text, host_work, placements_in
+from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence
 from grader.checks.shardings import Spec, capital, sharding_text, spec_key, spec_text
-from grader.checks.returns import probe_call
-from grader.checks.values import answer_on, arguments_text, format_number, observed
-from grader.observe.returned import HostWork, Returned
-from grader.observe.session import Counterfactual
+from grader.observe.program import Program
 from grader.outcome import Category, Outcome
 
 # How each way of giving a value a sharding (grader.observe.program.VIAS) reads in a message.
@@ -135,6 +129,11 @@ class StructureCheck(Check):
             full = Outcome.failed(found.problem + ".", expected="what the arrays JAX holds show, the same on every "
                                   "call and whether traced or not", observed=found.problem)
             return self._once(context, "problem", full)
+        absent = missing_leaf(found.program, self.target.operand) if self.target.on_result else None
+        if absent is not None:
+            return Outcome.failed(f"{opening(absent, self.target.operand)}, so its placement cannot be judged. Return "
+                                  f"{self.target.operand} as the task declares it.", expected=self.target.text(),
+                                  observed=absent)
         outcomes = []
         for leaf in self.leaves(found):
             chosen = self.chosen(found, leaf)
@@ -234,11 +233,40 @@ class StructureCheck(Check):
         else:
             observed = f"your function never used {name}"
             advice = f"Use {want}."
-        return Outcome.failed(f"{observed[0].upper()}{observed[1:]}. {advice}", expected=want, observed=observed)
+        seen = _placements_text(found.placements, found.device_names)
+        return Outcome.failed(f"{observed[0].upper()}{observed[1:]}. {advice}", expected=want,
+                              observed=f"{observed} (what it placed: {seen})")
 
     @abstractmethod
     def judge_placement(self, chosen: Placement, found: Evidence, leaf: str) -> Outcome:
         """Judge the placement of ``leaf`` that the evidence singles out."""
+
+
+def missing_leaf(program: Program | None, path: str) -> str | None:
+    """Why ``path`` (a returned leaf or subtree: ``result['w']``) names nothing the function
+    returned, in words; None when it names something (or when nothing was recorded)."""
+    if program is None or any(is_within(p, path) for p in program.output_paths):
+        return None
+    shown = ", ".join(program.output_paths[:6]) + (" …" if len(program.output_paths) > 6 else "")
+    return f"{path} is missing: your function returned {f'the leaves {shown}' if shown else 'no array'}"
+
+
+def _placements_text(placements: tuple[Placement, ...], names: list[str], shown: int = 3) -> str:
+    """What the probe call placed, and how, for an observed line: "x itself by jax.device_put
+    onto NamedSharding(...); ..." (the values a target could have judged)."""
+    told = []
+    for p in placements:
+        if p.sharding.get("type") in ("default", None):
+            continue
+        related = sorted((k, v) for k, v in p.relation.items() if not is_within(k, "result"))
+        kinds = {"exact": "{} itself", "copy": "a value of {}'s shape computed from it",
+                 "derived": "a value computed from {}"}
+        what = " and ".join(kinds.get(v, kinds["derived"]).format(k) for k, v in related)
+        told.append(f"{what or 'a value not computed from the arguments'} by {VIA_NAME.get(p.via, p.via)} onto "
+                    f"{sharding_text(p.sharding, names)}")
+    if not told:
+        return "nothing, on any sharding"
+    return "; ".join(told[:shown]) + (f"; and {len(told) - shown} more" if len(told) > shown else "")
 
 
 def _closeness(sharding: dict[str, Any], target: NamedShardingTarget, available: int) -> int:
@@ -251,11 +279,11 @@ def _closeness(sharding: dict[str, Any], target: NamedShardingTarget, available:
                 sorted(sharding.get("mesh_devices") or []) == target.device_ids(available)))
 
 
-def _named(leaf: str, target: NamedShardingTarget) -> str:
+def named(leaf: str, target: NamedShardingTarget) -> str:
     return target.label if leaf == target.operand else leaf
 
 
-def _opening(text: str, *names: str) -> str:
+def opening(text: str, *names: str) -> str:
     """``text`` opening a sentence: prose ("the result ...") is capitalised; a sentence that
     starts with one of the student's own ``names`` (x, params['w']) keeps it as they wrote it."""
     return text if any(text == name or text.startswith(name + " ") for name in names) else capital(text)
@@ -267,9 +295,9 @@ class PlacedOnNamedSharding(StructureCheck):
 
     def judge_placement(self, chosen: Placement, found: Evidence, leaf: str) -> Outcome:
         where = sharding_text(chosen.sharding, found.device_names)
-        label = _named(leaf, self.target)
+        label = named(leaf, self.target)
         if chosen.sharding.get("type") == "NamedSharding":
-            return Outcome.passed(f"{_opening(label, leaf, self.target.operand)} is placed with "
+            return Outcome.passed(f"{opening(label, leaf, self.target.operand)} is placed with "
                                   f"{VIA_NAME[chosen.via]} on {where} ({found.how.split(';')[0]}).")
         return Outcome.failed(f"You placed {label} on {where}, which is not a NamedSharding over a mesh. "
                               f"Use {self.target.text()}.", expected=self.target.text(), observed=where)
@@ -299,7 +327,7 @@ class MeshMatches(PlacedOnNamedSharding):
             text = "; ".join(problems)
             return Outcome.failed(text[0].upper() + text[1:] + ".",
                                   expected=self.target.mesh_text(),
-                                  observed=f"a mesh over {_count(got, names)} with axes {axes}")
+                                  observed=f"a mesh of shape {shape} over {_count(got, names)} with axes {axes}")
         return Outcome.passed(f"The mesh {self.target.label} is placed on holds {_count(got, names)} with axis "
                               f"names {axes}.")
 
@@ -319,8 +347,8 @@ class SpecMatches(PlacedOnNamedSharding):
     def judge_placement(self, chosen: Placement, found: Evidence, leaf: str) -> Outcome:
         if chosen.sharding.get("type") != "NamedSharding":
             return super().judge_placement(chosen, found, leaf)
-        got, label = spec_key(chosen.sharding.get("spec", [])), _named(leaf, self.target)
-        subject = _opening(label, leaf, self.target.operand)
+        got, label = spec_key(chosen.sharding.get("spec", [])), named(leaf, self.target)
+        subject = opening(label, leaf, self.target.operand)
         if got == self.target.spec:
             return Outcome.passed(f"{subject} is placed with {spec_text(got)}.")
         if got in self.target.also_accept:
@@ -331,248 +359,3 @@ class SpecMatches(PlacedOnNamedSharding):
         return Outcome.failed(f"{subject} is placed with {spec_text(got)}{effect}; the task asks for "
                               f"{spec_text(self.target.spec)}.", expected=spec_text(self.target.spec),
                               observed=spec_text(got))
-
-
-@dataclass(frozen=True, kw_only=True)
-class ResultFromPlacement(StructureCheck):
-    """The returned value (the leaves under ``result``) is computed from the placed value, not
-    from the original argument, and not placed afterwards.
-
-    A dataflow link alone proves little (``0 * placed`` is one), so the result must also
-    *follow* the placed value: the function is called on other values of the operand (its
-    placing operations' inputs captured), then on the original arguments with those captured
-    values handed to the same operations (``Session.call(counterfactual=...)``), on the probe
-    and on a drawn input of another shape, and must return the same as the first time (its
-    own answer, so a value or dtype mistake is not also a structure one). Work on
-    the host (callbacks, custom derivative rules of the student's own, values pulled to NumPy
-    and given back) is refused unless ``allow_host``."""
-    result: str = "result"
-    allow_host: bool = False
-
-    def judge(self, context: Context) -> Outcome:
-        outcome = super().judge(context)
-        if outcome.status != "passed":
-            return outcome
-        found = evidence(context)
-        what = "the result" if self.result == "result" else self.result
-        work = None if self.allow_host else host_work(context)
-        if work is not None:
-            return self._host_failure(work, what)
-        if context.values is None or self.target.on_result:
-            return outcome
-        for leaf in self.leaves(found):
-            chosen = self.chosen(found, leaf)
-            for arguments, where in self._inputs(context, leaf):
-                problem = self._follows(context, arguments, where, leaf, chosen, what)
-                if problem is not None:
-                    return problem
-        return outcome
-
-    def _host_failure(self, work: HostWork, what: str) -> Outcome:
-        message = host_text(work, f"{what}, from the placed {self.target.label},")
-        return Outcome.failed(message + ".", expected=f"{what} computed by JAX from the placed {self.target.label}",
-                              observed=work.call)
-
-    def _inputs(self, context: Context, leaf: str) -> list[tuple[dict[str, Any], str]]:
-        """The probe, and the smallest drawn input where ``leaf`` has another shape and every
-        leaf holds several distinct values (Hypothesis draws zeros first: on them a product or
-        a step cannot tell one operand's values from another's)."""
-        probe_shape = np.shape(dict(argument_leaves(context.probe)).get(leaf))
-        candidates = []
-        for arguments in context.draw(context.values):
-            leaves = dict(argument_leaves(arguments))
-            if leaf in leaves and np.shape(leaves[leaf]) != probe_shape and all(
-                    np.size(v) and len(np.unique(np.asarray(v))) > 1 for v in leaves.values()):
-                candidates.append((sum(np.size(v) for v in leaves.values()), len(candidates), arguments))
-        if not candidates:
-            return [(context.probe, "")]
-        smallest = min(candidates)[2]  # the shortest to show in a message
-        return [(context.probe, ""), (smallest, f"On another input ({arguments_text(smallest)}), ")]
-
-    def _follows(self, context: Context, arguments: dict[str, Any], where: str, leaf: str,
-                 chosen: Placement | None, what: str) -> Outcome | None:
-        """None when the result follows the placed ``leaf``: called on ``arguments`` with its
-        placements handed what they received when ``leaf`` held other values, the function
-        returns what it returned then. (Its own answer, not the task's: a value mistake, or a
-        dtype one, is the value and type checks' to judge, once.)"""
-        label = _named(leaf, self.target)
-        via = VIA_NAME[chosen.via] if chosen is not None else VIA_NAME[self.target.via]
-        capture, feed = _counterfactuals(evidence(context), leaf, chosen, arguments)
-        before = probe_call(context) if arguments is context.probe else _call(context, arguments)
-        for other in _other_values(dict(argument_leaves(arguments)).get(leaf)):
-            changed = with_leaf(arguments, leaf, other)
-            tolerance = answer_on(context.values, changed)[1]
-            direct = context.session.call(changed, counterfactual=capture)
-            if not (direct.ok and before.ok) or _difference(direct, before, tolerance) is None:
-                continue  # these values change nothing the function returns: they cannot tell
-            if direct.swapped == 0:  # nothing placed the judged way with these values
-                if not where:
-                    return None  # placed inside a transformation: the link stands
-                seen = f"your function placed nothing the way it placed {label} on the probe input"
-                return Outcome.failed(f"{where}{seen}. The task asks for {what} computed from the placed {label} "
-                                      "on every input.", expected=f"{what} computed from the placed {label}",
-                                      observed=seen)
-            # the probe call's own operations run again: the function never knows (a witness that can
-            # only fail it: a forged record can make a replay look honest, the feeding call below cannot)
-            replayed = _replayed(context, chosen, leaf, self.result) if arguments is context.probe else None
-            if replayed in ("unchanged", "still"):
-                return _replay_failure(replayed, where, label, what, via, other, self.result,
-                                       bool(chosen is not None and chosen.within))
-            fed = context.session.call(arguments, counterfactual=feed)
-            if fed.ok and fed.host and not self.allow_host:
-                return self._host_failure(fed.host[0], what)
-            difference = _difference(fed, direct, tolerance) if fed.ok else f"it {fed.describe()}"
-            if difference is None:
-                return None
-            opening = f"{what} does not follow the placed {label}"
-            return Outcome.failed(
-                f"{where}{opening if where else _opening(opening, self.result)}: with {label} unchanged but {via} "
-                f"handed what your function places for {label} = {short(other)}, {difference}, the latter being "
-                f"its answer on that {label}. So {what} is "
-                f"not computed from the placed {label}: it is recomputed from the original {label} (on the host "
-                f"or in a separate JAX computation), or reaches the placed {label} only through a link that "
-                f"carries nothing (such as 0 * the placed array). Compute {what} from what {via} returns.",
-                expected=f"{what} computed from the placed {label}: {observed(direct)}",
-                observed=observed(fed), counterexample=f"{label} = {short(other, 64)}")
-        return None
-
-    def judge_placement(self, chosen: Placement, found: Evidence, leaf: str) -> Outcome:
-        label = _named(leaf, self.target)
-        what = "the result" if self.result == "result" else self.result
-        if chosen.placed is not None and found.program is not None and found.program.feeds(chosen.placed, self.result):
-            return Outcome.passed(f"{_opening(what, self.result)} is computed from the placed {label}.")
-        if found.not_jax:
-            observed = (f"{what} is {found.not_jax}, not a JAX array: a value that leaves JAX (NumPy, float()) "
-                        f"carries no link to the placed {label}")
-            return Outcome.failed(f"{_opening(observed, self.result)}. Return the JAX array computed from the "
-                                  f"placed {label}.",
-                                  expected=f"{what} computed from the placed {label}", observed=observed)
-        observed = (f"{what} is not computed from what {VIA_NAME[chosen.via]} returned for {label}; that placed "
-                    "copy is never used")
-        return Outcome.failed(f"{_opening(observed, self.result)}. Compute {what} from the placed {label} "
-                              f"({VIA_NAME[chosen.via]} gives it), and place before computing, not after.",
-                              expected=f"{what} computed from the placed {label}", observed=observed)
-
-
-def _other_values(value: Any) -> list[np.ndarray]:
-    """Values of ``value``'s shape and dtype, each differing from it in every element, for a
-    counterfactual call: two affine maps (should one leave the function's answer unchanged)."""
-    if not isinstance(value, np.ndarray) or value.size == 0:
-        return []
-    if value.dtype.kind == "b":
-        return [~value]
-    if value.dtype.kind in "iu":
-        return [value + 1, value * 2 + 3]
-    if value.dtype.kind == "f":
-        wide = value.astype(np.float64)
-        return [(1.25 - 0.5 * wide).astype(value.dtype), (2.0 * wide + 3.0).astype(value.dtype)]
-    return []
-
-
-def _counterfactuals(found: Evidence, leaf: str, chosen: Placement | None,
-                     arguments: dict[str, Any]) -> tuple[Counterfactual, Counterfactual]:
-    """The capturing and feeding calls for ``leaf`` on ``arguments``. When the placement judged
-    is an eager device_put, only it counts: onto its sharding, shaped like the operand when it
-    is, and its turn among such device_puts in the probe call (a timing loop places x three
-    times and uses the last; a probe-only honest function places its result the same way)."""
-    if chosen is None or chosen.via != "device_put" or chosen.within:
-        return Counterfactual(True), Counterfactual(False)
-    shaped = chosen.shape == found.probe_shapes.get(leaf)
-    alike = [p for p in found.placements if p.via == "device_put" and not p.within and p.sharding == chosen.sharding
-             and (not shaped or p.shape == chosen.shape)]
-    shape = tuple(np.shape(dict(argument_leaves(arguments)).get(leaf))) if shaped else None
-    turn = next((i for i, p in enumerate(alike) if p is chosen), None)
-    return (Counterfactual(True, chosen.sharding, shape, turn), Counterfactual(False, chosen.sharding, shape, turn))
-
-
-# Placements inside a jitted program the probe call's replay replaces (``grader.child.replay.Inside``).
-INSIDE_REPLAYED = ("constraint", "device_put")
-
-
-def _replayed(context: Context, chosen: Placement | None, leaf: str, result: str) -> str | None:
-    """The probe call's replay of the judged eager device_put of ``leaf``, or of its judged
-    placement inside a jitted program (the first onto the same sharding, the same way, placing
-    ``leaf`` as the judged one did: see ``grader.child.replay``):
-    what became of what the function returned when the placed value held other values
-    (``Program.replayed``); None
-    when it was not replayed (a placement inside a transformation, a round trip through the
-    host). The probe's alone: its record is the one the placement was judged from."""
-    call = probe_call(context)
-    eager = chosen is not None and chosen.via == "device_put" and not chosen.within
-    if not (eager or chosen is not None and chosen.via in INSIDE_REPLAYED and chosen.within) or call.program is None:
-        return None
-    shapes = {path: tuple(np.shape(value)) for path, value in argument_leaves(context.probe)}
-    same = next((p for p in placements_in(call.program, shapes) if p.via == chosen.via and p.within == chosen.within
-                 and p.sharding == chosen.sharding and p.relation.get(leaf) == chosen.relation.get(leaf)), None)
-    return None if same is None or same.placed is None else call.program.replayed(same.placed, result)
-
-
-def _replay_failure(replayed: str, where: str, label: str, what: str, via: str, other: Any, result: str,
-                    inside: bool) -> Outcome:
-    """What a replay that ``what`` did not follow says: with the placed value holding other
-    values (``"unchanged"``) or moved by an infinitesimal step (``"still"``); ``inside``: the
-    placement was inside a jitted program, whose run again the replay was."""
-    if inside:
-        ran, placed = "your jitted function", f"{label} (the value it places with {via})"
-        returned, shown = "returns what it returned before", ""
-    else:
-        ran, placed = "the operations your function ran", f"the placed {label}"
-        returned = ("return what they returned before, although your function called on those values returns "
-                    "something else")
-        shown = f" ({short(other)})"
-    if replayed == "unchanged":
-        seen = f"{ran}, run again with {placed} holding other values{shown} and nothing else changed, {returned}"
-    else:
-        seen = (f"{ran}, run again at the very values of your call with only {placed} moved by an infinitesimal "
-                f"step (a derivative, which no comparison in your code can tell from an ordinary call), "
-                f"{'leaves' if inside else 'leave'} {what} where it was: at the values it was called with, the answer "
-                f"does not depend on {placed}")
-    source = f"{label} as placed" if inside else f"the placed {label}"
-    return Outcome.failed(
-        f"{where}{_opening(f'{what} does not follow {source}', result) if not where else ''}"
-        f"{': ' if not where else ''}{seen}. So {what} is not computed from {source}: it is computed again from "
-        f"the original, or reaches {source} only through a link that carries nothing (such as 0 * the placed "
-        f"array). Compute {what} from what {via} returns.",
-        expected=f"{what} computed from {source}", observed=seen,
-        counterexample=None if inside else f"{label} = {short(other, 64)}")
-
-
-def _call(context: Context, arguments: dict[str, Any]) -> Returned:
-    """The function's answer on ``arguments``: the value checks' call if they made it."""
-    made = next((r for a, r in context.session.calls if a is arguments), None)
-    return made if made is not None else context.session.call(arguments)
-
-
-def _fits(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
-    try:
-        return np.broadcast_shapes(shape, target) == target
-    except ValueError:
-        return False
-
-
-def _difference(got: Returned, want: Returned, tolerance: Any) -> str | None:
-    """None when every leaf ``got`` returned equals ``want``'s within ``tolerance`` (one
-    number, an array, or a tree shaped like the answer); else where they first differ."""
-    limits = dict(flatten(tolerance, "result")) if isinstance(tolerance, (Mapping, tuple, list)) else None
-    wanted = {leaf.path: leaf for leaf in want.leaves}
-    if set(wanted) != {leaf.path for leaf in got.leaves}:
-        return f"it returned {got.describe().removeprefix('returned ')}, not {want.describe().removeprefix('returned ')}"
-    for leaf in got.leaves:
-        other = wanted[leaf.path]
-        at = "it returned" if leaf.path == "result" else f"{leaf.path} is"
-        if leaf.array is None or other.array is None or leaf.array.shape != other.array.shape \
-                or leaf.array.dtype.kind not in "biuf" or other.array.dtype.kind not in "biuf":
-            if leaf.describe() != other.describe():
-                return f"{at} {leaf.describe()}, not {other.describe()}"
-            continue
-        a, b = leaf.array.astype(np.float64), other.array.astype(np.float64)
-        limit = np.asarray(limits.get(leaf.path, 0.0) if limits is not None else tolerance, np.float64)
-        if not _fits(limit.shape, a.shape):  # not the answer's shape (a type mistake): its largest bound
-            limit = np.asarray(np.max(limit, initial=0.0))
-        with np.errstate(invalid="ignore", over="ignore"):
-            same = (a == b) | (np.isnan(a) & np.isnan(b)) | (np.abs(a - b) <= limit)
-        if not np.all(same):
-            index = tuple(int(i) for i in np.argwhere(~np.broadcast_to(same, a.shape))[0])
-            where = f" at index {index[0] if len(index) == 1 else index}" if index else ""
-            return f"{at} {format_number(float(a[index]))}{where}, not {format_number(float(b[index]))}"
-    return None
