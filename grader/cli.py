@@ -67,26 +67,9 @@ def _check(args: argparse.Namespace) -> int:
 
 def _early_child(exercise: Exercise, path: Path) -> ChildProcess | None:
     """This check's child, spawned before the check's own imports (the engine, the checks,
-    Hypothesis, Jinja2) so that its JAX import overlaps them: the very child the grading would
-    spawn (``grade`` uses it only if so, grader.observe.session), launched with the exercise's
-    devices and limits, the compilation cache and what it must not see. None (the child is
-    spawned by the grading, as before) for a notebook, which is graded as a file written later
-    in a folder of its own; for an exercise whose compilation cache its reference has not filled
-    yet (the reference is graded first, in a child of its own); and when spawning fails here (the
-    grading then meets the same failure, where it reports it)."""
-    if path.suffix == ".ipynb":
-        return None
-    from grader.cache import compile_cache_of
-    from grader.exercise import hidden_from_child
-    from grader.sandbox.process import ChildProcess
-    try:
-        cache, unfilled = compile_cache_of(exercise.slug, exercise.fingerprint)
-        if unfilled is not None:
-            return None
-        return ChildProcess(exercise.devices, exercise.limits, cache,
-                            hide=(str(path.resolve().parent), *hidden_from_child(exercise)))
-    except Exception:  # noqa: BLE001 (a disk full, no uid to lease: the grading tries again and says so)
-        return None
+    Hypothesis, Jinja2) so that its JAX import overlaps them (``grader.submission.early_child``)."""
+    from grader.submission import early_child
+    return early_child(exercise, path)
 
 
 def _grade(args: argparse.Namespace, path: Path, exercise: Exercise, early: ChildProcess | None) -> int:

@@ -16,6 +16,7 @@ from grader.source import Converted, Prepared, helpers_beside, prepare_folder, p
 if TYPE_CHECKING:  # imported when used: jaxgrade check reads the file before it imports the engine
     from grader.exercise import Exercise
     from grader.report.result import Report
+    from grader.sandbox.process import ChildProcess
 
 
 def read_submission(path: Path, shown: str | None = None) -> Converted:
@@ -72,3 +73,28 @@ def grade(exercise: Exercise, submission: Path | str, *, display_path: str | Non
     with prepared(Path(submission), exercise, display_path, helpers_in) as found:
         return grade_python(exercise, found.path, display_path=found.shown, helpers=found.helpers, notes=found.notes,
                             **options)
+
+
+def early_child(exercise: Exercise, path: Path) -> ChildProcess | None:
+    """The child a grading of ``path`` would spawn, spawned now (``jaxgrade check`` does so before
+    its own imports, so that the child's JAX import overlaps them; ``grader.check()`` in a kernel
+    keeps one ready for its next check): the very child the grading would
+    spawn (``grade`` uses it only if so, grader.observe.session), launched with the exercise's
+    devices and limits, the compilation cache and what it must not see. None (the child is
+    spawned by the grading, as before) for a notebook, which is graded as a file written later
+    in a folder of its own; for an exercise whose compilation cache its reference has not filled
+    yet (the reference is graded first, in a child of its own); and when spawning fails here (the
+    grading then meets the same failure, where it reports it)."""
+    if path.suffix == ".ipynb":
+        return None
+    from grader.cache import compile_cache_of
+    from grader.exercise import hidden_from_child
+    from grader.sandbox.process import ChildProcess
+    try:
+        cache, unfilled = compile_cache_of(exercise.slug, exercise.fingerprint)
+        if unfilled is not None:
+            return None
+        return ChildProcess(exercise.devices, exercise.limits, cache,
+                            hide=(str(path.resolve().parent), *hidden_from_child(exercise)))
+    except Exception:  # noqa: BLE001 (a disk full, no uid to lease: the grading tries again and says so)
+        return None

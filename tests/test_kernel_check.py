@@ -78,3 +78,14 @@ def test_outside_a_kernel_it_says_to_run_jaxgrade_check():
     found = subprocess.run([sys.executable, "-c", "import grader; grader.check()"], capture_output=True, text=True,
                            timeout=120)
     assert found.returncode != 0 and "outside one, run jaxgrade check YOUR_FILE" in found.stderr, found.stderr
+
+
+def test_a_second_check_uses_the_child_the_first_left_ready_and_grades_alike(tmp_path):
+    # each check times itself in the cell: the second's child had imported JAX while the student read
+    timed = ("import time, grader\nstarted = time.monotonic()\nreport = grader.check()\n"
+             "print(f'took {time.monotonic() - started:.3f}')\nreport")
+    notebook = run(tmp_path, REFERENCE, timed, timed, "import grader\nprint(sorted(grader.kernel_check._KERNEL))")
+    first, second = notebook.cells[1], notebook.cells[2]
+    assert score_shown(first) == score_shown(second) == "10 / 10"
+    said = "".join(o.get("text", "") for o in notebook.cells[3].outputs)
+    assert "'spare'" in said, said  # the third check's child is waiting
