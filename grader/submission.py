@@ -43,22 +43,23 @@ def prepared(path: Path, exercise: Exercise, shown: str | None = None,
     UsageError when it cannot be."""
     path = Path(path)
     shown = shown or str(path)
-    with tempfile.TemporaryDirectory(prefix="jaxgrade-check-") as scratch:
-        if path.is_dir():
+    if path.is_dir():
+        with tempfile.TemporaryDirectory(prefix="jaxgrade-check-") as scratch:
             found, why = prepare_folder(path, exercise.function, Path(scratch), f"{exercise.slug}.py")
             if found is None:
                 raise UsageError(f"cannot grade the folder {shown}: {why}")
             yield Prepared(found.path, str(Path(shown) / found.shown), found.helpers, found.notes)
-            return
-        read_submission(path, shown)
-        helpers = helpers_beside(path, exercise.function, helpers_in)
-        graded, notes = path, ()
-        if path.suffix == ".ipynb":  # graded as the Python of the code cells the exercise's function needs
-            converted = python_of(path.read_bytes(), path.suffix, exercise.function, frozenset(h.stem for h in helpers))
-            graded = Path(scratch) / f"{path.stem if path.stem.isidentifier() else 'submission'}.py"
-            graded.write_text(converted.text, errors="surrogateescape")
-            notes = converted.notes
-        yield Prepared(graded, shown, helpers, notes)
+        return
+    read_submission(path, shown)
+    helpers = helpers_beside(path, exercise.function, helpers_in)
+    if path.suffix != ".ipynb":  # graded as it is: no scratch folder (a full disk is the grading's to report)
+        yield Prepared(path, shown, helpers, ())
+        return
+    with tempfile.TemporaryDirectory(prefix="jaxgrade-check-") as scratch:  # the Python of the cells the function needs
+        converted = python_of(path.read_bytes(), path.suffix, exercise.function, frozenset(h.stem for h in helpers))
+        graded = Path(scratch) / f"{path.stem if path.stem.isidentifier() else 'submission'}.py"
+        graded.write_text(converted.text, errors="surrogateescape")
+        yield Prepared(graded, shown, helpers, converted.notes)
 
 
 def grade(exercise: Exercise, submission: Path | str, *, display_path: str | None = None,

@@ -73,3 +73,11 @@ def audit(page: str, width: int, folder: Path) -> dict:
     assert start >= 0, f"axe-core did not finish in Chromium: {done.stderr[-2000:]}"
     text = done.stdout[start + len('<pre id="jaxgrade-audit">'):done.stdout.index("</pre>", start)]
     return json.loads(text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&"))
+
+
+def notebook_page(fragment: str, background: str, colour: str) -> str:
+    """A minimal notebook-like page: its own background and text colour, which the fragment
+    must not rely on, and the outputs inside its <main>."""
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>notebook</title></head>'
+            f'<body style="background: {background}; color: {colour}"><main><h1>Notebook</h1>'
+            f'<div class="output">{fragment}</div></main></body></html>')

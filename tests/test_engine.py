@@ -124,7 +124,9 @@ def test_json_has_the_documented_shape(seed_exercise):
 
 
 def test_missing_file_is_a_load_failure_not_a_crash(seed_exercise, tmp_path):
-    report = grade(seed_exercise, tmp_path / "nowhere.py")
+    # the engine grades a file it is handed (the public grader.grade refuses a missing one, as the CLI does)
+    from grader.engine import grade as grade_file
+    report = grade_file(seed_exercise, tmp_path / "nowhere.py")
     assert report.checks[0].status == "failed" and report.submission["sha256"] is None
 
 

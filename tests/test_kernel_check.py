@@ -12,6 +12,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from browser import AXE, CHROMIUM, NO_AXE, NO_CHROMIUM, audit, notebook_page
 from conftest import SEED_EXERCISE
 
 pytestmark = pytest.mark.slow
@@ -89,3 +90,15 @@ def test_a_second_check_uses_the_child_the_first_left_ready_and_grades_alike(tmp
     assert score_shown(first) == score_shown(second) == "10 / 10"
     said = "".join(o.get("text", "") for o in notebook.cells[3].outputs)
     assert "'spare'" in said, said  # the third check's child is waiting
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+@pytest.mark.skipif(not AXE.is_file(), reason=NO_AXE)
+def test_the_report_the_kernel_shows_passes_axe_on_a_light_and_a_dark_notebook(tmp_path):
+    # a failing report (the draft sums the unplaced x): its details are shown too
+    notebook = run(tmp_path, DRAFT, "import grader\ngrader.check('named_sharding_replicated')")
+    shown = html_of(notebook.cells[-1])
+    assert shown and score_shown(notebook.cells[-1]) != "10 / 10"
+    for background, colour in (("#ffffff", "#000000"), ("#111111", "#eeeeee")):
+        found = audit(notebook_page(shown, background, colour), 390, tmp_path)
+        assert found["violations"] == [], f"{background}: {found['violations']}"

@@ -29,7 +29,7 @@ from grader.report.result import Report
 from grader.release import Release
 from grader.report.visibility import view
 
-from browser import AXE, CHROMIUM, NO_AXE, NO_CHROMIUM, audit, chromium
+from browser import AXE, CHROMIUM, NO_AXE, NO_CHROMIUM, audit, chromium, notebook_page
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -406,19 +406,12 @@ def test_html_report_fits_the_screen_and_axe_finds_nothing(reports, hidden, tmp_
     for background, colour in (("#ffffff", "#000000"), ("#111111", "#eeeeee")):  # a light and a dark notebook
         for name, report in (("failed, long details", _long_lines(reports["value_skips_first"])),
                              ("hidden, for a student", _long_lines(hidden["value_skips_first"]))):
-            pages[f"notebook on {background}, {name}"] = _notebook_page(report._repr_html_() * 2, background, colour)
+            pages[f"notebook on {background}, {name}"] = notebook_page(report._repr_html_() * 2, background, colour)
     for name, page in pages.items():
         found = audit(page, width, tmp_path)
         assert found["violations"] == [], f"{name}: {found['violations']}"
         assert found["scroll_width"] <= found["client_width"] == width, f"{name}: too wide, {found}"
 
-
-def _notebook_page(fragment: str, background: str, colour: str) -> str:
-    """A minimal notebook-like page: its own background and text colour, which the fragment
-    must not rely on, and the outputs inside its <main>."""
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>notebook</title></head>'
-            f'<body style="background: {background}; color: {colour}"><main><h1>Notebook</h1>'
-            f'<div class="output">{fragment}</div></main></body></html>')
 
 
 def test_notebook_report_shows_itself_failed_checks_first(reports, hidden):
@@ -429,7 +422,7 @@ def test_notebook_report_shows_itself_failed_checks_first(reports, hidden):
     assert [c.status for c in report.checks][:3] == ["passed", "passed", "failed"]  # the exercise's order
     failed = [c.title for c in report.checks if c.status == "failed"]
     fragment = report._repr_html_()
-    tree = _html_tree(_notebook_page(fragment + report._repr_html_(), "#111111", "#eeeeee"))
+    tree = _html_tree(notebook_page(fragment + report._repr_html_(), "#111111", "#eeeeee"))
     box = tree.find(".//div[@class='jaxgrade-report']")
     assert "background: #ffffff; color: #1f2328" in box.get("style")
     assert _external_references(tree) == [] and len(tree.findall(".//script")) == 0

@@ -66,7 +66,7 @@ def interceptor(swap: list[Swap | None], array_class: type, host_array: type) ->
         # where JAX cannot copy it here (inside an eager shard_map's own trace, under JAX 0.12),
         # the value itself is kept, as before: a copy that fails must not fail the call
         try:
-            made = device_put(value, value.sharding, may_alias=False)
+            made = device_put(value, may_alias=False)  # its own sharding, committed or not
         except Exception:
             return None
         return made if type(made) is array_class and made is not value else None
