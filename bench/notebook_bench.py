@@ -17,9 +17,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-REPO = Path(__file__).resolve().parent.parent
-REFERENCE = REPO / "exercises" / "named_sharding_replicated" / "reference.py"
-BIN = Path(sys.executable).parent
+from bench import BIN, REFERENCE  # bench/bench.py, beside this script
+
 CHECKS = int(os.environ.get("BENCH_RUNS", "7"))
 TIMED = ("import time, grader\ntime.sleep(3)  # the student reads the last report\nstarted = time.monotonic()\n"
          "report = grader.check('named_sharding_replicated')\nprint(f'took {time.monotonic() - started:.3f}')")
