@@ -68,6 +68,8 @@ def test_the_definition_run_last_is_graded_not_the_draft_below_it(tmp_path):
     (["x = 1", "import grader\ngrader.check('named_sharding_replicated')"],
      "no cell run so far defines replicated_sharding_value"),
     ([REFERENCE, "import grader\ngrader.check('named_sharding_replcated')"], "did you mean named_sharding_replicated"),
+    ([REFERENCE, "def sharded_matmul(x, w):\n    return x @ w", "import grader\ngrader.check()"],
+     "your cells define the functions of 2 exercises"),
 ])
 def test_what_cannot_be_graded_is_one_line_in_the_cell(tmp_path, cells, says):
     notebook = run(tmp_path, *cells)
