@@ -52,7 +52,7 @@ def check(exercise: str | None = None, *, seed: int = 0) -> Report:
     notebook = notebook_of(cells)
     source = python_of(notebook, ".ipynb").text
     chosen = _exercise(exercise, source)
-    if f"def {chosen.function}" not in source:
+    if chosen.slug not in {e.slug for e in exercises_for_source(source)}:  # the rule that found it, not a substring
         raise CheckCellError(f"no cell run so far defines {chosen.function}: run the cell that defines it, "
                              f"then this one again")
     from grader.engine import grade
