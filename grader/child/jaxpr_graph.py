@@ -76,7 +76,16 @@ def is_library(program: core.Jaxpr | core.ClosedJaxpr) -> bool:
     jaxpr = program.jaxpr if isinstance(program, ClosedJaxpr) else program
     source = getattr(getattr(jaxpr, "debug_info", None), "func_src_info", None) or ""
     at = source.rfind(" at ")
-    return at >= 0 and os.path.realpath(source[at + 4:].rsplit(":", 1)[0]).startswith(JAX_SOURCE)
+    return at >= 0 and _in_jax(source[at + 4:].rsplit(":", 1)[0])
+
+
+_IN_JAX: dict[str, bool] = {}  # a file -> whether it is JAX's own (a realpath is ~20 us of system calls)
+
+
+def _in_jax(path: str) -> bool:
+    if path not in _IN_JAX:
+        _IN_JAX[path] = os.path.realpath(path).startswith(JAX_SOURCE)
+    return _IN_JAX[path]
 
 
 def _literal(atom: Any) -> Any:

@@ -38,6 +38,8 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any
 
+from grader.child.jaxpr_graph import sub_programs
+
 MAX_REPLAYED = 8  # placements replayed in one call
 
 
@@ -54,22 +56,25 @@ class Replayer:
     JAX's jaxpr evaluator, tracer, literal and dropped-variable classes."""
 
     def __init__(self, jax: Any, np: Any) -> None:
-        from jax._src import core
+        from jax._src import core, pjit
         self.jax, self.np = jax, np
         self.eval_jaxpr, self.tracer = core.eval_jaxpr, core.Tracer
         self.literal, self.drop = core.Literal, core.DropVar
+        self.run_program = pjit.jit_p.bind  # a recorded jitted program, as its call ran it
+        self.decides: dict[int, tuple[Any, bool]] = {}  # id(program) -> (it, makes a boolean?)
 
-    def follows(self, events: list[tuple[Any, ...]], placed: Any,
-                returned: list[tuple[str, Any]]) -> dict[str, bool] | None:
-        return follows(events, placed, returned, self)
+    def follows(self, events: list[tuple[Any, ...]], placed: Any, returned: list[tuple[str, Any]],
+                arguments: frozenset[int] = frozenset()) -> dict[str, str] | None:
+        return follows(events, placed, returned, self, arguments)
 
 
 def follows(events: list[tuple[Any, ...]], placed: Any, returned: list[tuple[str, Any]],
-            ops: Replayer) -> dict[str, str] | None:
+            ops: Replayer, arguments: frozenset[int] = frozenset()) -> dict[str, str] | None:
     """For each returned leaf, ``"changed"`` when it changes as ``placed`` holds other values (two
     affine maps of its own, so one that a function's answer ignores does not decide alone) and
     moves with it at the call's own values, ``"still"`` when it changes but does not move
-    (:func:`_still`), ``"unchanged"``; None when the replay cannot say."""
+    (:func:`_still`), ``"unchanged"``; None when the replay cannot say. ``arguments``: the ids of
+    the call's argument values (what a blend would read besides the placed copy)."""
     kinds = [event[0] for event in events]
     if "to_host" in kinds and "from_host" in kinds[kinds.index("to_host"):]:
         return None  # a value pulled to NumPy and given back: a link the recorder cannot follow
@@ -87,7 +92,7 @@ def follows(events: list[tuple[Any, ...]], placed: Any, returned: list[tuple[str
             if new is not None and not _same(new, leaf, np):
                 changed[path] = True
     moved = [(p, leaf) for p, leaf in returned if changed[p]]
-    still = _still(events, placed, value, moved, ops) if moved else {}
+    still = _still(events, placed, value, moved, ops) if moved and _blends(events, placed, arguments) else {}
     return {path: ("still" if still.get(path) else "changed") if moved else "unchanged" for path, moved in changed.items()}
 
 
@@ -107,12 +112,12 @@ def _still(events: list[tuple[Any, ...]], placed: Any, value: Any, returned: lis
                                value.sharding)
 
     def replayed(moved: Any) -> list[Any]:
-        replaced = _replay(events, placed, moved, ops)
+        replaced = _replay(events, placed, moved, ops, whole=False)
         if replaced is None:
             raise ValueError("the replay could not run on a moved value")
         return [replaced.get(id(leaf), leaf) for _, leaf in floating]
 
-    try:
+    try:  # run equation by equation (a recorded program run whole would be differentiated and compiled anew)
         _, tangents = jax.jvp(replayed, (value,), (direction,))
     except Exception:  # the replay could not run, or JAX lacks a rule
         return {}
@@ -120,10 +125,14 @@ def _still(events: list[tuple[Any, ...]], placed: Any, value: Any, returned: lis
             zip(floating, (np.asarray(t, dtype=np.float64) for t in tangents))}
 
 
-def _replay(events: list[tuple[Any, ...]], placed: Any, other: Any, ops: Replayer) -> dict[int, Any] | None:
+def _replay(events: list[tuple[Any, ...]], placed: Any, other: Any, ops: Replayer,
+            whole: bool = True) -> dict[int, Any] | None:
     """id(value the call made) -> the value its operation makes from ``other`` in place of
     ``placed`` (an array the call made, or a value inside one of its programs); None when an
-    operation reached by a replaced value cannot be run again."""
+    operation reached by a replaced value cannot be run again. ``whole``: a jitted program
+    that makes no decision (no boolean, so nothing for ``_held`` to keep) and donates nothing
+    is run as the call ran it, its compiled executable reused: run equation by equation, each
+    operation would be compiled for itself first (~5 ms of a graded child)."""
     inside = placed if isinstance(placed, Inside) else None
     replaced: dict[int, Any] = {} if inside is not None else {id(placed): other}
     jax, tracer = ops.jax, ops.tracer
@@ -152,7 +161,10 @@ def _replay(events: list[tuple[Any, ...]], placed: Any, other: Any, ops: Replaye
             if any(isinstance(v, tracer) for v in (*args, *outs)):
                 return None  # a tracer: part of a transformation the recorder sees only from outside
             new_args = [replaced.get(id(a), a) for a in args]
-            if kind == "jit":
+            if kind == "jit" and whole and not target and not any(params.get("donated_invars") or ()) \
+                    and not _decides(params["jaxpr"], ops):
+                made = ops.run_program(*new_args, **params)
+            elif kind == "jit":
                 program = params["jaxpr"]
                 made = _held(program.jaxpr, program.consts, list(args), new_args, ops, held,
                              [inside.var, other, None] if target else None)[1]
@@ -171,6 +183,55 @@ def _replay(events: list[tuple[Any, ...]], placed: Any, other: Any, ops: Replaye
     except Exception:  # a donated operand gone, a shape the program refuses: no answer
         return None
     return replaced
+
+
+def _decides(program: Any, ops: Replayer) -> bool:
+    """Whether a program makes a boolean anywhere (nested programs too): a decision that a
+    replay must keep as the call made it (``_held``)."""
+    if id(program) not in ops.decides:
+        jaxpr = getattr(program, "jaxpr", program)
+        ops.decides[id(program)] = (program, any(
+            getattr(getattr(var, "aval", None), "dtype", None) == bool for eqn in jaxpr.eqns for var in eqn.outvars)
+            or any(_decides(sub, ops) for eqn in jaxpr.eqns for sub in sub_programs(eqn.params)))
+    return ops.decides[id(program)][1]
+
+
+def _blends(events: list[tuple[Any, ...]], placed: Any, arguments: frozenset[int]) -> bool:
+    """Whether the call could blend the placed copy with the argument it was placed from, so
+    that a result changes with other values yet not at first order (``_still``): an operation
+    reached by the placed value also reads a value computed from the arguments another way (or
+    a constant array of a program: a closure could hold one), or the call pulled a value to
+    the host (a number read there is a literal no id follows). Otherwise every result is made
+    from the placed copy and constants alone, and the first-order replay has nothing to find."""
+    if isinstance(placed, Inside) or any(event[0] == "to_host" for event in events):
+        return True
+    reached, derived = {id(placed)}, set(arguments)
+    for event in events:
+        kind = event[0]
+        if kind == "device_put":
+            for x, out in zip(event[1], event[3]):
+                if out is not placed:
+                    reached.update((id(out),) if id(x) in reached else ())
+                    derived.update((id(out),) if id(x) in derived else ())
+            continue
+        if kind == "jit":
+            ins, outs, consts = event[2], event[3], event[1]["jaxpr"].consts
+        elif kind == "primitive":
+            ins, outs, consts = event[3], event[4] if event[1].multiple_results else [event[4]], ()
+        elif kind == "shard_map":
+            ins, outs, consts = event[3], event[4], getattr(event[2], "consts", ())
+        elif kind == "convert":
+            ins, outs, consts = event[1], [event[2]], ()
+        else:
+            continue
+        reads = {id(v) for v in ins}
+        if reads & reached:
+            if reads & derived or any(getattr(c, "ndim", 0) for c in consts):
+                return True
+            reached.update(id(out) for out in outs)
+        if reads & derived:
+            derived.update(id(out) for out in outs)
+    return False
 
 
 def _value_inside(events: list[tuple[Any, ...]], inside: Inside, ops: Replayer) -> Any:

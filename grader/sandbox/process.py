@@ -509,7 +509,7 @@ class ChildProcess:
             self._watch.close()
         self.kill()
         if self.lease is not None:
-            self.lease.release()
+            self.lease.release_soon()
         else:
             kill_marked(self.marker)
         self.process.wait()
