@@ -11,7 +11,8 @@ chose while its call ran stays as it chose it, and so do the decisions its opera
 every boolean an operation made keeps the value it had in the call (``jnp.where(placed == x,
 sum(x), sum(placed))`` sums x again), so comparing the placed copy with the argument changes
 nothing here, and a result that reaches the placed copy only through ``0 *`` does not change.
-A jitted program is run equation by equation for this (``_held``), its decisions held too.
+A jitted program is run equation by equation for this (``_held``), its decisions held too;
+one that makes no decision (no boolean anywhere) is run whole, its call's executable reused.
 
 A replay answers only when it is sound: every operation reached by a replaced value is
 re-run, no value went through the host (a pull, then a value given back, breaks the chain the
@@ -26,8 +27,9 @@ so ``w * sum(x) + (1 - w) * sum(placed)`` follows the placed copy only when it d
 order at the call's own values (``_still``: a forward-mode derivative, JAX's ``jvp`` of the same
 replay, with the placed value the only one moved): every value is the call's, so no comparison
 comes out otherwise, and such a blend's derivative is that of the branch the call took (here
-the original x's: none). A leaf that changes under other values yet not at all to first order is
-``"still"``. Custom derivative rules are not used (a ``custom_jvp`` function is followed through
+the original x's: none). A blend must read the argument besides the placed copy, so this is
+asked only where an operation the placed value reaches does (``_blends``). A leaf that changes
+under other values yet not at all to first order is ``"still"``. Custom derivative rules are not used (a ``custom_jvp`` function is followed through
 its own body, so a rule cannot claim a dependence) and ``stop_gradient`` passes the change
 through (it marks no link as missing); a result honestly built from steps of zero derivative
 (``floor``, integer casts) on the path would read as still: no exercise's result is.
