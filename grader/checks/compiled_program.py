@@ -136,9 +136,12 @@ class DeviceMemoryAtMost(_Budget):
     one of them is the submission's own jitted function (eager work leaves its intermediates
     in arrays between programs, where no program's figure shows them). ``argument`` and
     ``output`` bound what a program takes in and gives out per device (an FSDP step that
-    receives the whole weights on every device has the figure of a replicated one)."""
+    receives the whole weights on every device has the figure of a replicated one). With
+    ``own_only`` only the submission's own jitted functions' programs are measured (JAX's
+    programs for eager work, such as splitting an argument onto the mesh, are not)."""
     kind: MemoryKind = "peak"
     require_jit: bool = True
+    own_only: bool = False
 
     def judge(self, context: Context) -> Outcome:
         returned = probe_call(context)
@@ -152,7 +155,7 @@ class DeviceMemoryAtMost(_Budget):
             return Outcome.failed(
                 "None of your own jitted functions ran, so the memory your computation needs cannot be measured: "
                 "compute it inside one jax.jit function.", expected=want, observed="no jax.jit function of yours ran")
-        largest = max(returned.programs, key=self._bytes, default=None)
+        largest = max(own_programs(returned, self.own_only), key=self._bytes, default=None)
         if largest is None:
             return Outcome.failed("Your function ran no XLA program to measure.", expected=want,
                                   observed="no program")

@@ -172,5 +172,6 @@ class PlacedAtMostPerDevice(Check):
         if worst > self.fraction * total:
             return Outcome.failed(f"A placement of {self.operand} puts {observed}; the task allows at most "
                                   f"{_share(self.fraction)} of it per device.", expected=want, observed=observed)
-        return Outcome.passed(f"Each of the {len(ours)} placement{'s' * (len(ours) != 1)} of {self.operand} holds at "
-                              f"most {_share(self.fraction)} of it per device: the most, {observed}.")
+        placements = f"Each of the {len(ours)} placements" if len(ours) > 1 else "The placement"
+        return Outcome.passed(f"{placements} of {self.operand} holds at most {_share(self.fraction)} of it per "
+                              f"device: the most, {observed}.")
