@@ -99,3 +99,15 @@ def test_a_typed_sharding_that_is_no_description_is_malformed() -> None:
         check_reply({"value": {"leaves": [leaf]}})
     leaf["typed_sharding"] = {"type": "NamedSharding", "axis_types": ["Explicit"], "spec": ["data"]}
     check_reply({"value": {"leaves": [leaf]}})
+
+
+def test_a_typed_sharding_of_a_leaf_not_returned_is_reported() -> None:
+    import numpy as np
+
+    from grader.arguments import Array, Signature
+    from grader.checks import TypedSharding
+    signature = Signature({"x": Array("float32", "n")}, returns=Array("float32", "n"))
+    probe = {"x": np.zeros(8, np.float32)}
+    assert TypedSharding(id="s.t", title="t", spec=("data",), axis_names=("data",)).problems(signature, probe) == []
+    assert TypedSharding(id="s.t", title="t", spec=("data",), axis_names=("data",), leaf="result[1]").problems(
+        signature, probe) == ["s.t: leaf='result[1]' is not a leaf of the declared return (result)"]

@@ -161,3 +161,25 @@ def test_blocks_that_are_all_of_x_are_placed_and_taken_whole(reports) -> None:
 def test_own_only_leaves_out_the_programs_jax_runs_for_eager_work(reports) -> None:
     _failed(reports["eager"], "structure.one_all_reduce", "structure.arguments_split")
     assert reports["eager"]["structure.one_all_reduce"].observed == "0 all-reduce"
+
+
+def test_declarations_that_cannot_work_are_reported() -> None:
+    import numpy as np
+
+    from grader.arguments import Array, Signature
+    from grader.checks import CollectiveCount, CommunicatesAtMost, PlacedAtMostPerDevice
+    signature = Signature({"x": Array("float32", "n")}, returns=Array("float32", ()))
+    probe = {"x": np.zeros(16, np.float32)}
+    assert CollectiveCount(id="s.c", title="t", operation="psum", exactly=1).problems(signature, probe) == []
+    assert CollectiveCount(id="s.c", title="t", operation="all-gather", at_most=0).problems(signature, probe) == []
+    assert CollectiveCount(id="s.c", title="t", operation="allreduce", exactly=1).problems(
+        signature, probe)[0].startswith("s.c: unknown collective 'allreduce'")
+    assert CollectiveCount(id="s.c", title="t", operation="psum").problems(signature, probe) == [
+        "s.c: give exactly, at_least or at_most"]
+    assert "axes= names mesh axes" in " ".join(CollectiveCount(
+        id="s.c", title="t", operation="all-reduce", exactly=1, axes=("data",)).problems(signature, probe))
+    assert CommunicatesAtMost(id="s.m", title="t", of="result", fraction=1.0).problems(signature, probe) == []
+    assert CommunicatesAtMost(id="s.m", title="t", of="result[0]", fraction=1.0).problems(signature, probe) == [
+        "s.m: of='result[0]' is no leaf of the declared return (result)"]
+    assert PlacedAtMostPerDevice(id="s.p", title="t", operand="w", fraction=0.5).problems(
+        signature, probe)[0].startswith("s.p: operand='w' is no array leaf of the probe")
