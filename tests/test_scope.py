@@ -24,7 +24,7 @@ from grader.authoring import SameJit
 
 CHECKS[-1:-1] = [
     SameJit(id="structure.same_jit", title="The constraint and the row sums are one jitted program",
-            operations=(("sharding_constraint", "device_put"), "reduce_sum"), linked=True,
+            operations=(("sharding_constraint", "device_put", "all_gather"), "reduce_sum"), linked=True,
             hint="Constrain and sum inside the same jax.jit function."),
     SameJit(id="structure.same_jit_unlinked", title="A constraint and a sum in one jitted program",
             operations=("sharding_constraint", "reduce_sum")),
@@ -51,6 +51,23 @@ def _constrain(y):
 @jax.jit
 def _energies(m):
     return jnp.sum(_constrain(m * m), axis=1)
+
+
+def row_energies(x):
+    return _energies(x)
+''',
+    # the squares gathered by a shard_map's all_gather inside the jitted function that sums: another route
+    "shard_map_gather": HEADER + '''
+
+def _gather(block):
+    return jax.lax.all_gather(block * block, "data", tiled=True)
+
+
+@jax.jit
+def _energies(m):
+    gathered = jax.shard_map(_gather, mesh=MESH, in_specs=PartitionSpec("data", None), out_specs=PartitionSpec(),
+                             check_vma=False)(m)
+    return jnp.sum(gathered, axis=1)
 
 
 def row_energies(x):
@@ -107,12 +124,15 @@ def reports(tmp_path_factory):
 
 @pytest.mark.slow
 def test_one_jitted_function_passes_and_a_jitted_helper_inside_it_is_part_of_it(reports) -> None:
-    for name in ("reference", "nested_jit"):
+    for name in ("reference", "nested_jit", "shard_map_gather"):
         same = reports[name]["structure.same_jit"]
         assert same.status == "passed" and same.score == 2, (name, same.message)
-        assert same.message.startswith("Your program runs jax.lax.with_sharding_constraint or jax.device_put "
-                                       "and reduce_sum in the same jitted function"), same.message
+        assert same.message.startswith("Your program runs jax.lax.with_sharding_constraint or jax.device_put or "
+                                       "jax.lax.all_gather and reduce_sum in the same jitted function"), same.message
+    for name in ("reference", "nested_jit"):
         assert reports[name]["structure.same_jit_unlinked"].status == "passed"
+    # no constraint at all: the gather is a shard_map's all_gather
+    assert reports["shard_map_gather"]["structure.same_jit_unlinked"].status == "failed"
 
 
 @pytest.mark.slow
