@@ -12,6 +12,8 @@ from __future__ import annotations
 from grader.arguments import Array, Key, Scalar, Signature
 from grader.checks.budgets import OperationCount
 from grader.checks.compilation import CompilesAtMost, Donates
+from grader.checks.explicit import MeshAxisTypes, TypedSharding
+from grader.checks.lengths import LoopLength
 from grader.checks.compiled_program import (CommunicatesAtMost, DeviceMemoryAtMost, HoldsAtMostPerDevice,
                                             UsesCollective)
 from grader.checks.from_placement import ResultFromPlacement
@@ -23,6 +25,8 @@ from grader.checks.primitive_params import CyclicShift
 from grader.checks.program_checks import AvoidsPrimitives, UsesPrimitive
 from grader.checks.predicate import Observed, Predicate
 from grader.checks.returns import Returns
+from grader.checks.scope import SameJit
+from grader.checks.traffic import CollectiveCount, PlacedAtMostPerDevice
 from grader.checks.routes import AnyOf
 from grader.checks.structure import MeshMatches, NamedShardingTarget, PlacedOnNamedSharding, SpecMatches
 from grader.checks.values import Case, FixedCases, ValueProperty
@@ -35,10 +39,11 @@ __all__ = [
     # the function's signature
     "Array", "Key", "Scalar", "Signature",
     # checks, and the targets structure checks judge
-    "AnyOf", "AvoidsPrimitives", "Case", "CommunicatesAtMost", "CompilesAtMost", "CyclicShift", "DeviceMemoryAtMost",
-    "Donates", "FixedCases", "HoldsAtMostPerDevice", "LoadsFunction", "MeshMatches", "NamedShardingTarget",
-    "Observed", "OperationCount", "Outcome", "PlacedOnNamedSharding", "Predicate", "ResultFromPlacement",
-    "ResultSharding", "Returns", "ShardLayout", "SpecMatches", "UsesCollective", "UsesPrimitive", "ValueProperty",
+    "AnyOf", "AvoidsPrimitives", "Case", "CollectiveCount", "CommunicatesAtMost", "CompilesAtMost", "CyclicShift",
+    "DeviceMemoryAtMost", "Donates", "FixedCases", "HoldsAtMostPerDevice", "LoadsFunction", "LoopLength",
+    "MeshAxisTypes", "MeshMatches", "NamedShardingTarget", "Observed", "OperationCount", "Outcome",
+    "PlacedAtMostPerDevice", "PlacedOnNamedSharding", "Predicate", "ResultFromPlacement", "ResultSharding", "Returns",
+    "SameJit", "ShardLayout", "SpecMatches", "TypedSharding", "UsesCollective", "UsesPrimitive", "ValueProperty",
     "WithinLimits", "Wording", "placement_checks",
     # inputs, oracles and tolerances
     "FLOAT32", "LENGTHS", "arguments", "dims", "elementwise_tolerance", "exact_axis_sum", "exact_matmul",

@@ -305,6 +305,7 @@ class LeafData(TypedDict):
     type: str
     kind: str
     sharding: NotRequired[dict[str, Any]]
+    typed_sharding: NotRequired[dict[str, Any]]  # jax_array: the sharding jax.typeof(x) states, if any
     shards: NotRequired[list[dict[str, Any]]]  # jax_array: device and [start, stop) per dimension
     dtype: NotRequired[str]
     shape: NotRequired[list[int]]

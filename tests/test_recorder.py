@@ -234,7 +234,7 @@ def test_a_device_put_onto_another_sharding_is_not_fed(session) -> None:
             return jnp.sum(jax.device_put(x, ALL))
     """)
     one = {"type": "NamedSharding", "mesh_devices": [0], "mesh_shape": [1], "axis_names": ["data"], "spec": [],
-           "memory_kind": "device"}
+           "memory_kind": "device", "axis_types": ["Auto"]}  # as the child describes ONE (a Mesh(...): Auto axes)
     loaded.call({"x": np.ones(8, np.float32)}, counterfactual=Counterfactual(True, one))
     fed = loaded.call(PROBE, counterfactual=Counterfactual(False, one))
     assert fed.swapped == 1 and fed.number() == float(PROBE["x"].sum())

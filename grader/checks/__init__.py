@@ -23,6 +23,8 @@ _EXPORTS = {
     "MeshMatches": "structure", "NamedShardingTarget": "structure", "PlacedOnNamedSharding": "structure",
     "ResultFromPlacement": "from_placement", "SpecMatches": "structure",
     "Case": "values", "FixedCases": "values", "ValueProperty": "values",
+    "SameJit": "scope", "CollectiveCount": "traffic", "PlacedAtMostPerDevice": "traffic",
+    "MeshAxisTypes": "explicit", "TypedSharding": "explicit", "LoopLength": "lengths",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -8,8 +8,12 @@ collectives of each, their bytes, its memory per device; JAX's programs for eage
 included), and the shards of what the function returned.
 
 Budgets are in bytes per device, given as ``at_most_bytes`` or as a ``fraction`` of the bytes
-of one of the probe's arguments (``of="grads"``), which keeps a budget right when the probe's
-shapes change.
+of one of the probe's arguments (``of="grads"``) or of what the probe call returned
+(``of="result"``, ``of="result[1]"``: "at most one output's bytes moved per device"), which
+keeps a budget right when the probe's shapes change. With ``own_only`` the collective checks
+read only the programs of the submission's own jitted functions: not the programs JAX runs for
+eager operations, nor those of functions defined outside the submission (the grader's, a
+library's).
 """
 from __future__ import annotations
 
@@ -19,20 +23,21 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from grader.arguments import Signature, argument_leaves
+from grader.arguments import Signature, argument_leaves, is_within
 from grader.checks.base import Check, Context
 from grader.checks.returns import probe_call
-from grader.observe.returned import COLLECTIVE_KINDS, CompiledProgram, Leaf
+from grader.observe.returned import COLLECTIVE_KINDS, CompiledProgram, Leaf, Returned
 from grader.outcome import Category, Outcome
 
-MemoryKind = Literal["peak", "temp"]
+MemoryKind = Literal["peak", "temp", "argument", "output"]
 # Bytes per element of the dtypes NumPy cannot name without ml_dtypes.
 _NARROW = {"bfloat16": 2, "float8_e4m3fn": 1, "float8_e5m2": 1}
 
 
 @dataclass(frozen=True, kw_only=True)
 class _Budget(Check):
-    """A limit in bytes: ``at_most_bytes``, or ``fraction`` of the bytes of the probe's leaf ``of``."""
+    """A limit in bytes: ``at_most_bytes``, or ``fraction`` of the bytes of the probe's leaf ``of``
+    (an argument leaf, or a returned one: ``result``, ``result[0]``)."""
     at_most_bytes: int | None = None
     of: str | None = None
     fraction: float | None = None
@@ -42,15 +47,25 @@ class _Budget(Check):
         if (self.at_most_bytes is None) == (self.of is None or self.fraction is None):
             return [f"{self.id}: give at_most_bytes, or of= and fraction= (a share of an argument's bytes)"]
         leaves = dict(argument_leaves(probe))
+        if self.of is not None and is_within(self.of, "result"):
+            from grader.arguments import flatten_spec
+            paths = [p for p, _ in flatten_spec(signature.returns, "result")]
+            return [] if self.of in paths else [f"{self.id}: of={self.of!r} is no leaf of the declared return "
+                                                f"({', '.join(paths)})"]
         if self.of is not None and not isinstance(leaves.get(self.of), np.ndarray):
             return [f"{self.id}: of={self.of!r} is no array leaf of the probe (leaves: {', '.join(leaves)})"]
         return []
 
-    def limit(self, probe: dict[str, Any]) -> tuple[int, str]:
-        """The budget in bytes, and in words."""
+    def limit(self, probe: dict[str, Any], returned: Returned | None = None) -> tuple[int, str]:
+        """The budget in bytes, and in words; one relative to a returned leaf reads ``returned``
+        (the probe call's reply: a leaf it did not return makes the budget 0 bytes)."""
         if self.at_most_bytes is not None:
             return self.at_most_bytes, _size(self.at_most_bytes)
-        whole = dict(argument_leaves(probe))[self.of].nbytes
+        if is_within(self.of, "result"):
+            leaf = returned.leaf(self.of) if returned is not None and returned.ok else None
+            whole = leaf_bytes(leaf) if leaf is not None else 0
+        else:
+            whole = dict(argument_leaves(probe))[self.of].nbytes
         return int(whole * self.fraction), (f"{_size(int(whole * self.fraction))} ({_share(self.fraction)} of the "
                                             f"{_size(whole)} of {self.of})")
 
@@ -61,6 +76,7 @@ class UsesCollective(Check):
     (a reduce-scatter, not an all-reduce followed by a slice)."""
     kind: str
     instead_of: tuple[str, ...] = ()
+    own_only: bool = False
     category: ClassVar[Category] = "structure"
 
     def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
@@ -73,7 +89,7 @@ class UsesCollective(Check):
         if not returned.ok:
             return Outcome.failed(f"Nothing to judge here: your function {returned.describe()}.", expected=want,
                                   observed=returned.describe())
-        ran = _collectives(returned.programs)
+        ran = _collectives(own_programs(returned, self.own_only))
         observed = _listed(ran) or "no collective"
         refused = [entry for entry in ran if entry[0] in self.instead_of]
         if refused:
@@ -89,18 +105,22 @@ class UsesCollective(Check):
 
 @dataclass(frozen=True, kw_only=True)
 class CommunicatesAtMost(_Budget):
-    """Over the probe call, the collectives of every XLA program it ran produce at most the
-    budget's bytes per device (each run of a program counts)."""
+    """Over the probe call, the collectives of every XLA program it ran (with ``own_only``, of
+    the submission's own jitted functions) produce at most the budget's bytes per device (each
+    run of a program counts)."""
+    own_only: bool = False
 
     def judge(self, context: Context) -> Outcome:
         returned = probe_call(context)
-        limit, words = self.limit(context.probe)
-        want = f"at most {words} moved by collectives, per device"
+        limit, words = self.limit(context.probe, returned)
+        want = f"at most {words} moved by collectives, per device" + (" in your own jitted functions"
+                                                                       if self.own_only else "")
         if not returned.ok:
             return Outcome.failed(f"Nothing to judge here: your function {returned.describe()}.", expected=want,
                                   observed=returned.describe())
-        moved = sum(program.communicated for program in returned.programs)
-        observed = f"{_size(moved)} per device: {_listed(_collectives(returned.programs)) or 'no collective'}"
+        programs = own_programs(returned, self.own_only)
+        moved = sum(program.communicated for program in programs)
+        observed = f"{_size(moved)} per device: {_listed(_collectives(programs)) or 'no collective'}"
         if moved > limit:
             return Outcome.failed(f"Your function's collectives move {observed}; the task allows at most {words}.",
                                   expected=want, observed=observed)
@@ -114,14 +134,19 @@ class DeviceMemoryAtMost(_Budget):
     what the call's programs handed each other (a computation split into programs keeps its
     intermediates there: the budget is the call's, not one program's). With ``require_jit``
     one of them is the submission's own jitted function (eager work leaves its intermediates
-    in arrays between programs, where no program's figure shows them)."""
+    in arrays between programs, where no program's figure shows them). ``argument`` and
+    ``output`` bound what a program takes in and gives out per device (an FSDP step that
+    receives the whole weights on every device has the figure of a replicated one). With
+    ``own_only`` only the submission's own jitted functions' programs are measured (JAX's
+    programs for eager work, such as splitting an argument onto the mesh, are not)."""
     kind: MemoryKind = "peak"
     require_jit: bool = True
+    own_only: bool = False
 
     def judge(self, context: Context) -> Outcome:
         returned = probe_call(context)
-        limit, words = self.limit(context.probe)
-        what = "temporary buffers" if self.kind == "temp" else "memory at its peak"
+        limit, words = self.limit(context.probe, returned)
+        what = _MEMORY_TEXT[self.kind]
         want = f"at most {words} of {what} per device"
         if not returned.ok:
             return Outcome.failed(f"Nothing to judge here: your function {returned.describe()}.", expected=want,
@@ -130,7 +155,7 @@ class DeviceMemoryAtMost(_Budget):
             return Outcome.failed(
                 "None of your own jitted functions ran, so the memory your computation needs cannot be measured: "
                 "compute it inside one jax.jit function.", expected=want, observed="no jax.jit function of yours ran")
-        largest = max(returned.programs, key=self._bytes, default=None)
+        largest = max(own_programs(returned, self.own_only), key=self._bytes, default=None)
         if largest is None:
             return Outcome.failed("Your function ran no XLA program to measure.", expected=want,
                                   observed="no program")
@@ -146,7 +171,7 @@ class DeviceMemoryAtMost(_Budget):
         return Outcome.passed(f"At most {observed} (the budget: {words}).")
 
     def _bytes(self, program: CompiledProgram) -> int:
-        return program.memory.temp if self.kind == "temp" else program.memory.peak
+        return program.memory.peak if self.kind == "peak" else getattr(program.memory, self.kind)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -167,7 +192,7 @@ class HoldsAtMostPerDevice(Check):
                 f"{named} is {found.describe()}" if found is not None else f"no {self.leaf} was returned")
             return Outcome.failed(f"Nothing to judge here: {observed}.", expected=want, observed=observed)
         per_device = _bytes_per_device(found)
-        total = _itemsize(found.dtype) * int(np.prod(found.shape))
+        total = leaf_bytes(found)
         device, most = max(per_device.items(), key=lambda item: item[1])
         spread = f"{len(per_device)} device" + ("" if len(per_device) == 1 else "s")
         observed = (f"device {device} holds {_size(most)} of the {_size(total)} of {named} "
@@ -177,6 +202,20 @@ class HoldsAtMostPerDevice(Check):
                                   f"{_share(self.fraction)} of it. Split it over more devices, or along more of its "
                                   "axes.", expected=want, observed=observed)
         return Outcome.passed(f"The most any device holds: {observed}.")
+
+
+_MEMORY_TEXT = {"peak": "memory at its peak", "temp": "temporary buffers", "argument": "arguments",
+                "output": "outputs"}
+
+
+def own_programs(returned: Returned, own_only: bool) -> tuple[CompiledProgram, ...]:
+    """The XLA programs a call ran; with ``own_only``, those of the submission's own jitted functions."""
+    return tuple(p for p in returned.programs if p.own or not own_only)
+
+
+def leaf_bytes(leaf: Leaf) -> int:
+    """The bytes of a returned leaf, all of it (0 for one that is no array)."""
+    return _itemsize(leaf.dtype) * int(np.prod(leaf.shape)) if leaf.shape is not None else 0
 
 
 def _bytes_per_device(leaf: Leaf) -> dict[int, int]:

@@ -25,6 +25,7 @@ from jax._src import core
 from jax.sharding import AbstractMesh, Mesh, PartitionSpec, Sharding
 
 from grader.child.jax_version import closed_jaxpr_class
+from grader.child.typed import axis_types
 
 Describe = Callable[[Any], dict[str, Any]]
 JAX_SOURCE = os.path.dirname(os.path.realpath(jax.__file__)) + os.sep
@@ -59,7 +60,7 @@ def mesh_data(mesh: Mesh | AbstractMesh) -> dict[str, Any]:
     except (AttributeError, ValueError):  # an AbstractMesh names no devices
         devices = None
     return {"type": "Mesh", "mesh_devices": devices, "mesh_shape": [int(n) for n in dict(mesh.shape).values()],
-            "axis_names": [str(a) for a in mesh.axis_names]}
+            "axis_names": [str(a) for a in mesh.axis_names], **axis_types(mesh)}
 
 
 def sub_programs(params: dict[str, Any]) -> list[core.Jaxpr | core.ClosedJaxpr]:

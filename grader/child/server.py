@@ -24,6 +24,7 @@ from grader.child.pins import originals
 from grader.child.startup_output import restore as restore_output
 from grader.child.error_text import error_text
 from grader.child.run_cells import run_cells
+from grader.child.typed import axis_types, typed_sharding
 from grader.errors import CellFailed, ChannelClosed
 from grader.wire import (HEADER, WIDENED, CallReply, LoadReply, Ready, Reply, Skipped, TraceReply, ValueData,
                          carries, decode_array, encode_array, fits, frame, read_message, write_frame, write_message)
@@ -110,6 +111,7 @@ class Child:
                 "axis_names": [str(a) for a in mesh.axis_names],
                 "spec": [list(p) if isinstance(p, tuple) else p for p in target.spec],
                 "memory_kind": target.memory_kind,
+                **axis_types(mesh),
             }
         device_set = getattr(target, "device_set", None)
         devices = sorted(int(d.id) for d in device_set) if device_set else []
@@ -136,6 +138,9 @@ class Child:
             except Exception as error:
                 described["sharding"] = {"type": "unreadable", "error": f"{type(error).__name__}: {error}"}
                 described["shards"] = []
+            typed = typed_sharding(self.jax, value, self.describe_sharding)
+            if typed is not None:
+                described["typed_sharding"] = typed
             # Nothing to read from an empty array (and JAX 0.10.2 fails reading some sharded ones).
             try:
                 array = np.zeros(value.shape, value.dtype) if value.size == 0 else np.asarray(value)

@@ -34,6 +34,7 @@ FIELDS: dict[str, Callable[[Any], bool]] = {
     "mesh_devices": lambda v: v is None or _ints(v),
     "mesh_shape": _ints,
     "axis_names": _names,
+    "axis_types": _names,  # a mesh's axis types by name (grader.child.typed): "Explicit", "Auto", "Manual"
     "spec": _spec,
     "memory_kind": lambda v: v is None or isinstance(v, str),
     "error": lambda v: isinstance(v, str),  # an unreadable sharding: why
@@ -89,6 +90,8 @@ def check_reply(reply: dict[str, Any]) -> None:
         if isinstance(leaf, dict):
             if leaf.get("sharding") is not None:
                 check_description(leaf["sharding"], "a returned array's sharding")
+            if leaf.get("typed_sharding") is not None:
+                check_description(leaf["typed_sharding"], "a returned array's typed sharding")
             if "shards" in leaf:
                 check_shards(leaf["shards"], "a returned array's shards")
     program = reply.get("program")

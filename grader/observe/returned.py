@@ -74,6 +74,7 @@ class Leaf:
     sharding: dict[str, Any] | None = None
     shards: tuple[dict[str, Any], ...] = ()
     repr: str | None = None
+    typed_sharding: dict[str, Any] | None = None  # as jax.typeof(x).sharding states it (explicit sharding)
 
     def describe(self) -> str:
         """What the leaf is, as a phrase: "a JAX array of shape (3,) and dtype float32"."""
@@ -110,12 +111,16 @@ def _leaf(data: LeafData) -> Leaf:
     sharding = data.get("sharding")
     if sharding is not None and not isinstance(sharding, dict):
         raise ValueError("a sharding must be an object")
+    typed = data.get("typed_sharding")
+    if typed is not None and not isinstance(typed, dict):
+        raise ValueError("a typed sharding must be an object")
     shards = tuple(data.get("shards", ()))
     if not all(isinstance(s, dict) for s in shards):
         raise ValueError("shards must be objects")
     return Leaf(path=safe_text(data["path"], 300), kind=kind, type=safe_text(data.get("type", "?"), 300),
                 dtype=safe_text(data["dtype"], 40) if "dtype" in data else None, shape=shape, array=array,
-                sharding=sharding, shards=shards, repr=safe_text(data["repr"], 200) if "repr" in data else None)
+                sharding=sharding, shards=shards, repr=safe_text(data["repr"], 200) if "repr" in data else None,
+                typed_sharding=typed)
 
 
 @dataclass(frozen=True)

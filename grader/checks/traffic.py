@@ -1,0 +1,177 @@
+"""``structure``: how many collectives a call runs, and how much of an argument each device holds.
+
+A collective named by the task ("one psum over 'model'") is judged by presence elsewhere
+(``UsesPrimitive``); a second psum, or an all-reduce run once per loop step, gives the same
+numbers and moves twice the bytes. ``CollectiveCount`` counts them: a collective of the
+program the probe call ran, as the student wrote it (``"psum"``, ``"all_gather"``: psum and
+pmean told apart by meaning, as in ``grader.checks.program_checks``), or one XLA runs
+(``"all-reduce"``, ``"all-gather"``: each run of each program, each iteration of a loop that
+holds it), exactly, at least or at most so many.
+
+Bytes per device are read for what a function returns (``HoldsAtMostPerDevice``) and for what
+XLA's programs take in and move (``grader.checks.compiled_program``); ``PlacedAtMostPerDevice``
+reads them for what the function *placed*: every placement of an argument (or of a copy of it)
+by ``jax.device_put`` (or the ways ``via`` names) holds at most ``fraction`` of its bytes on any
+one device. An FSDP step that stores its weights split but places a second, replicated copy
+"to be safe" holds all of them everywhere.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from grader.arguments import Signature, argument_leaves
+from grader.checks.base import Check, Context
+from grader.checks.compiled_program import _share, _size, own_programs
+from grader.checks.evidence import VIA_NAME, evidence
+from grader.checks.program_checks import ALIASES, _axes, axis_sizes, mean_of, names_of, observed_program, spelled
+from grader.checks.returns import probe_call
+from grader.checks.shardings import blocks_of, sharding_text
+from grader.observe.program import Program
+from grader.observe.returned import COLLECTIVE_KINDS
+from grader.outcome import Category, Outcome
+
+
+@dataclass(frozen=True, kw_only=True)
+class CollectiveCount(Check):
+    """The probe call runs ``operation`` exactly ``exactly`` times (or at least ``at_least``,
+    at most ``at_most``). ``operation`` is a collective as written (a key of
+    ``program_checks.ALIASES``, counted in the call's program, over exactly ``axes`` when
+    given) or one XLA runs (``"all-reduce"``, ...: counted in the XLA programs the call ran,
+    every run and loop iteration; with ``own_only``, only in the submission's own jitted
+    functions' programs)."""
+    operation: str
+    exactly: int | None = None
+    at_least: int | None = None
+    at_most: int | None = None
+    axes: tuple[str, ...] | None = None
+    own_only: bool = False
+    category: ClassVar[Category] = "structure"
+
+    @property
+    def compiled(self) -> bool:
+        return self.operation in COLLECTIVE_KINDS
+
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        found = []
+        if self.operation not in ALIASES and not self.compiled:
+            found.append(f"{self.id}: unknown collective {self.operation!r} (as written: {', '.join(ALIASES)}; "
+                         f"as XLA runs them: {', '.join(COLLECTIVE_KINDS)})")
+        if self.exactly is None and self.at_least is None and self.at_most is None:
+            found.append(f"{self.id}: give exactly, at_least or at_most")
+        if self.exactly is not None and (self.at_least is not None or self.at_most is not None):
+            found.append(f"{self.id}: exactly cannot be given with at_least or at_most")
+        if self.compiled and self.axes is not None:
+            found.append(f"{self.id}: axes= names mesh axes, which only a collective as written has")
+        return found
+
+    def _wanted(self) -> str:
+        what = self.operation if self.compiled else spelled(self.operation)
+        if self.axes is not None:
+            what += f" over axis {', '.join(map(repr, self.axes))}"
+        if self.exactly is not None:
+            bound = f"exactly {self.exactly}"
+        else:
+            bound = " and ".join(part for part in (f"at least {self.at_least}" if self.at_least is not None else "",
+                                                   f"at most {self.at_most}" if self.at_most is not None else "")
+                                 if part)
+        return f"{bound} {what}" + (" in your own jitted functions" if self.own_only else "")
+
+    def judge(self, context: Context) -> Outcome:
+        want = self._wanted()
+        if self.compiled:
+            returned = probe_call(context)
+            if not returned.ok:
+                return Outcome.failed(f"Nothing to judge here: your function {returned.describe()}.", expected=want,
+                                      observed=returned.describe())
+            count, observed = self._run(returned)
+            where = "XLA's programs for your function run"
+        else:
+            program, why = observed_program(context)
+            if program is None:
+                return Outcome.failed(f"The program could not be inspected: {why}.", expected=want,
+                                      observed=str(why))
+            count, observed = self._written(program)
+            where = "your program performs"
+        low = self.exactly if self.exactly is not None else self.at_least
+        high = self.exactly if self.exactly is not None else self.at_most
+        if (low is not None and count < low) or (high is not None and count > high):
+            extra = (" A collective inside a loop runs once per step; one in each of several programs, once in each."
+                     if self.compiled and count > (high if high is not None else count) else "")
+            return Outcome.failed(f"{where[:1].upper()}{where[1:]} {observed}; the task asks for {want}.{extra}",
+                                  expected=want, observed=observed)
+        return Outcome.passed(f"{where[:1].upper()}{where[1:]} {observed} ({want}).")
+
+    def _run(self, returned: Any) -> tuple[int, str]:
+        count, places = 0, []
+        for program in own_programs(returned, self.own_only):
+            runs = sum(c.times for c in program.collectives if c.kind == self.operation) * program.runs
+            if runs:
+                count += runs
+                places.append(f"{runs} in {program.function}")
+        return count, f"{count} {self.operation}" + (f" ({', '.join(places[:4])})" if places else "")
+
+    def _written(self, program: Program) -> tuple[int, str]:
+        found = [n for n in program.nodes if n.primitive in names_of(self.operation) and not n.inlined]
+        if self.operation in ("psum", "pmean"):
+            sizes = axis_sizes(program)
+            means = [n for n in found if mean_of(program, n, sizes)]
+            found = means if self.operation == "pmean" else [n for n in found if n not in means]
+        if self.axes is not None:
+            found = [n for n in found if set(_axes(n)) == set(self.axes)]
+        axes = sorted({repr(tuple(_axes(n))) for n in found})
+        return len(found), f"{len(found)} {spelled(self.operation)}" + (f" (over {', '.join(axes)})" if axes else "")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlacedAtMostPerDevice(Check):
+    """Every placement of the argument ``operand`` (itself, or a copy of its shape) by one of
+    ``via`` (``jax.device_put`` unless told) puts at most ``fraction`` of its bytes on any one
+    device, and there is at least one."""
+    operand: str
+    fraction: float
+    via: tuple[str, ...] = ("device_put",)
+    category: ClassVar[Category] = "structure"
+
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        leaves = dict(argument_leaves(probe))
+        found = [] if isinstance(leaves.get(self.operand), np.ndarray) else [
+            f"{self.id}: operand={self.operand!r} is no array leaf of the probe (leaves: {', '.join(leaves)})"]
+        return found + [f"{self.id}: via={v!r} is no way of placing ({', '.join(VIA_NAME)})"
+                        for v in self.via if v not in VIA_NAME]
+
+    def judge(self, context: Context) -> Outcome:
+        found = evidence(context)
+        how = " or ".join(VIA_NAME[v] for v in self.via)
+        want = f"every placement of {self.operand} by {how} holding at most {_share(self.fraction)} of it per device"
+        if found.unobservable or found.problem:
+            why = found.unobservable or found.problem or ""
+            return Outcome.failed(f"Nothing to judge here: {why[:1].lower()}{why[1:]}.", expected=want, observed=why,
+                                  hint_applies=False)
+        value = dict(argument_leaves(context.probe))[self.operand]
+        total = int(value.nbytes)
+        ours = [p for p in found.placements if p.via in self.via and p.relation.get(self.operand) in ("exact", "copy")]
+        if not ours:
+            return Outcome.failed(f"Your function never placed {self.operand} (or a copy of it) with {how}.",
+                                  expected=want, observed=f"no placement of {self.operand} by {how}")
+        worst, worst_text = -1, ""
+        for placement in ours:
+            layout = blocks_of(placement.sharding, tuple(value.shape))
+            if layout is None:  # the default device, or a sharding too vague to lay out: all of it, somewhere
+                most = total
+            else:
+                most = max((int(np.prod([b - a for a, b in block])) * value.itemsize for block in layout.values()),
+                           default=0)
+            if most > worst:
+                worst = most
+                worst_text = sharding_text(placement.sharding, found.device_names)
+        observed = (f"{_size(worst)} of the {_size(total)} of {self.operand} on one device "
+                    f"({_share(worst / total if total else 0.0)} of it), placed on {worst_text}")
+        if worst > self.fraction * total:
+            return Outcome.failed(f"A placement of {self.operand} puts {observed}; the task allows at most "
+                                  f"{_share(self.fraction)} of it per device.", expected=want, observed=observed)
+        placements = f"Each of the {len(ours)} placements" if len(ours) > 1 else "The placement"
+        return Outcome.passed(f"{placements} of {self.operand} holds at most {_share(self.fraction)} of it per "
+                              f"device: the most, {observed}.")
