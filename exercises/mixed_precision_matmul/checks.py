@@ -100,8 +100,9 @@ def _producer(seen: Observed, value: int) -> Any:
 
 def dtype_of(seen: Observed, value: int | None, depth: int = 0) -> str | None:
     """The dtype of a value of the program (None when it cannot be told): the arguments are
-    float32; a convert gives its new_dtype, a dot_general its preferred_element_type; every other
-    operation keeps the dtype of what it reads (a select, of the values it selects)."""
+    float32; a convert gives its new_dtype, a dot_general its preferred_element_type, a comparison
+    bool; every other operation keeps the dtype of the first value it reads whose dtype can be
+    told (a select, of the values it selects; a literal's is never asked)."""
     if value is None or depth > 200:
         return None
     if value in seen.program.inputs:
@@ -116,7 +117,7 @@ def dtype_of(seen: Observed, value: int | None, depth: int = 0) -> str | None:
     if node.primitive == "dot_general" and node.params.get("preferred_element_type"):
         return node.params["preferred_element_type"]
     reads = [i for i in (node.inputs[1:] if node.primitive == "select_n" else node.inputs) if i is not None]
-    return next((d for d in (dtype_of(seen, i, depth + 1) for i in reads[:1]) if d is not None), None)
+    return next((d for d in (dtype_of(seen, i, depth + 1) for i in reads) if d is not None), None)
 
 
 def _products(seen: Observed) -> list[Any]:
