@@ -24,6 +24,10 @@ MIXED = {
     "wrong/value_bfloat16_accumulation.py": (
         {"value.rounded_operands", "structure.float32_accumulation"},
         {"type.float32_product", "structure.x_bfloat16", "structure.w_bfloat16"}),
+    "wrong/structure_bfloat16_accumulation_jitted.py": (
+        {"structure.float32_accumulation"},
+        {"value.rounded_operands", "value.one_product", "structure.x_bfloat16", "structure.w_bfloat16",
+         "structure.result_not_cast"}),
     "wrong/structure_reduce_precision.py": (
         {"structure.no_emulated_rounding", "structure.x_bfloat16", "structure.w_bfloat16"},
         {"value.rounded_operands", "value.one_product", "structure.float32_accumulation"}),
