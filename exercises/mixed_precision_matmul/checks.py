@@ -10,6 +10,7 @@ accumulates in float32, nothing after it rounds the result, and no rounding is e
 arguments (float32) and each ``convert_element_type``'s ``new_dtype``: the program the grader
 keeps holds each value's shape, not its dtype (see ``dtype_of``).
 """
+import math
 from typing import Any
 
 import numpy as np
@@ -35,7 +36,6 @@ def to_bfloat16(a: np.ndarray) -> np.ndarray:
 def rounded_product(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """The exact product of the bfloat16-rounded operands (float64 products of bfloat16 values
     are exact, and ``math.fsum`` adds them exactly)."""
-    import math
     xb, wb = to_bfloat16(x).astype(np.float64), to_bfloat16(w).astype(np.float64)
     out = np.zeros((xb.shape[0], wb.shape[1]))
     for i in range(xb.shape[0]):
@@ -57,19 +57,19 @@ def float32_accumulation_tolerance(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 def rounding_visible() -> st.SearchStrategy[float]:
     """float32 values ±(m + f)·2^e with m an odd integer in [129, 255], f in {1/8, 1/4, 3/8} and
     e in [-12, 12] (and some zeros): exact in float32, and rounded to bfloat16 (8 significant
-    bits) each becomes exactly ±m·2^e, a quarter of a bfloat16 step or so away. So
+    bits) each becomes exactly ±m·2^e, 1/8 to 3/8 of a bfloat16 step away. So
 
     - not rounding an operand (float32 throughout, or one operand cast) moves every product
-      by at least 2^-10 of itself, about 2^12 times float32's tolerance;
+      by f/m >= 2^-11 of itself: where k = 1, 2^11 times the tolerance;
     - rounding the result instead of the operands cannot give the right answer where k = 1:
       the right entry m1·m2·2^(e1+e2) is an odd multiple of 2^(e1+e2) with 15 or 16 significant
       bits, which no bfloat16 holds, so a bfloat16 result (rounded product or bfloat16
-      accumulation) is at least 2^(e1+e2), about 2^-16 of it, away: 2^6 times the tolerance;
+      accumulation) is at least 2^(e1+e2), 2^-16 of it or more, away: 2^6 times the tolerance;
     - float16 (11 significant bits) keeps the fraction f, and overflows beyond 65504.
 
-    Magnitudes lie in [0.03, 1.1e6]: products of up to 64 terms stay far from float32's limits and
-    never subnormal."""
-    nonzero = st.builds(lambda sign, mantissa, fraction, exponent: float(sign * (mantissa + fraction) * 2.0 ** exponent),
+    Magnitudes lie in [0.03, 1.1e6]: the sums of up to 16 products stay far from float32's limits,
+    and nothing is subnormal."""
+    nonzero = st.builds(lambda sign, mantissa, fraction, exponent: sign * (mantissa + fraction) * 2.0 ** exponent,
                         st.sampled_from((1.0, -1.0)), st.integers(64, 127).map(lambda m: 2 * m + 1),
                         st.sampled_from((0.125, 0.25, 0.375)), st.integers(-12, 12))
     return st.one_of(nonzero, st.just(0.0))
@@ -122,7 +122,8 @@ def dtype_of(seen: Observed, value: int | None, depth: int = 0) -> str | None:
 
 def _products(seen: Observed) -> list[Any]:
     """The matrix products whose output the function's result is computed from."""
-    return [n for n in seen.program.uses("dot_general") if any(seen.program.feeds(o) for o in n.outputs if o is not None)]
+    return [n for n in seen.program.uses("dot_general")
+            if any(seen.program.feeds(o) for o in n.outputs if o is not None)]
 
 
 def _argument(seen: Observed, name: str) -> int:
