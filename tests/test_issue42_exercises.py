@@ -54,6 +54,9 @@ PIPELINE = {
         {"structure.compiled_permute", "structure.one_row_moved", "structure.rows_on_stages"}),
     "wrong/structure_devices_reversed.py": (
         {"structure.rows_on_stages"}, {"value.rows_shifted", "structure.ppermute", "structure.compiled_permute"}),
+    "wrong/structure_permutes_all_of_x.py": (
+        {"structure.in_spec", "structure.one_row_moved"},
+        {"value.rows_shifted", "structure.ppermute", "structure.compiled_permute", "structure.rows_on_stages"}),
     "wrong/structure_host_round_trip.py": (
         {"structure.no_gather_or_reduce", "structure.shard_map", "structure.ppermute"}, {"value.rows_shifted"}),
 }
