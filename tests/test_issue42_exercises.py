@@ -1,0 +1,103 @@
+"""mixed_precision_matmul and pipeline_shift (#42 items 5 and 2): their wrong variants fail for
+the reason their names give, not only in the declared category (which is all ``jaxgrade
+validate`` asks), and the checks a variant gets right stay passed, so a report points at the
+one mistake. tests/test_validate.py validates both exercises with the rest of the catalogue."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader import find_exercise, grade
+
+REPO = Path(__file__).resolve().parent.parent
+
+# variant: (check ids that must fail, check ids that must pass)
+MIXED = {
+    "wrong/value_casts_the_result.py": (
+        {"value.rounded_operands", "value.one_product", "structure.x_bfloat16", "structure.w_bfloat16",
+         "structure.result_not_cast"},
+        {"structure.float32_accumulation", "structure.no_emulated_rounding"}),
+    "wrong/value_casts_only_x.py": (
+        {"value.rounded_operands", "value.one_product", "structure.w_bfloat16"},
+        {"structure.x_bfloat16", "structure.float32_accumulation", "structure.result_not_cast"}),
+    "wrong/value_bfloat16_accumulation.py": (
+        {"value.rounded_operands", "structure.float32_accumulation"},
+        {"type.float32_product", "structure.x_bfloat16", "structure.w_bfloat16"}),
+    "wrong/structure_bfloat16_accumulation_jitted.py": (
+        {"structure.float32_accumulation"},
+        {"value.rounded_operands", "value.one_product", "structure.x_bfloat16", "structure.w_bfloat16",
+         "structure.result_not_cast"}),
+    "wrong/structure_reduce_precision.py": (
+        {"structure.no_emulated_rounding", "structure.x_bfloat16", "structure.w_bfloat16"},
+        {"value.rounded_operands", "value.one_product", "structure.float32_accumulation"}),
+    "wrong/structure_round_trip_casts.py": (
+        {"structure.x_bfloat16", "structure.w_bfloat16"},
+        {"value.rounded_operands", "value.one_product", "structure.float32_accumulation",
+         "structure.no_emulated_rounding", "structure.result_not_cast"}),
+    "right/harmless_extra_converts.py": (set(), None),
+}
+PIPELINE = {
+    "wrong/structure_jit_roll_on_placed_rows.py": (
+        {"structure.shard_map", "structure.ppermute"},
+        {"value.rows_shifted", "structure.compiled_permute", "structure.one_row_moved", "structure.rows_on_stages"}),
+    "wrong/structure_all_gather_then_slice.py": (
+        {"structure.ppermute", "structure.no_gather_or_reduce", "structure.compiled_permute",
+         "structure.one_row_moved"},
+        {"value.rows_shifted", "structure.in_spec", "structure.out_spec", "structure.rows_on_stages"}),
+    "wrong/structure_psum_of_placed_rows.py": (
+        {"structure.ppermute", "structure.no_gather_or_reduce", "structure.compiled_permute",
+         "structure.one_row_moved"},
+        {"value.rows_shifted", "structure.rows_on_stages"}),
+    "wrong/value_previous_stage.py": (
+        {"value.rows_shifted", "structure.ppermute"},
+        {"structure.compiled_permute", "structure.one_row_moved", "structure.rows_on_stages"}),
+    "wrong/structure_devices_reversed.py": (
+        {"structure.rows_on_stages"}, {"value.rows_shifted", "structure.ppermute", "structure.compiled_permute"}),
+    "wrong/structure_permutes_all_of_x.py": (
+        {"structure.in_spec", "structure.one_row_moved"},
+        {"value.rows_shifted", "structure.ppermute", "structure.compiled_permute", "structure.rows_on_stages"}),
+    "wrong/structure_host_round_trip.py": (
+        {"structure.no_gather_or_reduce", "structure.shard_map", "structure.ppermute"}, {"value.rows_shifted"}),
+}
+CASES = [("mixed_precision_matmul", v, *e) for v, e in MIXED.items()] + \
+        [("pipeline_shift", v, *e) for v, e in PIPELINE.items()]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("slug, variant, failing, passing", CASES, ids=[f"{s}:{v}" for s, v, *_ in CASES])
+def test_each_variant_fails_the_checks_its_mistake_names(slug: str, variant: str, failing: set[str],
+                                                         passing: set[str] | None) -> None:
+    exercise = find_exercise(slug)
+    report = grade(exercise, REPO / "exercises" / slug / variant)
+    status = {c.id: c.status for c in report.checks}
+    failed = {i for i, s in status.items() if s != "passed"}
+    assert "error" not in status.values(), status
+    if passing is None:  # a right variant: full marks
+        assert not failed, status
+        return
+    assert failing <= failed, status
+    assert not (passing & failed), status
+
+
+def test_the_value_strategy_tells_operand_rounding_from_result_rounding() -> None:
+    """Every drawn input with k = 1 and no zero: the right entries are no bfloat16 numbers, so
+    rounding the result can never give them; and no operand element is one either."""
+    import numpy as np
+    from hypothesis import given, settings
+
+    checks = find_exercise("mixed_precision_matmul")._checks_module  # its checks.py, as the engine loads it
+
+    @settings(max_examples=200, deadline=None, database=None)
+    @given(checks.INPUTS.strategy({"n": 3, "k": 1, "m": 2}))
+    def draws(arguments):
+        x, w = arguments["x"], arguments["w"]
+        for a in (x, w):
+            nonzero = a[a != 0]
+            assert (checks.to_bfloat16(nonzero) != nonzero).all()
+        right = checks.rounded_product(x, w)
+        result_rounded = checks.to_bfloat16(np.asarray(x, np.float64) @ np.asarray(w, np.float64)).astype(np.float64)
+        tolerance = checks.float32_accumulation_tolerance(x, w)
+        assert ((np.abs(result_rounded - right) > tolerance) | (right == 0)).all()
+
+    draws()
