@@ -1,7 +1,7 @@
-"""mixed_precision_matmul and pipeline_shift (#42 items 5 and 2): their wrong variants fail for
-the reason their names give, not only in the declared category (which is all ``jaxgrade
-validate`` asks), and the checks a variant gets right stay passed, so a report points at the
-one mistake. tests/test_validate.py validates both exercises with the rest of the catalogue."""
+"""Wrong variants fail for the reason their names give, not only in the declared category (which
+is all ``jaxgrade validate`` asks), and the checks a variant gets right stay passed, so a report
+points at the one mistake: for the exercises whose checks overlap most (mixed_precision_matmul,
+pipeline_shift). tests/test_validate.py validates them with the rest of the catalogue."""
 from __future__ import annotations
 
 from pathlib import Path
