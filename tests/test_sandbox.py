@@ -37,7 +37,8 @@ from grader.sandbox.limits import Limits
 from grader.sandbox.pool import Pool
 from grader.sandbox.process import ChildProcess, Launcher, child_environment
 from grader.sandbox.reaper import MARKER, kill_uid, marked_processes, processes_of_uid
-from grader.sandbox.uids import UidLease, settle
+from grader.sandbox.settling import settle
+from grader.sandbox.uids import UidLease
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 LIMITS = Limits(call_s=2, total_s=20, startup_s=30, memory_mib=2048)

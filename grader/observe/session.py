@@ -148,7 +148,7 @@ class Session:
 
     def _retire(self) -> None:
         if self._child is not None:
-            self.outputs.append(self._child.close())
+            self.outputs.append(self._child.close(settle=False))  # what it leaves is given back in the background
             self._child = None
 
     def close(self) -> dict[str, Any]:

@@ -36,7 +36,9 @@ from grader.child.confine import Policy, process_limit
 from grader.sandbox.hiding import PACKAGE_PARENT, hidden_paths
 from grader.sandbox.limits import Limits
 from grader.sandbox.reaper import MARKER, kill_marked, kill_uid
+from grader.sandbox.output import CapturedOutput
 from grader.sandbox.scratch import ScratchWatch, remove_tree
+from grader.sandbox.settling import later
 from grader.sandbox.uids import UidLease
 from grader.sandbox.world_writable import owned_usage, world_writable_folders
 
@@ -110,36 +112,6 @@ SCRATCH = "scratch"  # the child's working folder (cwd, HOME, TMPDIR), inside th
 INTERFERED = "your code interfered with grading: its process sent"
 log = logging.getLogger("jaxgrade.sandbox")
 _numbers = itertools.count(1)
-
-
-class CapturedOutput:
-    """Keeps the head and the tail of everything the child prints; counts the rest."""
-
-    def __init__(self, fd: int, keep_bytes: int) -> None:
-        self.keep = keep_bytes
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-        self._thread = threading.Thread(target=self._drain, args=(fd,), daemon=True)
-        self._thread.start()
-
-    def _drain(self, fd: int) -> None:
-        with os.fdopen(fd, "rb", buffering=0) as stream:
-            while chunk := stream.read(1 << 16):
-                self.total += len(chunk)
-                room = self.keep - len(self.head)
-                if room > 0:
-                    self.head += chunk[:room]
-                    chunk = chunk[room:]
-                if chunk:
-                    self.tail += chunk
-                    del self.tail[:-self.keep]
-
-    def finish(self, timeout: float = 2.0) -> dict[str, Any]:
-        self._thread.join(timeout)
-        dropped = self.total - len(self.head) - len(self.tail)
-        return {"head": self.head.decode("utf-8", "replace"), "tail": self.tail.decode("utf-8", "replace"),
-                "dropped_bytes": max(dropped, 0), "total_bytes": self.total}
 
 
 def _signal_name(number: int) -> str:
@@ -494,11 +466,15 @@ class ChildProcess:
         except (ProcessLookupError, PermissionError):
             pass
 
-    def close(self) -> dict[str, Any]:
-        """End the child and everything it started; return its captured output."""
+    def close(self, settle: bool = True) -> dict[str, Any]:
+        """End the child and everything it started; return its captured output. ``settle``:
+        the child is asked to leave, then everything it left is given back before this returns
+        (its process reaped, its control group, folder and uid). Otherwise every process of it
+        is killed at once, its output read as far as it was written, and the rest is given back
+        in the background (``grader.sandbox.settling``: a class need not wait for it)."""
         if self._closed is not None:
             return self._closed
-        if self.process.poll() is None:
+        if settle and self.process.poll() is None:
             from grader.wire import frame
             try:
                 os.write(self._to_child, frame({"op": "exit"}))
@@ -507,35 +483,49 @@ class ChildProcess:
                 pass
         if self._watch is not None:
             self._watch.close()
-        self.kill()
-        if self.lease is not None:
-            self.lease.release_soon()
-        else:
-            kill_marked(self.marker)
-        self.process.wait()
+        self.kill()  # its process group: the child, and what it started without leaving the group
+        if settle:
+            self._give_back(say=True)
+        self._closed = self.output.finish(killed=not settle)
         for fd in (self._to_child, self._from_child, self._scratch_fd):
             try:
                 os.close(fd)
             except OSError:
                 pass
-        self._closed = self.output.finish()
-        self._remove_group()
-        self._remove_workdir()
+        if not settle:
+            later(self._give_back)
         return self._closed
 
-    def _remove_group(self) -> None:
+    def _give_back(self, say: bool = False) -> None:
+        """Kill what is left of the child (a process that left its group), reap it, sweep its
+        uid, remove its control group and folder. ``say``: what cannot be removed also goes in
+        ``protections`` (read by the report: not from the background, where a report may be
+        reading them)."""
+        if self.lease is not None:
+            if not self.lease.release():  # kills every process of the uid first
+                log.error("sandbox uid %d stays leased until the grader exits: what it left could not be removed",
+                          self.lease.uid)
+        else:
+            kill_marked(self.marker)
+        self.process.wait()
+        self._remove_group(say)
+        self._remove_workdir(say)
+
+    def _remove_group(self, say: bool = True) -> None:
         leaks = self.group.remove() if self.group is not None else []
         if leaks:
             log.error("could not remove the sandbox's control group: %s", "; ".join(leaks))
+        if leaks and say:
             self.protections["cgroup"] = {"active": False, "detail": f"not removed: {'; '.join(leaks)}"}
 
-    def _remove_workdir(self) -> None:
+    def _remove_workdir(self, say: bool = True) -> None:
         """Remove the child's folder; what cannot be removed is said loudly, in the grader's log
-        and in the report's protections, never ignored."""
+        and (``say``) in the report's protections, never ignored."""
         leaks = remove_tree(self.workdir)
         if leaks:
             shown = "; ".join(leaks[:5]) + (f"; and {len(leaks) - 5} more" if len(leaks) > 5 else "")
             log.error("could not remove everything the sandbox left in %s: %s", self.workdir, shown)
+        if leaks and say:
             self.protections["workdir"] = {"active": False, "detail": f"not removed entirely: {shown}"}
 
     def __enter__(self) -> "ChildProcess":

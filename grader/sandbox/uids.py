@@ -7,11 +7,10 @@ import os
 import pwd
 import stat
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from grader.errors import SandboxError
-from grader.sandbox.reaper import kill_uid, sweep_uid
+from grader.sandbox.reaper import sweep_uid
 
 SANDBOX_UIDS = range(61000, 62000)  # dedicated uids, one per live child, when the grader is root
 # Where uid leases live: fixed, root-only and the same for every grader on the machine whatever its
@@ -109,15 +108,6 @@ class UidLease:
         raise SandboxError(f"no free sandbox uid in {SANDBOX_UIDS.start}-{SANDBOX_UIDS.stop - 1}: "
                            "too many children at once, or leftovers that cannot be killed")
 
-    def release_soon(self) -> None:
-        """Kill what still runs under the uid now (its output then ends), and give the uid back
-        once the rest of its sweep is done in a background thread: its IPC objects, what it
-        left in the world-writable folders and its keyrings take ~35 ms (a fork of this process
-        among them) that the next grading need not wait for. The uid stays leased meanwhile (the
-        next child gets another), and the grader's exit waits for the sweep."""
-        kill_uid(self.uid)
-        _sweeper().submit(self.release)
-
     def release(self) -> bool:
         """Kill what still runs under the uid and remove its IPC objects, then give the uid back;
         False if something could not be (the uid then stays locked until this grader exits)."""
@@ -131,17 +121,3 @@ class UidLease:
         self._fd, self._legacy = -1, []
         return True
 
-
-_SWEEPERS: list[ThreadPoolExecutor] = []  # one thread, made on first use; joined at the interpreter's exit
-
-
-def settle() -> None:
-    """Wait until every uid given back with ``release_soon`` is swept and free again."""
-    if _SWEEPERS:
-        _SWEEPERS[0].submit(lambda: None).result()  # one thread, in order: every earlier sweep is done
-
-
-def _sweeper() -> ThreadPoolExecutor:
-    if not _SWEEPERS:
-        _SWEEPERS.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="jaxgrade-uid-sweep"))
-    return _SWEEPERS[0]
