@@ -69,11 +69,16 @@ def grade(exercise: Exercise, submission: Path | str, *, display_path: str | Non
     (``seed``, ``limits``, ``compile_cache``, ...). ``helpers_in``: the folder its helper
     modules are in, when not its own. UsageError for a submission that cannot be
     graded at all (missing, not a notebook, no file to grade in a folder); never raises for
-    anything the submission does."""
+    anything the submission does. When it returns, nothing of the submission runs and what its
+    child left is removed (a class run leaves that to a background thread: grader.sandbox.settling)."""
     from grader.engine import grade as grade_python
-    with prepared(Path(submission), exercise, display_path, helpers_in) as found:
-        return grade_python(exercise, found.path, display_path=found.shown, helpers=found.helpers, notes=found.notes,
-                            **options)
+    from grader.sandbox.settling import settle
+    try:
+        with prepared(Path(submission), exercise, display_path, helpers_in) as found:
+            return grade_python(exercise, found.path, display_path=found.shown, helpers=found.helpers,
+                                notes=found.notes, **options)
+    finally:
+        settle()
 
 
 def early_child(exercise: Exercise, path: Path) -> ChildProcess | None:

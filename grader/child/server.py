@@ -380,7 +380,13 @@ class Child:
             except ChannelClosed:
                 return
             op = request.get("op")
-            if op == "exit":
+            if op == "exit":  # what it printed is in the pipe before the grader hears back (then it is killed)
+                for stream in (sys.stdout, sys.stderr):
+                    try:
+                        stream.flush()
+                    except Exception:  # noqa: BLE001 (a stream the submission replaced and broke)
+                        pass
+                write_message(self.outbox, {"op": "closed"})
                 return
             reply: Reply
             try:

@@ -481,6 +481,11 @@ class ChildProcess:
                 self.process.wait(timeout=1)
             except (OSError, subprocess.TimeoutExpired):
                 pass
+        elif self.process.poll() is None:
+            try:  # it flushes what it printed, says so, and is killed without waiting for it to end
+                self.request({"op": "exit"}, 1.0, "closing")
+            except Exception:  # noqa: BLE001 (dead, stuck or lying: it is killed all the same)
+                pass
         if self._watch is not None:
             self._watch.close()
         self.kill()  # its process group: the child, and what it started without leaving the group
