@@ -93,6 +93,10 @@ FSDP = {
         {"value.forward", "structure.stored_spec", "structure.stored_eighth", "structure.gathers_w",
          "structure.compiled_all_gather", "structure.one_gather", "structure.one_copy_moved",
          "structure.returns_stored"}),
+    "wrong/structure_gather_shard_map_eager.py": (
+        {"structure.gather_in_forward", "structure.forward_takes_shards"},
+        {"value.forward", "structure.stored_eighth", "structure.gathers_w", "structure.compiled_all_gather",
+         "structure.one_copy_moved"}),
     "wrong/structure_gather_eagerly.py": (
         {"structure.gather_in_forward", "structure.stored_eighth", "structure.forward_takes_shards"},
         {"value.forward", "structure.stored_spec", "structure.returns_stored"}),
