@@ -1,7 +1,7 @@
 """Wrong variants fail for the reason their names give, not only in the declared category (which
 is all ``jaxgrade validate`` asks), and the checks a variant gets right stay passed, so a report
 points at the one mistake: for the exercises whose checks overlap most (mixed_precision_matmul,
-pipeline_shift). tests/test_validate.py validates them with the rest of the catalogue."""
+pipeline_shift, tensor_parallel_mlp, fsdp_gather_params). tests/test_validate.py validates them with the rest of the catalogue."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -60,8 +60,68 @@ PIPELINE = {
     "wrong/structure_host_round_trip.py": (
         {"structure.no_gather_or_reduce", "structure.shard_map", "structure.ppermute"}, {"value.rows_shifted"}),
 }
+TENSOR_PARALLEL = {
+    "wrong/value_relu_after_psum.py": (
+        {"value.mlp"},
+        {"structure.psum", "structure.one_psum", "structure.compiled_all_reduce", "structure.one_output_moved",
+         "structure.output_replicated"}),
+    "wrong/value_pmean.py": (
+        {"value.mlp", "structure.psum", "structure.one_psum"},
+        {"structure.w1_spec", "structure.w2_spec", "structure.compiled_all_reduce", "structure.one_output_moved"}),
+    "wrong/structure_two_psums.py": (
+        {"structure.one_psum"},
+        {"value.mlp", "structure.psum", "structure.compiled_all_reduce", "structure.one_output_moved",
+         "structure.output_replicated"}),
+    "wrong/structure_all_gather_w1.py": (
+        {"structure.compiled_all_reduce", "structure.one_output_moved"},
+        {"value.mlp", "structure.w1_spec", "structure.psum", "structure.one_psum"}),
+    "wrong/structure_replicated_weights.py": (
+        {"structure.w1_spec", "structure.w2_spec", "structure.psum"},
+        {"value.mlp", "structure.mesh", "structure.x_spec", "structure.out_spec"}),
+    "wrong/structure_half_mesh.py": (
+        {"structure.mesh", "structure.output_replicated"},
+        {"value.mlp", "structure.w1_spec", "structure.psum", "structure.one_psum"}),
+    "wrong/structure_output_on_one_device.py": (
+        {"structure.output_replicated"}, {"value.mlp", "structure.psum", "structure.out_spec"}),
+    "wrong/structure_host_numpy.py": ({"structure.shard_map", "structure.psum"}, {"value.mlp"}),
+    "right/eager_shard_map.py": (set(), None),
+}
+FSDP = {
+    # full marks before issue #42
+    "wrong/structure_gather_in_own_jit.py": (
+        {"structure.gather_in_forward", "structure.forward_takes_shards"},
+        {"value.forward", "structure.stored_spec", "structure.stored_eighth", "structure.gathers_w",
+         "structure.compiled_all_gather", "structure.one_gather", "structure.one_copy_moved",
+         "structure.returns_stored"}),
+    "wrong/structure_gather_shard_map_eager.py": (
+        {"structure.gather_in_forward", "structure.forward_takes_shards"},
+        {"value.forward", "structure.stored_eighth", "structure.gathers_w", "structure.compiled_all_gather",
+         "structure.one_copy_moved"}),
+    "wrong/structure_gather_eagerly.py": (
+        {"structure.gather_in_forward", "structure.stored_eighth", "structure.forward_takes_shards"},
+        {"value.forward", "structure.stored_spec", "structure.returns_stored"}),
+    "wrong/structure_stored_replicated.py": (
+        {"structure.stored_spec", "structure.stored_eighth"}, {"value.forward", "structure.gather_in_forward"}),
+    "wrong/structure_psum_of_partial_products.py": (
+        {"structure.gathers_w", "structure.compiled_all_gather", "structure.gather_in_forward"},
+        {"value.forward", "structure.stored_spec", "structure.stored_eighth", "structure.forward_takes_shards"}),
+    "wrong/structure_gathers_x.py": (
+        {"structure.gathers_w", "structure.compiled_all_gather"}, {"value.forward", "structure.stored_spec"}),
+    "wrong/structure_returns_gathered_w.py": (
+        {"structure.returns_stored"},
+        {"value.forward", "structure.gather_in_forward", "structure.stored_eighth", "structure.forward_takes_shards",
+         "structure.one_copy_moved"}),
+    "wrong/structure_two_gathers.py": (
+        {"structure.one_gather"},
+        {"value.forward", "structure.gather_in_forward", "structure.gathers_w", "structure.compiled_all_gather",
+         "structure.one_copy_moved"}),
+    # lost a point before issue #42
+    "right/shard_map_all_gather.py": (set(), None),
+}
 CASES = [("mixed_precision_matmul", v, *e) for v, e in MIXED.items()] + \
-        [("pipeline_shift", v, *e) for v, e in PIPELINE.items()]
+        [("pipeline_shift", v, *e) for v, e in PIPELINE.items()] + \
+        [("tensor_parallel_mlp", v, *e) for v, e in TENSOR_PARALLEL.items()] + \
+        [("fsdp_gather_params", v, *e) for v, e in FSDP.items()]
 
 
 @pytest.mark.slow

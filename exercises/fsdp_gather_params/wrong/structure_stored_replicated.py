@@ -1,0 +1,22 @@
+# expect: structure
+"""w stored replicated (PartitionSpec()): every device holds all of it, and the gather in the
+forward has nothing to do."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+MESH = Mesh(np.array(jax.devices()), ("data",))
+STORED = NamedSharding(MESH, P("data", None))
+
+WHOLE = NamedSharding(MESH, P())
+
+
+@jax.jit
+def _forward(w_stored, x):
+    return jax.nn.relu(x @ jax.lax.with_sharding_constraint(w_stored, WHOLE))
+
+
+def fsdp_forward(w, x):
+    w_stored = jax.device_put(w, WHOLE)
+    return w_stored, _forward(w_stored, x)
