@@ -1,7 +1,8 @@
 """Wrong variants fail for the reason their names give, not only in the declared category (which
 is all ``jaxgrade validate`` asks), and the checks a variant gets right stay passed, so a report
 points at the one mistake: for the exercises whose checks overlap most (mixed_precision_matmul,
-pipeline_shift, grad_accumulation, explicit_sharding). tests/test_validate.py validates them with the rest of the catalogue."""
+pipeline_shift, grad_accumulation, explicit_sharding). tests/test_validate.py validates them with
+the rest of the catalogue."""
 from __future__ import annotations
 
 from pathlib import Path
