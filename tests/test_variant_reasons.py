@@ -70,6 +70,9 @@ GRAD = {
     "wrong/structure_padded_to_fixed_length.py": (
         {"structure.loop_per_microbatch"},
         {"value.full_batch_gradient", "structure.does_not_grow", "structure.no_host_work"}),
+    "wrong/structure_padded_while_loop.py": (
+        {"structure.loop_per_microbatch"},
+        {"value.full_batch_gradient", "structure.does_not_grow", "structure.memory", "structure.no_host_work"}),
     "wrong/structure_full_batch_gradient.py": (
         {"structure.memory"}, {"value.full_batch_gradient", "structure.does_not_grow", "structure.no_host_work"}),
     "wrong/structure_host_numpy_gradient.py": ({"structure.no_host_work"}, {"value.full_batch_gradient"}),
@@ -80,6 +83,7 @@ GRAD = {
         {"value.full_batch_gradient"},
         {"structure.loop_per_microbatch", "structure.does_not_grow", "structure.memory", "structure.no_host_work"}),
     "right/fori_loop_traced_bounds.py": (set(), None),
+    "right/while_loop.py": (set(), None),
     "right/value_and_grad_scan.py": (set(), None),
 }
 EXPLICIT = {

@@ -12,8 +12,8 @@ length copied from the probe, or a padded one, does not follow a longer xs), the
 import numpy as np
 
 from grader.authoring import (FLOAT32, AnyOf, Array, AvoidsPrimitives, DeviceMemoryAtMost, LoadsFunction, LoopLength,
-                              OperationCount, Returns, Signature, UsesPrimitive, ValueProperty, WithinLimits, arguments,
-                              float32_array, shapes)
+                              Observed, OperationCount, Outcome, Predicate, Returns, Signature, ValueProperty,
+                              WithinLimits, arguments, float32_array, shapes)
 
 SIGNATURE = Signature({"w": Array("float32", "d m"), "xs": Array("float32", "k b d"), "ys": Array("float32", "k b m")},
                       returns=Array("float32", "d m"))
@@ -89,6 +89,26 @@ MEMORY = DeviceMemoryAtMost(
          "microbatch's gradient and adds it to the carry. jax.grad of the loss over all of xs at once holds "
          "every microbatch's residuals together, which is what accumulation avoids.")
 
+def while_over_microbatches(seen: Observed) -> "bool | Outcome":
+    """A while loop (jax.lax.while_loop, or a fori_loop with traced bounds) that reads xs itself,
+    k microbatches long. A while loop's trip count is a value no program states (LoopLength judges
+    scans only), so what can be judged is what it reads: xs padded to a fixed count of microbatches
+    and looped over with a traced bound of that count reads an array longer than xs, and fails."""
+    program = seen.program
+    sources = [i for path, i in zip(program.input_paths, program.inputs) if path == "xs"]
+    reached = program.derived_from(sources)
+    want = tuple(np.shape(seen.probe["xs"]))
+    loops = program.uses("while")
+    read = sorted({tuple(program.shapes.get(i) or ()) for node in loops for i in node.inputs
+                   if i is not None and i in reached})
+    if any(shape == want for shape in read):
+        return True
+    observed = (f"while loops reading arrays of shapes {', '.join(map(str, read))} from xs" if read else
+                "a while loop reading nothing from xs" if loops else "no while loop")
+    return Outcome.failed(f"Your program has {observed}; the task's loop reads xs as it is, {want} (k microbatches "
+                          "of b rows).", expected=f"a while loop reading xs of shape {want}", observed=observed)
+
+
 CHECKS = [
     LoadsFunction(),
     Returns(id="type.like_w", title="Returns a float32 JAX array shaped like w, (d, m)",
@@ -99,11 +119,12 @@ CHECKS = [
                   hint="Start the carry from jnp.zeros_like(w), add jax.grad(loss)(w, x, y) for each microbatch, "
                        "and divide the sum by k = xs.shape[0] (not by b, and not not at all)."),
     # A scan (and a fori_loop with Python bounds, which JAX runs as one) states its length: k on the
-    # probe, 2k when xs and ys are twice as long. A fori_loop with traced bounds is a while loop.
+    # probe, 2k when xs and ys are twice as long. A fori_loop with traced bounds is a while loop, whose
+    # trip count no program states: it must read xs as it is (not padded to a fixed count).
     AnyOf(LoopLength(id="structure.loop_per_microbatch.scan", title="a jax.lax.scan of k steps reading xs",
                      of=("xs", 0), vary={"xs": 0, "ys": 0}, reads="xs"),
-          UsesPrimitive(id="structure.loop_per_microbatch.while", title="a jax.lax.while_loop reading xs",
-                        operation="while", reads="xs"),
+          Predicate(while_over_microbatches, "a jax.lax.while_loop reading xs as it is, all k microbatches",
+                    id="structure.loop_per_microbatch.while"),
           id="structure.loop_per_microbatch", title="One loop JAX sees, one step per microbatch (k from xs)",
           description="loop over the k microbatches of xs in one loop JAX sees",
           hint="jax.lax.scan(step, jnp.zeros_like(w), (xs, ys)): its length is xs.shape[0] whatever k is. A "
