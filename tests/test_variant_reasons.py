@@ -1,7 +1,8 @@
 """Wrong variants fail for the reason their names give, not only in the declared category (which
 is all ``jaxgrade validate`` asks), and the checks a variant gets right stay passed, so a report
 points at the one mistake: for the exercises whose checks overlap most (mixed_precision_matmul,
-pipeline_shift, tensor_parallel_mlp, fsdp_gather_params). tests/test_validate.py validates them with the rest of the catalogue."""
+pipeline_shift, tensor_parallel_mlp, fsdp_gather_params, grad_accumulation, explicit_sharding).
+tests/test_validate.py validates them with the rest of the catalogue."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -118,10 +119,63 @@ FSDP = {
     # lost a point before issue #42
     "right/shard_map_all_gather.py": (set(), None),
 }
+GRAD = {
+    "wrong/structure_python_loop_unrolled.py": (
+        {"structure.loop_per_microbatch", "structure.does_not_grow"},
+        {"value.full_batch_gradient", "structure.no_host_work"}),
+    "wrong/structure_fori_literal_length.py": (
+        {"structure.loop_per_microbatch"}, {"structure.does_not_grow", "structure.memory", "structure.no_host_work"}),
+    "wrong/structure_padded_to_fixed_length.py": (
+        {"structure.loop_per_microbatch"},
+        {"value.full_batch_gradient", "structure.does_not_grow", "structure.no_host_work"}),
+    "wrong/structure_padded_while_loop.py": (
+        {"structure.loop_per_microbatch"},
+        {"value.full_batch_gradient", "structure.does_not_grow", "structure.memory", "structure.no_host_work"}),
+    "wrong/structure_full_batch_gradient.py": (
+        {"structure.memory"}, {"value.full_batch_gradient", "structure.does_not_grow", "structure.no_host_work"}),
+    "wrong/structure_host_numpy_gradient.py": ({"structure.no_host_work"}, {"value.full_batch_gradient"}),
+    "wrong/value_no_division_by_k.py": (
+        {"value.full_batch_gradient"},
+        {"structure.loop_per_microbatch", "structure.does_not_grow", "structure.memory", "structure.no_host_work"}),
+    "wrong/value_carry_from_ones.py": (
+        {"value.full_batch_gradient"},
+        {"structure.loop_per_microbatch", "structure.does_not_grow", "structure.memory", "structure.no_host_work"}),
+    "right/fori_loop_traced_bounds.py": (set(), None),
+    "right/while_loop.py": (set(), None),
+    "right/value_and_grad_scan.py": (set(), None),
+}
+EXPLICIT = {
+    "wrong/structure_auto_mesh.py": (
+        {"structure.explicit_mesh", "structure.reshard", "structure.typed_columns"},
+        {"value.unchanged", "structure.spec", "structure.from_placed", "structure.column_blocks"}),
+    "wrong/structure_device_put_to_columns.py": (
+        {"structure.reshard"},
+        {"value.unchanged", "structure.explicit_mesh", "structure.typed_columns", "structure.column_blocks"}),
+    "wrong/structure_transpose_trick.py": (
+        {"structure.placed", "structure.reshard"},
+        {"value.unchanged", "structure.typed_columns", "structure.column_blocks"}),
+    "wrong/structure_all_gather_then_slice.py": (
+        {"structure.all_to_all", "structure.one_eighth_moved"},
+        {"value.unchanged", "structure.reshard", "structure.typed_columns", "structure.column_blocks"}),
+    "wrong/structure_rows_skipped.py": (
+        {"structure.placed", "structure.spec"},
+        {"value.unchanged", "structure.typed_columns", "structure.column_blocks"}),
+    "wrong/structure_reshards_back_to_rows.py": (
+        {"structure.typed_columns", "structure.column_blocks"},
+        {"value.unchanged", "structure.placed", "structure.explicit_mesh", "structure.reshard"}),
+    "wrong/structure_reshard_replicated.py": (
+        {"structure.typed_columns", "structure.all_to_all", "structure.one_eighth_moved"},
+        {"value.unchanged", "structure.explicit_mesh", "structure.reshard"}),
+    "wrong/structure_host_round_trip.py": ({"structure.from_placed", "structure.reshard"}, {"value.unchanged"}),
+    "right/set_mesh_partition_spec.py": (set(), None),
+    "right/jitted_reshard.py": (set(), None),
+}
 CASES = [("mixed_precision_matmul", v, *e) for v, e in MIXED.items()] + \
         [("pipeline_shift", v, *e) for v, e in PIPELINE.items()] + \
         [("tensor_parallel_mlp", v, *e) for v, e in TENSOR_PARALLEL.items()] + \
-        [("fsdp_gather_params", v, *e) for v, e in FSDP.items()]
+        [("fsdp_gather_params", v, *e) for v, e in FSDP.items()] + \
+        [("grad_accumulation", v, *e) for v, e in GRAD.items()] + \
+        [("explicit_sharding", v, *e) for v, e in EXPLICIT.items()]
 
 
 @pytest.mark.slow
