@@ -13,7 +13,7 @@ from grader.arguments import Array, Key, Scalar, Signature
 from grader.checks.budgets import OperationCount
 from grader.checks.compilation import CompilesAtMost, Donates
 from grader.checks.explicit import MeshAxisTypes, TypedSharding
-from grader.checks.lengths import LoopLength
+from grader.checks.lengths import LoopLength, WhileReads
 from grader.checks.compiled_program import (CommunicatesAtMost, DeviceMemoryAtMost, HoldsAtMostPerDevice,
                                             UsesCollective)
 from grader.checks.from_placement import ResultFromPlacement
@@ -44,7 +44,7 @@ __all__ = [
     "MeshAxisTypes", "MeshMatches", "NamedShardingTarget", "Observed", "OperationCount", "Outcome",
     "PlacedAtMostPerDevice", "PlacedOnNamedSharding", "Predicate", "ResultFromPlacement", "ResultSharding", "Returns",
     "SameJit", "ShardLayout", "SpecMatches", "TypedSharding", "UsesCollective", "UsesPrimitive", "ValueProperty",
-    "WithinLimits", "Wording", "placement_checks",
+    "WhileReads", "WithinLimits", "Wording", "placement_checks",
     # inputs, oracles and tolerances
     "FLOAT32", "LENGTHS", "arguments", "dims", "elementwise_tolerance", "exact_axis_sum", "exact_matmul",
     "exact_sum", "exactly", "float32_array", "float32_axis_sum_tolerance", "float32_matmul_tolerance",

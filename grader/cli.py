@@ -226,4 +226,7 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print(crash_line(error), file=sys.stderr)
         return ExitCode.CRASH
+    finally:  # what closed children left is given back in the background: done before returning
+        from grader.sandbox.settling import settle
+        settle()
 

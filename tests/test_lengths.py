@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader.arguments import Array, Scalar, Signature
-from grader.checks.lengths import LoopLength
+from grader.checks.lengths import LoopLength, WhileReads
 from grader.engine import grade
 from grader.exercise import find_exercise, load_exercise
 
@@ -54,7 +54,9 @@ def reports(tmp_path_factory):
     here = REPO / "exercises" / SLUG
     paths = {"reference": here / "reference.py", "fori_loop": here / "right" / "fori_loop.py",
              "probe_length": literal, "padded": here / "wrong" / "structure_padded_loop_in_fori.py",
-             "python_loop": here / "wrong" / "structure_python_loop.py"}
+             "python_loop": here / "wrong" / "structure_python_loop.py",
+             "while_loop": here / "right" / "while_loop.py",
+             "padded_while": here / "wrong" / "structure_padded_while_loop.py"}
     return {name: {c.id: c for c in grade(exercise, path).checks} for name, path in paths.items()}
 
 
@@ -89,6 +91,20 @@ def test_a_fixed_length_or_no_scan_fails_on_the_probe(reports) -> None:
     assert loop.status == "failed" and loop.observed == "no jax.lax.scan reading xs", loop.observed
 
 
+@pytest.mark.slow
+def test_a_while_loop_passes_over_xs_as_it_is_and_fails_over_a_padding(reports) -> None:
+    """scan_not_loop's own ``structure.loop_reads_xs``: a scan of xs's length (LoopLength) or a
+    while loop reading xs as it is (WhileReads)."""
+    honest = reports["while_loop"]["structure.loop_reads_xs"]
+    assert honest.status == "passed", honest.message
+    assert "jax.lax.while_loop (or jax.lax.fori_loop with traced bounds) reading xs as it is, (9,)" in honest.message
+    padded = reports["padded_while"]["structure.loop_reads_xs"]
+    assert padded.status == "failed" and padded.score == 0, padded.message
+    assert "reading only values of shape (64,) computed from xs; the task's loop reads xs as it is, (9,)" \
+        in padded.message, padded.message
+    assert reports["python_loop"]["structure.loop_reads_xs"].status == "failed"
+
+
 def test_a_declaration_that_cannot_work_is_reported() -> None:
     import numpy as np
     signature = Signature({"xs": Array("float32", "n"), "a": Scalar("float32")}, returns=Array("float32", ()))
@@ -99,3 +115,6 @@ def test_a_declaration_that_cannot_work_is_reported() -> None:
         signature, probe))
     assert any("the length function fails" in p for p in LoopLength(
         id="s.l", title="t", length=lambda a: a["ys"], vary={"xs": 0}).problems(signature, probe))
+    assert WhileReads(id="s.w", title="t", reads="xs").problems(signature, probe) == []
+    assert WhileReads(id="s.w", title="t", reads="ys").problems(signature, probe) == [
+        "s.w: 'ys' is no leaf of the probe's arguments"]

@@ -12,8 +12,8 @@ length copied from the probe, or a padded one, does not follow a longer xs), the
 import numpy as np
 
 from grader.authoring import (FLOAT32, AnyOf, Array, AvoidsPrimitives, DeviceMemoryAtMost, LoadsFunction, LoopLength,
-                              Observed, OperationCount, Outcome, Predicate, Returns, Signature, ValueProperty,
-                              WithinLimits, arguments, float32_array, shapes)
+                              OperationCount, Returns, Signature, ValueProperty, WhileReads, WithinLimits, arguments,
+                              float32_array, shapes)
 
 SIGNATURE = Signature({"w": Array("float32", "d m"), "xs": Array("float32", "k b d"), "ys": Array("float32", "k b m")},
                       returns=Array("float32", "d m"))
@@ -89,26 +89,6 @@ MEMORY = DeviceMemoryAtMost(
          "microbatch's gradient and adds it to the carry. jax.grad of the loss over all of xs at once holds "
          "every microbatch's residuals together, which is what accumulation avoids.")
 
-def while_over_microbatches(seen: Observed) -> "bool | Outcome":
-    """A while loop (jax.lax.while_loop, or a fori_loop with traced bounds) that reads xs itself,
-    k microbatches long. A while loop's trip count is a value no program states (LoopLength judges
-    scans only), so what can be judged is what it reads: xs padded to a fixed count of microbatches
-    and looped over with a traced bound of that count reads an array longer than xs, and fails."""
-    program = seen.program
-    sources = [i for path, i in zip(program.input_paths, program.inputs) if path == "xs"]
-    reached = program.derived_from(sources)
-    want = tuple(np.shape(seen.probe["xs"]))
-    loops = program.uses("while")
-    read = sorted({tuple(program.shapes.get(i) or ()) for node in loops for i in node.inputs
-                   if i is not None and i in reached})
-    if any(shape == want for shape in read):
-        return True
-    observed = (f"while loops reading arrays of shapes {', '.join(map(str, read))} from xs" if read else
-                "a while loop reading nothing from xs" if loops else "no while loop")
-    return Outcome.failed(f"Your program has {observed}; the task's loop reads xs as it is, {want} (k microbatches "
-                          "of b rows).", expected=f"a while loop reading xs of shape {want}", observed=observed)
-
-
 CHECKS = [
     LoadsFunction(),
     Returns(id="type.like_w", title="Returns a float32 JAX array shaped like w, (d, m)",
@@ -123,8 +103,8 @@ CHECKS = [
     # trip count no program states: it must read xs as it is (not padded to a fixed count).
     AnyOf(LoopLength(id="structure.loop_per_microbatch.scan", title="a jax.lax.scan of k steps reading xs",
                      of=("xs", 0), vary={"xs": 0, "ys": 0}, reads="xs"),
-          Predicate(while_over_microbatches, "a jax.lax.while_loop reading xs as it is, all k microbatches",
-                    id="structure.loop_per_microbatch.while"),
+          WhileReads(id="structure.loop_per_microbatch.while", title="a jax.lax.while_loop reading xs as it is",
+                     reads="xs"),
           id="structure.loop_per_microbatch", title="One loop JAX sees, one step per microbatch (k from xs)",
           description="loop over the k microbatches of xs in one loop JAX sees",
           hint="jax.lax.scan(step, jnp.zeros_like(w), (xs, ys)): its length is xs.shape[0] whatever k is. A "

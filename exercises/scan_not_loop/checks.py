@@ -7,8 +7,8 @@ within the error of float32 arithmetic, bounded step by step."""
 import numpy as np
 from hypothesis import strategies as st
 
-from grader.authoring import (FLOAT32, AnyOf, Array, LoadsFunction, OperationCount, Returns, Scalar, Signature, UsesPrimitive,
-                              ValueProperty, WithinLimits, arguments, dims, float32_array)
+from grader.authoring import (FLOAT32, AnyOf, Array, LoadsFunction, LoopLength, OperationCount, Returns, Scalar, Signature,
+                              UsesPrimitive, ValueProperty, WhileReads, WithinLimits, arguments, dims, float32_array)
 
 SIGNATURE = Signature({"xs": Array("float32", "t"), "a": Scalar("float")}, returns=Array("float32", ()))
 
@@ -57,11 +57,15 @@ CHECKS = [
                    grows_with={"xs": 0}, at_most=32,
                    hint="A Python for loop over xs runs (and traces) its body once per element: the program "
                         "then grows with the sequence. A scan holds the body once."),
-    AnyOf(UsesPrimitive(id="structure.loop_reads_xs.scan", title="a scan reading xs", operation="scan", reads="xs"),
-          UsesPrimitive(id="structure.loop_reads_xs.while", title="a while loop reading xs", operation="while",
-                        reads="xs"),
-          id="structure.loop_reads_xs", title="The loop computes from xs", description="compute from xs in the loop",
-          hint="The loop itself must do the work on xs: scan over xs (its leading axis), not over a "
-               "placeholder after computing the answer elsewhere."),
+    # The loop over xs itself, one step per element: a scan of xs's length (and twice that on an
+    # xs twice as long), or a while loop reading xs as it is; a loop over xs padded to a fixed
+    # length runs the padding's steps and fails both
+    AnyOf(LoopLength(id="structure.loop_reads_xs.scan", title="a scan of xs's length reading xs", of=("xs", 0),
+                     reads="xs"),
+          WhileReads(id="structure.loop_reads_xs.while", title="a while loop reading xs as it is", reads="xs"),
+          id="structure.loop_reads_xs", title="The loop runs over xs itself, one step per element",
+          description="loop over xs itself, one step per element",
+          hint="The loop itself must do the work on xs, one step per element: scan over xs (its leading axis), "
+               "not over a placeholder after computing the answer elsewhere, nor over xs padded to a fixed length."),
     WithinLimits(),
 ]

@@ -62,6 +62,7 @@ from grader.batch.results import (_write_student, label, load_result, private_fo
                                   student_folder)
 from grader.batch.submissions import Intake, Problem, Submission
 from grader.errors import GraderFailure, IntakeError
+from grader.sandbox.settling import settle
 from grader.report.result import Report
 from grader.sandbox.isolation import IsolationNotice
 from grader.batch.summary import summarize, write_summary
@@ -317,6 +318,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
         return outcome
     finally:
         shutil.rmtree(unpacked, ignore_errors=True)
+        settle()  # what the children left, given back in the background while the class was graded
 
 
 NO_SPACE = (errno.ENOSPC, errno.EDQUOT)

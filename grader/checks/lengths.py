@@ -10,9 +10,9 @@ length computed from the input follows.
 
 A loop JAX sees is a ``scan`` (``jax.lax.scan``, and ``jax.lax.fori_loop`` with bounds known
 when tracing, ``range(xs.shape[0])`` included), whose length is part of the program. A
-``while`` loop's trip count is a value, which no program states: for a task that accepts
-``fori_loop`` with traced bounds, combine this check with ``UsesPrimitive(operation="while")``
-under ``AnyOf``.
+``while`` loop's trip count is a value, which no program states: what can be judged of one is
+what it reads (``WhileReads``: the argument as it is, not padded to a fixed length). For a task
+that accepts ``fori_loop`` with traced bounds, put the two under ``AnyOf``.
 """
 from __future__ import annotations
 
@@ -131,3 +131,38 @@ class LoopLength(Check):
 
     def _lengthened(self) -> str:
         return ", ".join(f"{path} (axis {axis})" for path, axis in self._vary().items())
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhileReads(Check):
+    """The probe call's program runs a ``while`` loop (``jax.lax.while_loop``, or a
+    ``jax.lax.fori_loop`` with traced bounds) that reads the argument leaf ``reads`` as it is: a
+    value computed from it, of its shape. A while loop's trip count is a value no program states,
+    so this is what can be judged of one: a loop over the input padded to a fixed length, with
+    that length as its traced bound, reads an array longer than the input and fails (its values
+    stay right, and its program does not grow)."""
+    reads: str
+    category: ClassVar[Category] = "structure"
+
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        return [] if self.reads in dict(argument_leaves(probe)) else [
+            f"{self.id}: {self.reads!r} is no leaf of the probe's arguments"]
+
+    def judge(self, context: Context) -> Outcome:
+        want = tuple(np.shape(dict(argument_leaves(context.probe))[self.reads]))
+        wanted = f"a {spelled('while')} reading {self.reads} of shape {want}"
+        program, why = observed_program(context)
+        if program is None:
+            return Outcome.failed(f"The program could not be inspected: {why}.", expected=wanted, observed=str(why))
+        reached = program.derived_from(i for p, i in zip(program.input_paths, program.inputs) if is_within(p, self.reads))
+        loops = program.uses("while")
+        read = sorted({tuple(program.shapes.get(i) or ()) for node in loops for i in node.inputs
+                       if i is not None and i in reached})
+        if want in read:
+            return Outcome.passed(f"Your program runs a {spelled('while')} reading {self.reads} as it is, {want}.")
+        observed = (f"a {spelled('while')} reading only values of shape {' or '.join(map(str, read))} computed "
+                    f"from {self.reads}" if read else f"a {spelled('while')} reading nothing computed from {self.reads}"
+                    if loops else f"no {spelled('while')}")
+        return Outcome.failed(f"Your program has {observed}; the task's loop reads {self.reads} as it is, {want}, "
+                              f"not padded to a fixed length: loop over {self.reads} itself.",
+                              expected=wanted, observed=observed)
