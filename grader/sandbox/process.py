@@ -35,7 +35,7 @@ from grader.sandbox.cgroup import ChildGroup
 from grader.child.confine import Policy, process_limit
 from grader.sandbox.hiding import PACKAGE_PARENT, hidden_paths
 from grader.sandbox.limits import Limits
-from grader.sandbox.reaper import MARKER, kill_marked, kill_uid
+from grader.sandbox.reaper import MARKER, key_usage, kill_marked, kill_uid
 from grader.sandbox.output import CapturedOutput
 from grader.sandbox.scratch import ScratchWatch, remove_tree
 from grader.sandbox.settling import later
@@ -282,6 +282,7 @@ class ChildProcess:
         self._body: bytearray | None = None  # its body, once its length is known; ``_got`` bytes read
         self._got = 0
         self._ready: dict[str, Any] | None = None
+        self._keys: str | None = None  # what its uid's keys took once it was ready (reaper.key_usage)
         self._closed: dict[str, Any] | None = None
 
     @property
@@ -294,6 +295,8 @@ class ChildProcess:
             self.greeted_at = time.monotonic()
             if self._ready.get("op") != "ready":
                 raise ChildFailure("sandbox", f"the grading process could not start: {self._ready.get('error')}")
+            if self.lease is not None:  # the child emptied its uid's keyrings; the submission has not run yet
+                self._keys = key_usage(self.lease.uid)
             reported = self._ready.get("protections")
             if isinstance(reported, dict):
                 self.protections.update({str(k): v for k, v in reported.items() if isinstance(v, dict)})
@@ -506,13 +509,15 @@ class ChildProcess:
         uid, remove its control group and folder. ``say``: what cannot be removed also goes in
         ``protections`` (read by the report: not from the background, where a report may be
         reading them)."""
+        self.process.wait()  # killed already: once it is reaped, a process of the uid left is rare (no fork to kill it)
         if self.lease is not None:
-            if not self.lease.release():  # kills every process of the uid first
+            # its keyrings as the child left them before the submission ran: nothing to empty
+            untouched = self._keys is not None and key_usage(self.lease.uid) == self._keys
+            if not self.lease.release(keyrings=not untouched):  # kills every process of the uid first
                 log.error("sandbox uid %d stays leased until the grader exits: what it left could not be removed",
                           self.lease.uid)
         else:
             kill_marked(self.marker)
-        self.process.wait()
         self._remove_group(say)
         self._remove_workdir(say)
 

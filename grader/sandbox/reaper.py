@@ -143,6 +143,21 @@ def remove_ipc_objects(uid: int) -> list[str]:
     return failed
 
 
+def key_usage(uid: int) -> str | None:
+    """What ``uid``'s keys take, as /proc/key-users states it (its keys, and its quota of keys and
+    bytes used), or None where it has none or the kernel has no keyrings. The first field (the
+    kernel's references to the record) is left out: it moves with processes, not with keys."""
+    try:
+        with open("/proc/key-users") as handle:
+            for line in handle:
+                owner, _, rest = line.partition(":")
+                if owner.strip() == str(uid):
+                    return " ".join(rest.split()[1:])
+    except OSError:
+        pass
+    return None
+
+
 def clear_keyrings(uid: int) -> bool:
     """Empty ``uid``'s user, user-session and persistent keyrings, from a process of that uid
     (only its own are reachable by their special ids): a key a child added there would be found
@@ -161,14 +176,15 @@ def clear_keyrings(uid: int) -> bool:
     return os.waitstatus_to_exitcode(status) == 0
 
 
-def sweep_uid(uid: int) -> bool:
+def sweep_uid(uid: int, keyrings: bool = True) -> bool:
     """Kill every process of ``uid``, then remove its IPC objects, what it owns in the machine's
     world-writable folders (a child without a mount namespace writes the real /tmp, /run/lock...)
-    and empty its keyrings; True if nothing is left."""
+    and empty its keyrings (``keyrings``: a fork of this process, left out when nothing was added
+    to them); True if nothing is left."""
     if not kill_uid(uid):
         return False
     leaks = remove_ipc_objects(uid) + remove_owned(uid, world_writable_folders())
-    if not clear_keyrings(uid):
+    if keyrings and not clear_keyrings(uid):
         leaks.append("its keyrings could not be emptied")
     if leaks:
         log.error("could not remove what sandbox uid %d left: %s", uid, "; ".join(leaks))

@@ -108,12 +108,13 @@ class UidLease:
         raise SandboxError(f"no free sandbox uid in {SANDBOX_UIDS.start}-{SANDBOX_UIDS.stop - 1}: "
                            "too many children at once, or leftovers that cannot be killed")
 
-    def release(self) -> bool:
-        """Kill what still runs under the uid and remove its IPC objects, then give the uid back;
-        False if something could not be (the uid then stays locked until this grader exits)."""
+    def release(self, keyrings: bool = True) -> bool:
+        """Kill what still runs under the uid and remove what it left (``keyrings``: its keyrings
+        too), then give the uid back; False if something could not be (the uid then stays locked
+        until this grader exits)."""
         if self._fd < 0:
             return True
-        if not sweep_uid(self.uid):
+        if not sweep_uid(self.uid, keyrings):
             return False
         for fd in (self._fd, *self._legacy):
             os.pwrite(fd, CLEAN, 0)
