@@ -18,7 +18,7 @@ only then listens. It serves one check at a time; a client that closes its end m
 without a check, when its code changes on disk (an upgrade, an edited checkout), when its
 socket is removed, or on SIGTERM; its zygote and children die with it (PDEATHSIG, the zygote's
 closed channel). ``warm-NAME.log`` beside the socket says when it became ready, each check it
-served and why it stopped; ``warm-NAME.pid`` holds its pid while it listens.
+served and why it stopped; ``warm-NAME.pid`` holds its pid while it runs.
 """
 from __future__ import annotations
 
@@ -269,6 +269,7 @@ def main(argv: list[str]) -> None:
     except OSError:
         return  # another service holds this socket's lock
     service = Service(folder, name)
+    service.pid_file.write_text(str(os.getpid()))
     listener = None
     reason = "stopped"
     try:
@@ -285,7 +286,6 @@ def main(argv: list[str]) -> None:
         finally:
             os.umask(previous)
         listener.listen(8)
-        service.pid_file.write_text(str(os.getpid()))
         service.say("ready")
         reason = service.serve(listener)
     except SystemExit:
@@ -293,11 +293,12 @@ def main(argv: list[str]) -> None:
     except BaseException as error:  # noqa: BLE001 (logged; clients fall back)
         reason = f"{type(error).__name__}: {error}"
     finally:
-        if listener is not None:  # the lock is still held: the socket and pid file are this service's
+        if listener is not None:  # the lock is still held: the socket is this service's
             listener.close()
-            for path in (service.address, service.pid_file):
-                with contextlib.suppress(OSError):
-                    os.unlink(path)  # type: ignore[arg-type]
+            with contextlib.suppress(OSError):
+                os.unlink(service.address)  # type: ignore[arg-type]
+        with contextlib.suppress(OSError):
+            os.unlink(service.pid_file)
         if service.pool is not None:
             service.pool.close()
         service.say(f"stopped: {reason}")
