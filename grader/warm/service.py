@@ -100,6 +100,8 @@ class Service:
         discarded (-o and CI summaries left out), through the zygote, so that the next check
         finds everything made. Best effort: the service serves anyway."""
         from grader import cli  # noqa: F401 (the parent's imports, made now)
+        from grader.exercise import keep_loaded
+        keep_loaded()  # a check reuses the exercise's checks, drawn inputs and answers, as a class run does
         from grader.sandbox.pool import Pool
         from grader.submission import grade, read_submission
         self.pool = Pool()
