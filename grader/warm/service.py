@@ -42,6 +42,7 @@ from grader.warm import frames, place
 
 TICK_S = 5.0  # how often an idle service looks at the clock, its code and its socket
 WAIT_FOR_STARTER_S = 120.0
+ZYGOTES = 2  # zygotes kept (each a process that imported JAX, ~0.2 GB): the exercises checked last
 
 
 class CapturedStream(io.TextIOBase):
@@ -104,7 +105,7 @@ class Service:
         keep_loaded()  # a check reuses the exercise's checks, drawn inputs and answers, as a class run does
         from grader.sandbox.pool import Pool
         from grader.submission import grade, read_submission
-        self.pool = Pool()
+        self.pool = Pool(most=ZYGOTES)
         try:
             args = cli.build_parser(only_check=True).parse_args(first["argv"])
             os.chdir(first["cwd"])
