@@ -41,6 +41,20 @@ def stop(folder: Path) -> None:
         time.sleep(0.05)
 
 
+def rss_tree(pid: int) -> list[str]:
+    """The resident memory of ``pid`` and of its children (the zygote), each as "pid: N MiB"."""
+    found = []
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        found.append(f"{pid}: {int(status.split('VmRSS:')[1].split()[0]) // 1024} MiB")
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except (OSError, IndexError, ValueError):
+        return found
+    for child in children:
+        found += [f"child {line}" for line in rss_tree(int(child))]
+    return found
+
+
 def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="jgw-bench-", dir="/tmp"))
     work = Path(tempfile.mkdtemp(prefix="jgw-work-"))
@@ -66,6 +80,8 @@ def main() -> None:
             print(f"round {round_ + 1}: first {firsts[-1]:.3f} s, second (edited) {seconds[-1]:.3f} s, "
                   f"bare import {bares[-1]:.3f} s", flush=True)
         served = sum(p.read_text().count(" served ") for p in folder.glob("warm-*.log"))
+        for path in folder.glob("warm-*.pid"):
+            print("service memory (VmRSS):", *rss_tree(int(path.read_text())))
     finally:
         stop(folder)
         shutil.rmtree(folder, ignore_errors=True)

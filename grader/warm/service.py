@@ -266,6 +266,8 @@ def main(argv: list[str]) -> None:
     folder = place.runtime_folder(os.environ)
     if folder is None or place.socket_path(folder, name) is None:
         return
+    if place.key(os.environ, place.search_path(), place.code_stamp()) != name:
+        return  # the code changed between the client's look and this start: its name is not this service's
     lock = os.open(folder / f"warm-{name}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
