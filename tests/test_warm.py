@@ -169,6 +169,21 @@ def test_another_environment_is_another_service(warm):
     assert len(list(folder.path.glob("warm-*.lock"))) == 2  # it started its own (the fixture ends it)
 
 
+def test_a_client_gone_mid_check_interrupts_it_and_the_next_is_served(warm):
+    folder, first = warm
+    before = folder.log().count("the client went away")
+    hanging = subprocess.Popen([*JAXGRADE, "check", "exercises/named_sharding_replicated/wrong/limits_infinite_loop.py"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO, env=folder.env)
+    time.sleep(2.0)  # accepted, its child in the loop
+    hanging.kill()  # its end of the socket closes, as on Ctrl-C
+    hanging.wait()
+    folder.wait_for("the client went away", count=before + 1, timeout=10)
+    served = folder.served()
+    started = time.monotonic()
+    same(first, folder.check(REFERENCE))
+    assert folder.served() == served + 1 and time.monotonic() - started < 10
+
+
 @pytest.mark.parametrize("how", ["mode", "owner", "link"])
 def test_a_folder_others_could_reach_is_refused(how):
     folder = Folder()

@@ -206,6 +206,11 @@ class Service:
             with self._lock:
                 self._serving = False
             sys.stdout, sys.stderr = saved
+            # Wake the watcher (its recv returns at once) and wait for it: a watcher left blocked
+            # on this socket could read from the next check's once its descriptor number is reused.
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RD)
+            watcher.join()
         return int(code)
 
     def _watch(self, connection: socket.socket) -> None:
