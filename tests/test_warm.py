@@ -184,6 +184,42 @@ def test_a_client_gone_mid_check_interrupts_it_and_the_next_is_served(warm):
     assert folder.served() == served + 1 and time.monotonic() - started < 10
 
 
+def test_on_a_terminal_the_colours_are_the_same(warm):
+    """stdout a terminal (a pty) and NO_COLOR unset: the service renders in colour, as the CLI does."""
+    import pty
+
+    def on_a_terminal(*extra: str) -> bytes:
+        leader, follower = pty.openpty()
+        env = {k: v for k, v in folder.env.items() if k != "NO_COLOR"}
+        done = subprocess.run([*JAXGRADE, "check", REFERENCE, *extra], stdout=follower, stderr=subprocess.PIPE,
+                              cwd=REPO, env=env, timeout=180)
+        os.close(follower)
+        data = b""
+        while True:
+            try:
+                chunk = os.read(leader, 1 << 16)
+            except OSError:  # EIO: the terminal's other end is closed and drained
+                break
+            if not chunk:
+                break
+            data += chunk
+        os.close(leader)
+        assert done.returncode == 0, done.stderr
+        return data
+
+    folder, _ = warm
+    logs = set(folder.path.glob("warm-*.log"))
+    alone = on_a_terminal()  # another environment than the fixture's (NO_COLOR unset): in-process, starts one
+    deadline = time.monotonic() + READY_S
+    while not any(" ready" in p.read_text() for p in set(folder.path.glob("warm-*.log")) - logs):
+        assert time.monotonic() < deadline, folder.log()
+        time.sleep(0.1)
+    served = folder.served()
+    through = on_a_terminal()
+    assert folder.served() == served + 1
+    assert b"\x1b[" in through and through == alone
+
+
 @pytest.mark.parametrize("how", ["mode", "owner", "link"])
 def test_a_folder_others_could_reach_is_refused(how):
     folder = Folder()
