@@ -261,6 +261,26 @@ def test_the_service_stops_when_idle():
         folder.stop()
 
 
+def test_a_service_whose_code_changed_stops_and_the_next_check_is_not_stale():
+    """An upgrade or an edit of the grader (a module's mtime) names another socket, and the old
+    service exits at its next look (within grader.warm.service.TICK_S)."""
+    folder = Folder()
+    module = REPO / "grader" / "warm" / "frames.py"
+    times = os.stat(module)
+    try:
+        assert folder.check(REFERENCE).returncode == 0
+        folder.wait_for(" ready")
+        (old,) = folder.path.glob("warm-*.sock")
+        os.utime(module, ns=(times.st_atime_ns, times.st_mtime_ns + 1_000_000_000))
+        folder.wait_for("stopped: the grader's code changed", timeout=30)
+        served = folder.served()
+        assert folder.check(REFERENCE).returncode == 0 and folder.served() == served  # in-process, a new name
+        assert not old.exists()
+    finally:
+        os.utime(module, ns=(times.st_atime_ns, times.st_mtime_ns))
+        folder.stop()
+
+
 def _junk_server(address: Path, stop: threading.Event) -> socket.socket:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(str(address))

@@ -35,7 +35,7 @@ def through_service(arguments: list[str]) -> int | None:
         if folder is None:
             return None
         path = place.search_path()
-        name = place.key(environ, path, place.code_stamp())
+        name = place.key(environ, path, place.code_stamp(path))
         address = place.socket_path(folder, name)
         if address is None:
             return None

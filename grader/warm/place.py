@@ -8,9 +8,10 @@ else (another user made it first, someone widened it) means no warm path, never 
 Both ends then check the other's uid with SO_PEERCRED (grader.warm.frames.peer_uid).
 
 The socket's name is a hash of everything the service's answers depend on besides the request:
-the protocol, the grader's version and the stamp of its code (each module's size and mtime: an
-edited checkout or an upgrade names another socket, and a service whose code changed under it
-exits), the interpreter and its ``sys.path``, and the environment variables the grading reads
+the protocol, the grader's version and the stamp of its code (each module's size and mtime, and
+each ``sys.path`` folder's mtime: an edited checkout, an upgrade of jaxgrade or of a dependency
+names another socket, and a service whose code changed under it exits), the interpreter and its
+``sys.path``, and the environment variables the grading reads
 (``relevant_environment``). A check whose environment differs reaches another service or none.
 """
 from __future__ import annotations
@@ -62,9 +63,19 @@ def search_path() -> list[str]:
     return [entry or os.getcwd() for entry in sys.path]
 
 
-def code_stamp() -> str:
-    """Each of the grader's modules' path, size and mtime (about 2 ms for ~120 files)."""
+def code_stamp(path: list[str]) -> str:
+    """Each of the grader's modules' path, size and mtime (about 2 ms for ~120 files), and the
+    mtime of each site-packages folder on ``path``: installing, upgrading or removing a package
+    there (JAX, Hypothesis) adds and removes entries in it, which changes its mtime. (Not other
+    folders: `python -m grader` puts the working folder on ``path``, where every save changes it.)"""
     digest = hashlib.sha256()
+    for entry in path:
+        if os.path.basename(entry) not in ("site-packages", "dist-packages"):
+            continue
+        try:
+            digest.update(f"{entry}\0{os.stat(entry).st_mtime_ns}\n".encode())
+        except OSError:
+            digest.update(f"{entry}\0-\n".encode())
     for root, folders, files in os.walk(PACKAGE):
         folders[:] = sorted(f for f in folders if f != "__pycache__")
         for name in sorted(files):

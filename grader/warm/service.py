@@ -85,7 +85,7 @@ class Service:
         self.folder, self.name = folder, name
         self.address = place.socket_path(folder, name)
         self.environment = place.relevant_environment(os.environ)  # before any import can change it
-        self.stamp = place.code_stamp()
+        self.stamp = place.code_stamp(place.search_path())
         self.idle_s = place.idle_seconds(os.environ)
         self.log = open(folder / f"warm-{name}.log", "a", buffering=1)
         self.pid_file = folder / f"warm-{name}.pid"
@@ -130,7 +130,7 @@ class Service:
             left = self.idle_s - (time.monotonic() - last)
             if left <= 0:
                 return "idle"
-            if place.code_stamp() != self.stamp:
+            if place.code_stamp(place.search_path()) != self.stamp:
                 return "the grader's code changed"
             try:
                 if os.stat(self.address).st_ino != inode:
@@ -271,7 +271,7 @@ def main(argv: list[str]) -> None:
     folder = place.runtime_folder(os.environ)
     if folder is None or place.socket_path(folder, name) is None:
         return
-    if place.key(os.environ, place.search_path(), place.code_stamp()) != name:
+    if place.key(os.environ, place.search_path(), place.code_stamp(place.search_path())) != name:
         return  # the code changed between the client's look and this start: its name is not this service's
     lock = os.open(folder / f"warm-{name}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
