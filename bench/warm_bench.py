@@ -1,7 +1,9 @@
 """The warm path of `jaxgrade check` (#43 point 2, grader.warm), paired rounds: each round stops
 the service, checks a copy of the seed exercise's reference (in-process: the first check, which
 starts the service), waits until the service is ready, edits the copy (a comment appended) and
-checks it again (through the service), then times a bare `python -c "import jax; jax.devices()"`.
+checks it again (through the service), then times a bare `python -c "import jax; jax.devices()"`
+and the same check with --no-daemon (in-process, starting no service: what the first check cost
+before the warm path).
 Prints the medians. BENCH_RUNS rounds (default 7); a runtime folder of its own, removed after.
 """
 from __future__ import annotations
@@ -62,7 +64,7 @@ def main() -> None:
     env.update(NO_COLOR="1", JAXGRADE_RUNTIME_DIR=str(folder))
     bare_env = {**env, "JAX_PLATFORMS": "cpu", "JAX_NUM_CPU_DEVICES": "8"}
     submission = work / "solution.py"
-    firsts, seconds, bares = [], [], []
+    firsts, seconds, bares, alones = [], [], [], []
     try:
         for round_ in range(RUNS):
             stop(folder)
@@ -77,8 +79,9 @@ def main() -> None:
                 handle.write(f"# edit {round_}\n")
             seconds.append(timed([JAXGRADE, "check", "solution.py"], env, work))
             bares.append(timed([sys.executable, "-c", "import jax; jax.devices()"], bare_env, work))
+            alones.append(timed([JAXGRADE, "check", "solution.py", "--no-daemon"], env, work))
             print(f"round {round_ + 1}: first {firsts[-1]:.3f} s, second (edited) {seconds[-1]:.3f} s, "
-                  f"bare import {bares[-1]:.3f} s", flush=True)
+                  f"bare import {bares[-1]:.3f} s, --no-daemon {alones[-1]:.3f} s", flush=True)
         served = sum(p.read_text().count(" served ") for p in folder.glob("warm-*.log"))
         for path in folder.glob("warm-*.pid"):
             print("service memory (VmRSS):", *rss_tree(int(path.read_text())))
@@ -88,7 +91,8 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
     f, s, b = statistics.median(firsts), statistics.median(seconds), statistics.median(bares)
     print(f"medians of {RUNS}: first check {f:.3f} s ({f / b:.2f}x), second check {s:.3f} s ({s / b:.2f}x), "
-          f"bare `import jax; jax.devices()` {b:.3f} s; checks served by the service: {served} of {RUNS}")
+          f"bare `import jax; jax.devices()` {b:.3f} s, --no-daemon {statistics.median(alones):.3f} s; "
+          f"checks served by the service: {served} of {RUNS}")
 
 
 if __name__ == "__main__":
