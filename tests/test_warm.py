@@ -26,11 +26,11 @@ from grader.warm import place
 
 REFERENCE = "exercises/named_sharding_replicated/reference.py"
 WRONG = "exercises/named_sharding_replicated/wrong/value_mean.py"
-READY_S = 120.0
+READY_S = 120.0  # the service waits for the first check to exit, then imports and grades once
 # The installed script, as a student runs it: `python -m grader` puts its working folder on
 # sys.path, which is part of the service's name (grader.warm.place), so checks from two folders
 # would reach two services.
-JAXGRADE = [str(Path(sys.executable).parent / "jaxgrade")]  # the service waits for the first check to exit, then imports and grades once
+JAXGRADE = [str(Path(sys.executable).parent / "jaxgrade")]
 
 
 class Folder:
@@ -172,7 +172,8 @@ def test_another_environment_is_another_service(warm):
 def test_a_client_gone_mid_check_interrupts_it_and_the_next_is_served(warm):
     folder, first = warm
     before = folder.log().count("the client went away")
-    hanging = subprocess.Popen([*JAXGRADE, "check", "exercises/named_sharding_replicated/wrong/limits_infinite_loop.py"],
+    looping = "exercises/named_sharding_replicated/wrong/limits_infinite_loop.py"
+    hanging = subprocess.Popen([*JAXGRADE, "check", looping],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO, env=folder.env)
     time.sleep(2.0)  # accepted, its child in the loop
     hanging.kill()  # its end of the socket closes, as on Ctrl-C

@@ -159,7 +159,8 @@ class Service:
         started = time.monotonic()
         if tag != frames.REQUEST or not isinstance(request, dict) or request.get("protocol") != frames.PROTOCOL \
                 or request.get("key") != self.name or request.get("env") != self.environment \
-                or not isinstance(request.get("argv"), list) or not all(isinstance(a, str) for a in request["argv"]):
+                or not isinstance(request.get("argv"), list) or not all(isinstance(a, str) for a in request["argv"]) \
+                or request["argv"][:1] != ["check"]:  # only checks: the other commands are no service's
             frames.send(connection, frames.REFUSED)
             self.say("refused a request that does not match this service")
             return
