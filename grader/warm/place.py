@@ -36,9 +36,10 @@ PACKAGE = Path(__file__).resolve().parent.parent  # grader/
 # What the parent of a check reads from the environment (the grader's own switches and paths,
 # JAX's and XLA's, Python's, colours, locale, temporary and cache folders, CI summaries).
 _PREFIXES = ("JAXGRADE_", "JAX_", "XLA_", "TF_", "PYTHON", "HYPOTHESIS", "XDG_", "LC_", "GITHUB_", "OPENBLAS_",
-             "OMP_")
+             "OMP_", "LD_")
 _NAMES = frozenset({"PATH", "LANG", "LANGUAGE", "HOME", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT", "TERM", "COLUMNS",
-                    "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "CI", "USER", "LOGNAME"})
+                    "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "CI", "USER", "LOGNAME", "TZ",
+                    "SOURCE_DATE_EPOCH"})
 _SOCKET_MAX = 100  # sun_path holds 108 bytes
 
 
