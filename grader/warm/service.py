@@ -87,7 +87,8 @@ class Service:
         self.environment = place.relevant_environment(os.environ)  # before any import can change it
         self.stamp = place.code_stamp(place.search_path())
         self.idle_s = place.idle_seconds(os.environ)
-        self.log = open(folder / f"warm-{name}.log", "a", buffering=1)
+        self.log = open(os.open(folder / f"warm-{name}.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
+                                0o600), "a", buffering=1)  # (its lines name the files checked)
         self.pid_file = folder / f"warm-{name}.pid"
         self.pool: Any = None
         self._serving = False
