@@ -69,6 +69,7 @@ demo: install
 
 bench: install
 	$(BIN)/python bench/bench.py
+	$(BIN)/python bench/warm_bench.py
 
 clean:
 	rm -rf $(VENV) .venv-compat build *.egg-info out

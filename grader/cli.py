@@ -28,7 +28,8 @@ from grader.timings import Timings, process_start
 from grader.timings import wanted as timings_wanted
 
 if TYPE_CHECKING:
-    from grader.sandbox.process import ChildProcess
+    from grader.sandbox.process import ChildProcess, Launcher
+    from grader.source import Converted
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,26 +44,33 @@ def _check(args: argparse.Namespace) -> int:
     converted = read_submission(path, args.file)
     if args.templates is not None and not args.templates.is_dir():
         raise UsageError(f"no such templates folder: {args.templates} (give a folder holding your *.j2 overrides)")
-    if args.exercise:
-        exercise = find_exercise(args.exercise)
-    else:
-        candidates = exercises_for_source(converted.text)
-        if len(candidates) > 1:
-            named = ", ".join(f"{e.function} ({e.slug})" for e in candidates)
-            raise UsageError(f"cannot tell which exercise {args.file} is for: it defines the functions of "
-                             f"{len(candidates)} exercises, {named}. Pick one with -e SLUG, e.g. jaxgrade check "
-                             f"{args.file} -e {candidates[0].slug}")
-        if not candidates:
-            known = ", ".join(f"{e.slug} ({e.function})" for e in all_exercises())
-            raise UsageError(f"cannot tell which exercise {args.file} is for: it defines none of the exercises' "
-                             f"functions. Pass -e SLUG; known exercises: {known}")
-        exercise = candidates[0]
-    early = _early_child(exercise, path)  # JAX imports in it while this process imports the rest of the check
+    exercise = exercise_for(args, converted)
+    # Forked from the warm service's zygote (grader.warm.service), or spawned now: JAX imports
+    # in it while this process imports the rest of the check.
+    early = None if getattr(args, "launcher", None) is not None else _early_child(exercise, path)
     try:
         return _grade(args, path, exercise, early)
     finally:
         if early is not None:  # the grading closed it, unless it failed first
             early.close()
+
+
+def exercise_for(args: argparse.Namespace, converted: Converted) -> Exercise:
+    """The exercise ``jaxgrade check`` grades the file against: ``-e``, else the one whose
+    function the file defines (UsageError, saying what to do, for none or several)."""
+    if args.exercise:
+        return find_exercise(args.exercise)
+    candidates = exercises_for_source(converted.text)
+    if len(candidates) > 1:
+        named = ", ".join(f"{e.function} ({e.slug})" for e in candidates)
+        raise UsageError(f"cannot tell which exercise {args.file} is for: it defines the functions of "
+                         f"{len(candidates)} exercises, {named}. Pick one with -e SLUG, e.g. jaxgrade check "
+                         f"{args.file} -e {candidates[0].slug}")
+    if not candidates:
+        known = ", ".join(f"{e.slug} ({e.function})" for e in all_exercises())
+        raise UsageError(f"cannot tell which exercise {args.file} is for: it defines none of the exercises' "
+                         f"functions. Pass -e SLUG; known exercises: {known}")
+    return candidates[0]
 
 
 def _early_child(exercise: Exercise, path: Path) -> ChildProcess | None:
@@ -88,7 +96,7 @@ def _grade(args: argparse.Namespace, path: Path, exercise: Exercise, early: Chil
             print(warning, file=sys.stderr)
     with prepared(path, exercise, args.file) as found:
         report = grade(exercise, found.path, seed=args.seed, display_path=found.shown, helpers=found.helpers,
-                       notes=found.notes, timings=args.timings, early=early)
+                       notes=found.notes, timings=args.timings, early=early, launcher=getattr(args, "launcher", None))
     isolation = isolation_line(report.environment.get("protections"))  # layers this machine lacks
     if isolation:
         print(isolation, file=sys.stderr)
@@ -149,6 +157,9 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
                        help="folder of *.j2 templates that replace the built-in ones")
     check.add_argument("-o", "--output", help="write the report to this file instead of stdout")
     check.add_argument("--seed", type=int, default=0, help="seed for the generated inputs (default 0)")
+    check.add_argument("--no-daemon", action="store_true",
+                       help="grade in this process, not through the warm grading service a check leaves running "
+                            "for the next one (also JAXGRADE_NO_DAEMON=1; a CI job, CI set, never uses one)")
     check.set_defaults(run=_check)
 
     start = commands.add_parser("start", help="write an exercise's starter file")
@@ -205,12 +216,20 @@ def _timings() -> Timings:
     return found
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, launcher: Launcher | None = None) -> int:
+    """``jaxgrade ARGV``; the exit code. ``launcher``: how a check's child starts (the warm
+    service's zygote, grader.warm.service); without one, a check first asks that service
+    (grader.warm.client), and grades here when none answers."""
     try:
         arguments = sys.argv[1:] if argv is None else argv
         timings = _timings() if arguments[:1] == ["check"] and timings_wanted() else None
+        if arguments[:1] == ["check"] and launcher is None:
+            from grader.warm.client import through_service
+            served = through_service(arguments)
+            if served is not None:
+                return served
         args = build_parser(only_check=arguments[:1] == ["check"]).parse_args(arguments)
-        args.timings = timings
+        args.timings, args.launcher = timings, launcher
         return args.run(args)
     except (UsageError, ExerciseError) as error:
         print(f"jaxgrade: {error}", file=sys.stderr)

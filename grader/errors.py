@@ -103,6 +103,11 @@ class ZygoteGone(PoolError):
     """The warm process was gone before it could receive a request (so it forked nothing)."""
 
 
+class WarmServiceError(GraderFault):
+    """The warm grading service (grader.warm) could not answer a check: never shown, the check
+    is graded in-process instead."""
+
+
 class GraderFailure(GraderFault):
     """The grader could not finish a submission for a reason of its own (its warm process
     could not fork): no verdict is recorded, so the next run grades it again."""

@@ -180,7 +180,42 @@ class Exercise:
         return found
 
 
+# Exercises kept loaded, by folder and the stat of every file in it: None (the default) loads
+# each time; grader.warm.service keeps them, so a second check reuses the checks module, the
+# inputs drawn for a seed and the oracles' answers, as a class run reuses them between
+# submissions. Any file of the folder changed (size, mtime, a file added or removed): loaded again.
+_KEPT: dict[tuple[str, tuple[tuple[str, int, int], ...]], "Exercise"] | None = None
+
+
+def keep_loaded() -> None:
+    """From now on, this process reuses an exercise loaded before while its files are unchanged."""
+    global _KEPT
+    if _KEPT is None:
+        _KEPT = {}
+
+
+def _files_of(directory: Path) -> tuple[tuple[str, int, int], ...]:
+    found = []
+    for root, folders, files in os.walk(directory):
+        folders[:] = sorted(f for f in folders if f != "__pycache__")
+        for name in sorted(files):
+            info = os.stat(os.path.join(root, name))
+            found.append((os.path.join(root, name), info.st_size, info.st_mtime_ns))
+    return tuple(found)
+
+
 def load_exercise(directory: Path) -> Exercise:
+    if _KEPT is None:
+        return _load_exercise(directory)
+    key = (f"{directory}\0{Path(directory).resolve()}", _files_of(directory))
+    if key not in _KEPT:
+        if len(_KEPT) >= 64:
+            _KEPT.clear()
+        _KEPT[key] = _load_exercise(directory)
+    return _KEPT[key]
+
+
+def _load_exercise(directory: Path) -> Exercise:
     meta_path = directory / "exercise.toml"
     try:
         meta = tomllib.loads(meta_path.read_text())

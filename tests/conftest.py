@@ -16,6 +16,9 @@ import pytest
 GRADER_ENVIRONMENT = dict(os.environ)
 os.environ.setdefault("JAXGRADE_CACHE", tempfile.mkdtemp(prefix="jaxgrade-test-cache-"))
 os.environ.setdefault("NO_COLOR", "1")
+# No test starts a warm grading service (grader.warm) by checking a file: only tests/test_warm.py
+# asks for one, each in a runtime folder of its own that it cleans up.
+os.environ.setdefault("JAXGRADE_NO_DAEMON", "1")
 
 REPO = Path(__file__).resolve().parent.parent
 SEED_EXERCISE = REPO / "exercises" / "named_sharding_replicated"

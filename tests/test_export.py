@@ -345,7 +345,8 @@ def container_root(autograder_zip):
 
 def _container_env(root: Path, cache: Path | None = None) -> dict[str, str]:
     return {"PATH": os.environ["PATH"], "LANG": "C.UTF-8", "JAXGRADE_AUTOGRADER_ROOT": str(root),
-            "JAXGRADE_CACHE": str(cache) if cache else "off", "NO_COLOR": "1", "HOME": str(root)}
+            "JAXGRADE_CACHE": str(cache) if cache else "off", "NO_COLOR": "1", "HOME": str(root),
+            "JAXGRADE_NO_DAEMON": "1"}
 
 
 def _in_container(root: Path, *, user: int | None = None, timeout: int = 300,

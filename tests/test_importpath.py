@@ -20,7 +20,7 @@ SHADOW = 'raise ImportError("the rich.py beside the submission was imported in p
 
 
 def _pythonpath_env(*folders: str) -> dict[str, str]:
-    return {"PYTHONPATH": os.pathsep.join(folders), "PATH": "/usr/bin:/bin", "NO_COLOR": "1",
+    return {"PYTHONPATH": os.pathsep.join(folders), "PATH": "/usr/bin:/bin", "NO_COLOR": "1", "JAXGRADE_NO_DAEMON": "1",
             "JAXGRADE_CACHE": os.environ["JAXGRADE_CACHE"]}
 
 

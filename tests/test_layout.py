@@ -28,7 +28,7 @@ LAYERS = (
     ("grader.report",),
     ("grader.engine", "grader.submission", "grader.kernel_check"),
     ("grader.batch", "grader.validate", "grader.validated", "grader.scaffold", "grader.export"),
-    ("grader.cli", "grader.__main__"),
+    ("grader.cli", "grader.__main__", "grader.warm"),
 )
 
 

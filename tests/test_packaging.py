@@ -80,7 +80,8 @@ def _wheel_installed(kind: str, wheel: Path, root: Path) -> tuple[list[str], dic
     """The wheel installed with pip as ``kind`` says, beside its dependencies; the command that
     runs its grader there and that command's environment."""
     python = base_python_without_jax()
-    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "JAXGRADE_CACHE": os.environ["JAXGRADE_CACHE"]}
+    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "JAXGRADE_NO_DAEMON": "1",
+           "JAXGRADE_CACHE": os.environ["JAXGRADE_CACHE"]}
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     pip = [sys.executable, "-m", "pip"]
     if kind == "venv":
@@ -161,7 +162,8 @@ def _conda_like_prefix(wheel: Path, prefix: Path) -> tuple[list[str], dict[str, 
     _linked_tree(base / "lib" / version, prefix / "lib" / version,
                  skip=("site-packages", "dist-packages", "test", "*.a", "EXTERNALLY-MANAGED"))
     env = {"PATH": f"{prefix / 'bin'}:/usr/bin:/bin", "CONDA_PREFIX": str(prefix), "CONDA_DEFAULT_ENV": str(prefix),
-           "CONDA_SHLVL": "1", "NO_COLOR": "1", "JAXGRADE_CACHE": os.environ["JAXGRADE_CACHE"]}
+           "CONDA_SHLVL": "1", "NO_COLOR": "1", "JAXGRADE_NO_DAEMON": "1",
+           "JAXGRADE_CACHE": os.environ["JAXGRADE_CACHE"]}
     paths = "import sysconfig; print(sysconfig.get_path('purelib')); print(sysconfig.get_path('scripts'))"
     asked = subprocess.run([str(prefix / "bin" / version), "-c", paths],
                            capture_output=True, text=True, timeout=60, env=env)
@@ -247,7 +249,7 @@ def test_installed_wheel_grades_a_submission_outside_the_checkout(installed, tmp
     the reference solution gets full marks, and a known-wrong variant loses the points of its
     category, so the grading (sandboxed child included) really ran from the install."""
     target, _ = installed
-    env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin", "NO_COLOR": "1",
+    env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin", "NO_COLOR": "1", "JAXGRADE_NO_DAEMON": "1",
            "JAXGRADE_CACHE": os.environ["JAXGRADE_CACHE"]}
     scores = {}
     for name, source in (("right", SEED_EXERCISE / "reference.py"),

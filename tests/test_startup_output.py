@@ -42,6 +42,7 @@ def test_a_plugins_startup_output_is_not_the_students(tmp_path):
     (tmp_path / "student").mkdir()
     (tmp_path / "student" / "solution.py").write_text(STUDENT)
     env = {"PYTHONPATH": os.pathsep.join([str(site), str(REPO)]), "PATH": "/usr/bin:/bin", "NO_COLOR": "1",
+           "JAXGRADE_NO_DAEMON": "1",
            "JAXGRADE_CACHE": os.environ["JAXGRADE_CACHE"]}
     done = subprocess.run([python, "-m", "grader", "check", "student/solution.py", "-e", "named_sharding_replicated",
                            "--format", "md"], capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)

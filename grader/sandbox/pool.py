@@ -222,9 +222,13 @@ class Pool:
     """Launches children by forking warm zygotes: pass ``pool.launch`` as a child launcher.
 
     One zygote per distinct child environment (an exercise's device count and compilation
-    cache are part of it); a zygote that died is replaced on the next launch."""
+    cache are part of it); a zygote that died is replaced on the next launch. ``most``: how
+    many zygotes it keeps at once (None: every one); making one more closes the one used
+    longest ago, which must have no child running (grader.warm.service grades one check at a
+    time, and keeps the zygotes of the exercises checked last, not of every exercise)."""
 
-    def __init__(self) -> None:
+    def __init__(self, most: int | None = None) -> None:
+        self._most = most
         self._zygotes: dict[tuple[tuple[str, str], ...], Zygote] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -234,12 +238,15 @@ class Pool:
         with self._lock:
             if self._closed:
                 raise PoolError("the pool of warm grading processes is closed")
-            zygote = self._zygotes.get(key)
+            zygote = self._zygotes.pop(key, None)  # put back last: the most recently used
             # a zygote's reader learns of its death a moment after the process ends
             if zygote is None or not zygote.alive or zygote.process.poll() is not None:
                 if zygote is not None:
                     zygote.close()
-                zygote = self._zygotes[key] = Zygote(env)
+                while self._most is not None and len(self._zygotes) >= self._most:
+                    self._zygotes.pop(next(iter(self._zygotes))).close()
+                zygote = Zygote(env)
+            self._zygotes[key] = zygote
             return zygote
 
     def warm(self, devices: int, compile_cache: str | None) -> None:

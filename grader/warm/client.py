@@ -1,0 +1,118 @@
+"""``jaxgrade check`` through the user's warm grading service, when there is one.
+
+``through_service`` returns the check's exit code after printing exactly what the service sent
+(the bytes the CLI would have written, in the order it wrote them), or None: the caller then
+grades in-process, as without a service. None whatever goes wrong (no folder, no socket, a stale
+socket, a service of another user, a version or environment mismatch, a malformed frame, a
+service that dies mid-check): nothing is printed before the service's exit code arrives, so a
+fallback never prints twice. Where no service answers, one is started in the background
+(``start_service``) for the next check; it waits for this process to exit before it imports
+anything, so this check is not slowed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+
+from grader.errors import WarmServiceError
+from grader.warm import frames, place
+
+ACCEPT_S = 2.0  # a service busy with another check for longer: grade in-process instead
+FRAME_S = 900.0  # between two frames once accepted (a check is bounded by its limits, far less)
+BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv[1]); "
+        "from grader.warm.service import main; main(sys.argv[2:])")
+
+
+def through_service(arguments: list[str]) -> int | None:
+    environ = os.environ
+    if place.switched_off(arguments, environ) or not all(hasattr(s, "buffer") for s in (sys.stdout, sys.stderr)):
+        return None  # (streams without bytes underneath: a caller capturing them in-process)
+    try:
+        folder = place.runtime_folder(environ)
+        if folder is None:
+            return None
+        path = place.search_path()
+        name = place.key(environ, path, place.code_stamp(path))
+        address = place.socket_path(folder, name)
+        if address is None:
+            return None
+        connection = _connect(address)
+        if connection is None:
+            start_service(path, name, arguments)
+            return None
+        with connection:
+            answered = _ask(connection, arguments, environ, name)
+    except (OSError, WarmServiceError, ValueError):
+        return None
+    if answered is None:
+        return None
+    code, written = answered
+    for tag, body in written:  # a BrokenPipeError here is the CLI's to handle, as when it prints itself
+        stream = sys.stdout if tag == frames.STDOUT else sys.stderr
+        stream.flush()
+        stream.buffer.write(body)
+        stream.buffer.flush()
+    return code
+
+
+def _connect(address: Path) -> socket.socket | None:
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        connection.settimeout(ACCEPT_S)
+        connection.connect(os.fspath(address))
+        if frames.peer_uid(connection) != os.geteuid():  # only our own service
+            raise WarmServiceError("the socket's service runs as another user")
+        return connection
+    except (OSError, WarmServiceError):
+        connection.close()
+        return None
+
+
+def _stream(stream: object) -> dict[str, object]:
+    return {"tty": bool(getattr(stream, "isatty", lambda: False)()),
+            "encoding": getattr(stream, "encoding", None) or "utf-8", "errors": getattr(stream, "errors", None)
+            or "strict"}
+
+
+def _ask(connection: socket.socket, arguments: list[str], environ: os._Environ[str],
+         name: str) -> tuple[int, list[tuple[bytes, bytes]]] | None:
+    """The service's exit code and what it wrote, or None where it refused or broke off."""
+    umask = os.umask(0o077)
+    os.umask(umask)
+    request = {"protocol": frames.PROTOCOL, "key": name, "argv": arguments, "cwd": os.getcwd(), "umask": umask,
+               "env": place.relevant_environment(environ), "stdout": _stream(sys.stdout),
+               "stderr": _stream(sys.stderr)}
+    frames.send(connection, frames.REQUEST, json.dumps(request).encode())
+    tag, _ = frames.receive(connection)
+    if tag != frames.ACCEPTED:
+        return None
+    connection.settimeout(FRAME_S)
+    written: list[tuple[bytes, bytes]] = []
+    while True:
+        tag, body = frames.receive(connection)
+        if tag in (frames.STDOUT, frames.STDERR):
+            written.append((tag, body))
+        elif tag == frames.EXIT:
+            code = json.loads(body)
+            if type(code) is not int:
+                return None
+            return code, written
+        else:
+            return None
+
+
+def start_service(path: list[str], name: str, arguments: list[str]) -> None:
+    """Start the service in the background, in a session of its own, with nothing of this
+    process's but its environment: it outlives this check and serves the next ones. Two checks
+    at once may both start one: the second finds the first's lock and exits at once."""
+    import subprocess
+    try:
+        subprocess.Popen([sys.executable, "-I", "-c", BOOT, json.dumps(path), name, str(os.getpid()),
+                          json.dumps({"argv": arguments, "cwd": os.getcwd()})],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/",
+                         start_new_session=True)
+    except OSError:
+        pass
