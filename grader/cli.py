@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse prints usage and exits 2; we want one line
-        raise UsageError(f"{message} (see jaxgrade {self.prog.split()[-1]} --help)")
+        command = self.prog.split()[-1]  # "jaxgrade" for the top level, else the command's name
+        raise UsageError(f"{message} (see jaxgrade{'' if command == 'jaxgrade' else ' ' + command} --help)")
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -139,9 +140,11 @@ def _start(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
-    """Every command; with ``only_check``, just ``check`` (and ``start``): a student's check
-    then imports none of the instructors' commands before its child is launched (~50 ms)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The commands: ``check`` and ``start`` always, and the instructors' when ``command`` is
+    one of theirs (only that one) or anything else (all: for help, and a misspelt command's
+    message). A student's check imports none of the instructors' commands before its child is
+    launched (~50 ms), and ``jaxgrade grade`` none of ``export``'s (~90 ms: NumPy, nbformat)."""
     parser = _Parser(prog="jaxgrade", description="Grade JAX exercises: values and structure.")
     parser.add_argument("--version", action="version", version=f"jaxgrade {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -169,19 +172,23 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
                        help="write a Jupyter notebook: the task, the starter code and a check cell")
     start.add_argument("--force", action="store_true", help="overwrite an existing file")
     start.set_defaults(run=_start)
-    if only_check:
-        return parser
-
-    from grader import export  # jaxgrade export gradescope|student
-    export.add_commands(commands)
-
-    from grader import scaffold, validate  # authoring commands: validate, list, new
-    validate.add_commands(commands)
-    scaffold.add_commands(commands)
-
-    from grader.batch.command import add_grade_command  # jaxgrade grade: a whole class
-    add_grade_command(commands)
+    every = command not in (*_INSTRUCTORS, "check", "start")
+    if every or command == "export":
+        from grader import export  # jaxgrade export gradescope|prairielearn|student
+        export.add_commands(commands)
+    if every or command in ("validate", "list"):
+        from grader import validate
+        validate.add_commands(commands)
+    if every or command == "new":
+        from grader import scaffold
+        scaffold.add_commands(commands)
+    if every or command == "grade":
+        from grader.batch.command import add_grade_command  # jaxgrade grade: a whole class
+        add_grade_command(commands)
     return parser
+
+
+_INSTRUCTORS = ("export", "validate", "list", "new", "grade")  # the commands build_parser adds on demand
 
 
 # The machine refused a file operation: likely the environment, though still not a verdict.
@@ -228,7 +235,7 @@ def main(argv: list[str] | None = None, launcher: Launcher | None = None) -> int
             served = through_service(arguments)
             if served is not None:
                 return served
-        args = build_parser(only_check=arguments[:1] == ["check"]).parse_args(arguments)
+        args = build_parser(command=arguments[0] if arguments else None).parse_args(arguments)
         args.timings, args.launcher = timings, launcher
         return args.run(args)
     except (UsageError, ExerciseError) as error:
@@ -246,6 +253,7 @@ def main(argv: list[str] | None = None, launcher: Launcher | None = None) -> int
         print(crash_line(error), file=sys.stderr)
         return ExitCode.CRASH
     finally:  # what closed children left is given back in the background: done before returning
-        from grader.sandbox.settling import settle
-        settle()
+        if launcher is None:  # (the warm service answers first, and gives back while it waits)
+            from grader.sandbox.settling import settle
+            settle()
 

@@ -108,7 +108,7 @@ class Service:
         from grader.submission import grade, read_submission
         self.pool = Pool(most=ZYGOTES)
         try:
-            args = cli.build_parser(only_check=True).parse_args(first["argv"])
+            args = cli.build_parser(command="check").parse_args(first["argv"])
             os.chdir(first["cwd"])
             exercise = cli.exercise_for(args, read_submission(Path(args.file), args.file))
             report = grade(exercise, Path(args.file), display_path=args.file, launcher=self.pool.launch)
