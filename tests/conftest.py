@@ -80,3 +80,17 @@ def hidden_exercise(tmp_path_factory):
     with open(directory / "exercise.toml", "a") as handle:
         handle.write(WITHHELD_VISIBILITY)
     return load_exercise(directory)
+
+
+def exercise_with_checks(slug: str, checks: str, points: str, folder: Path):
+    """A copy of the catalogue's exercise ``slug`` in ``folder`` with ``checks`` (Python source)
+    added to its checks.py and ``points`` (TOML lines) to its [points], loaded: the check
+    library's tests judge their checks on a real exercise, graded by the real engine."""
+    from grader.exercise import find_exercise, load_exercise
+    from grader.export import copy_exercise
+    directory = copy_exercise(find_exercise(slug), folder / slug)
+    with open(directory / "checks.py", "a") as handle:
+        handle.write(checks)
+    with open(directory / "exercise.toml", "a") as handle:  # [points] is its last table
+        handle.write(points)
+    return load_exercise(directory)

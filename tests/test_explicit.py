@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import exercise_with_checks
 
 from grader.engine import grade
 from grader.errors import Malformed
-from grader.exercise import find_exercise, load_exercise
 from grader.observe.described import check_reply
 
 SLUG = "move_between_shardings"
@@ -47,13 +47,7 @@ def move_to_second_half(x):
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    from grader.export import copy_exercise
-    directory = copy_exercise(find_exercise(SLUG), tmp_path_factory.mktemp("exercises") / SLUG)
-    with open(directory / "checks.py", "a") as handle:
-        handle.write(ADDED)
-    with open(directory / "exercise.toml", "a") as handle:  # [points] is its last table
-        handle.write(POINTS)
-    exercise = load_exercise(directory)
+    exercise = exercise_with_checks(SLUG, ADDED, POINTS, tmp_path_factory.mktemp("exercises"))
     explicit = tmp_path_factory.mktemp("submissions") / "explicit.py"
     explicit.write_text(EXPLICIT)
     paths = {"explicit": explicit, "reference": REPO / "exercises" / SLUG / "reference.py",

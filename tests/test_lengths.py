@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import exercise_with_checks
 
 from grader.arguments import Array, Scalar, Signature
 from grader.checks.lengths import LoopLength, WhileReads
 from grader.engine import grade
-from grader.exercise import find_exercise, load_exercise
 
 SLUG = "scan_not_loop"
 REPO = Path(__file__).resolve().parent.parent
@@ -42,13 +42,7 @@ def decayed_sum(xs, a):
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    from grader.export import copy_exercise
-    directory = copy_exercise(find_exercise(SLUG), tmp_path_factory.mktemp("exercises") / SLUG)
-    with open(directory / "checks.py", "a") as handle:
-        handle.write(ADDED)
-    with open(directory / "exercise.toml", "a") as handle:  # [points] is its last table
-        handle.write(POINTS)
-    exercise = load_exercise(directory)
+    exercise = exercise_with_checks(SLUG, ADDED, POINTS, tmp_path_factory.mktemp("exercises"))
     literal = tmp_path_factory.mktemp("submissions") / "probe_length.py"
     literal.write_text(PROBE_LENGTH)
     here = REPO / "exercises" / SLUG

@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import exercise_with_checks
 
 from grader.checks import Predicate
 from grader.engine import grade
-from grader.exercise import find_exercise, load_exercise
 
 SLUG = "scan_not_loop"
 REPO = Path(__file__).resolve().parent.parent
@@ -62,13 +62,7 @@ POINTS = ('"structure.scan_length" = 2\n"structure.scalar_result" = 1\n"structur
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    from grader.export import copy_exercise
-    directory = copy_exercise(find_exercise(SLUG), tmp_path_factory.mktemp("exercises") / SLUG)
-    with open(directory / "checks.py", "a") as handle:
-        handle.write(PREDICATES)
-    with open(directory / "exercise.toml", "a") as handle:  # [points] is its last table
-        handle.write(POINTS)
-    exercise = load_exercise(directory)
+    exercise = exercise_with_checks(SLUG, PREDICATES, POINTS, tmp_path_factory.mktemp("exercises"))
     crash = tmp_path_factory.mktemp("submissions") / "crash.py"
     crash.write_text("def decayed_sum(xs, a):\n    raise ValueError('not yet')\n")
     paths = {"reference": REPO / "exercises" / SLUG / "reference.py",

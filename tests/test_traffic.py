@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import exercise_with_checks
 
 from grader.engine import grade
-from grader.exercise import find_exercise, load_exercise
 
 SLUG = "shard_map_psum"
 REPO = Path(__file__).resolve().parent.parent
@@ -102,13 +102,7 @@ IDS = ("structure.one_psum", "structure.one_all_reduce", "structure.any_all_redu
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    from grader.export import copy_exercise
-    directory = copy_exercise(find_exercise(SLUG), tmp_path_factory.mktemp("exercises") / SLUG)
-    with open(directory / "checks.py", "a") as handle:
-        handle.write(ADDED)
-    with open(directory / "exercise.toml", "a") as handle:  # [points] is its last table
-        handle.write(POINTS)
-    exercise = load_exercise(directory)
+    exercise = exercise_with_checks(SLUG, ADDED, POINTS, tmp_path_factory.mktemp("exercises"))
     folder = tmp_path_factory.mktemp("submissions")
     paths = {"reference": REPO / "exercises" / SLUG / "reference.py"}
     for name, text in SUBMISSIONS.items():
