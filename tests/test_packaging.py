@@ -266,3 +266,12 @@ def test_installed_wheel_grades_a_submission_outside_the_checkout(installed, tmp
     right, wrong = scores["right"], scores["wrong"]
     assert right[0] == right[1] > 0 and right[2] == 0, scores
     assert wrong[0] < wrong[1] and wrong[2] == 1, scores
+
+
+def test_every_package_of_the_grader_is_in_the_wheel() -> None:
+    """pyproject lists the packages by name: a new folder of grader/ missing there is missing
+    from every install but an editable one (grader.warm was, and every check crashed)."""
+    import tomllib
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "grader").rglob("__init__.py")}
+    assert found <= listed, f"not in pyproject.toml's packages: {sorted(found - listed)}"
