@@ -118,8 +118,7 @@ def held(array: Any, describe: Describe) -> dict[str, Any]:
 
 def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]], returned: list[tuple[str, Any]],
                     describe: Describe, is_array: Callable[[Any], bool],
-                    replay: Callable[[list[tuple[Any, ...]], Any, list[tuple[str, Any]], frozenset[int]], Any]
-                    | None = None
+                    replay: Callable[[list[tuple[Any, ...]], Any, list[tuple[str, Any]]], Any] | None = None
                     ) -> dict[str, Any]:
     """The program of a recorded call, in the traced program's terms (``program_of``), plus
     the real buffers of every array it placed and of every array it returned, and, for each
@@ -211,6 +210,6 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
     data = builder.data(inputs, outputs, [p for p, _ in leaves], [p for p, _ in returned])
     data["arrays"] = arrays
     if replay is not None:
-        follows = {str(node): replay(events, value, returned, frozenset(given)) for node, value in replayed}
+        follows = {str(node): replay(events, value, returned) for node, value in replayed}
         data["follows"] = {node: changed for node, changed in follows.items() if changed is not None}
     return data

@@ -27,8 +27,8 @@ so ``w * sum(x) + (1 - w) * sum(placed)`` follows the placed copy only when it d
 order at the call's own values (``_still``: a forward-mode derivative, JAX's ``jvp`` of the same
 replay, with the placed value the only one moved): every value is the call's, so no comparison
 comes out otherwise, and such a blend's derivative is that of the branch the call took (here
-the original x's: none). A blend must read the argument besides the placed copy, so this is
-asked only where an operation the placed value reaches does (``_blends``). A leaf that changes
+the original x's: none). A blend reads something besides the placed copy, so this is asked
+only where an operation the placed value reaches does (``_alone``). A leaf that changes
 under other values yet not at all to first order is ``"still"``. Custom derivative rules are not used (a ``custom_jvp`` function is followed through
 its own body, so a rule cannot claim a dependence) and ``stop_gradient`` passes the change
 through (it marks no link as missing); a result honestly built from steps of zero derivative
@@ -64,19 +64,19 @@ class Replayer:
         self.literal, self.drop = core.Literal, core.DropVar
         self.run_program = pjit.jit_p.bind  # a recorded jitted program, as its call ran it
         self.decides: dict[int, tuple[Any, bool]] = {}  # id(program) -> (it, makes a boolean?)
+        self.contained: dict[int, tuple[Any, bool]] = {}  # id(program) -> (it, reads its operands alone?)
 
-    def follows(self, events: list[tuple[Any, ...]], placed: Any, returned: list[tuple[str, Any]],
-                arguments: frozenset[int] = frozenset()) -> dict[str, str] | None:
-        return follows(events, placed, returned, self, arguments)
+    def follows(self, events: list[tuple[Any, ...]], placed: Any,
+                returned: list[tuple[str, Any]]) -> dict[str, str] | None:
+        return follows(events, placed, returned, self)
 
 
 def follows(events: list[tuple[Any, ...]], placed: Any, returned: list[tuple[str, Any]],
-            ops: Replayer, arguments: frozenset[int] = frozenset()) -> dict[str, str] | None:
+            ops: Replayer) -> dict[str, str] | None:
     """For each returned leaf, ``"changed"`` when it changes as ``placed`` holds other values (two
     affine maps of its own, so one that a function's answer ignores does not decide alone) and
     moves with it at the call's own values, ``"still"`` when it changes but does not move
-    (:func:`_still`), ``"unchanged"``; None when the replay cannot say. ``arguments``: the ids of
-    the call's argument values (what a blend would read besides the placed copy)."""
+    (:func:`_still`), ``"unchanged"``; None when the replay cannot say."""
     kinds = [event[0] for event in events]
     if "to_host" in kinds and "from_host" in kinds[kinds.index("to_host"):]:
         return None  # a value pulled to NumPy and given back: a link the recorder cannot follow
@@ -94,7 +94,7 @@ def follows(events: list[tuple[Any, ...]], placed: Any, returned: list[tuple[str
             if new is not None and not _same(new, leaf, np):
                 changed[path] = True
     moved = [(p, leaf) for p, leaf in returned if changed[p]]
-    still = _still(events, placed, value, moved, ops) if moved and _blends(events, placed, arguments) else {}
+    still = _still(events, placed, value, moved, ops) if moved and not _alone(events, placed, ops) else {}
     return {path: ("still" if still.get(path) else "changed") if moved else "unchanged" for path, moved in changed.items()}
 
 
@@ -198,42 +198,50 @@ def _decides(program: Any, ops: Replayer) -> bool:
     return ops.decides[id(program)][1]
 
 
-def _blends(events: list[tuple[Any, ...]], placed: Any, arguments: frozenset[int]) -> bool:
-    """Whether the call could blend the placed copy with the argument it was placed from, so
-    that a result changes with other values yet not at first order (``_still``): an operation
-    reached by the placed value also reads a value computed from the arguments another way (or
-    a constant array of a program: a closure could hold one), or the call pulled a value to
-    the host (a number read there is a literal no id follows). Otherwise every result is made
-    from the placed copy and constants alone, and the first-order replay has nothing to find."""
-    if isinstance(placed, Inside) or any(event[0] == "to_host" for event in events):
-        return True
-    reached, derived = {id(placed)}, set(arguments)
+def _alone(events: list[tuple[Any, ...]], placed: Any, ops: Replayer) -> bool:
+    """Whether every operation the placed value reaches reads nothing else: no other operand,
+    and no constant or literal in its program, at any depth. Each result it reaches is then a
+    function of the placed value alone, which no blend is. Any other input (the argument, a copy
+    of it, a number read from it by a route no event records, such as a buffer view of x) could
+    be one side of a blend, and the first-order replay is asked (``_still``)."""
+    if isinstance(placed, Inside) or any(event[0] in ("to_host", "from_host") for event in events):
+        return False
+    reached = {id(placed)}
     for event in events:
         kind = event[0]
         if kind == "device_put":
-            for x, out in zip(event[1], event[3]):
-                if out is not placed:
-                    reached.update((id(out),) if id(x) in reached else ())
-                    derived.update((id(out),) if id(x) in derived else ())
+            reached.update(id(out) for x, out in zip(event[1], event[3]) if id(x) in reached)
             continue
         if kind == "jit":
-            ins, outs, consts = event[2], event[3], event[1]["jaxpr"].consts
+            ins, outs, programs = event[2], event[3], [event[1]["jaxpr"]]
         elif kind == "primitive":
-            ins, outs, consts = event[3], event[4] if event[1].multiple_results else [event[4]], ()
+            ins, outs = event[3], list(event[4]) if event[1].multiple_results else [event[4]]
+            programs = sub_programs(event[2])
         elif kind == "shard_map":
-            ins, outs, consts = event[3], event[4], getattr(event[2], "consts", ())
+            ins, outs, programs = event[3], event[4], [event[2]]
         elif kind == "convert":
-            ins, outs, consts = event[1], [event[2]], ()
+            ins, outs, programs = event[1], [event[2]], []
         else:
             continue
-        reads = {id(v) for v in ins}
-        if reads & reached:
-            if reads & derived or any(getattr(c, "ndim", 0) for c in consts):
-                return True
-            reached.update(id(out) for out in outs)
-        if reads & derived:
-            derived.update(id(out) for out in outs)
-    return False
+        reads = [id(v) for v in ins]
+        if not any(r in reached for r in reads):
+            continue
+        if not all(r in reached for r in reads) or not all(_self_contained(p, ops) for p in programs):
+            return False
+        reached.update(id(out) for out in outs)
+    return True
+
+
+def _self_contained(program: Any, ops: Replayer) -> bool:
+    """Whether a program computes from its operands alone: no constant, no literal, at any depth."""
+    if id(program) not in ops.contained:
+        jaxpr = getattr(program, "jaxpr", program)
+        ops.contained[id(program)] = (program, hasattr(jaxpr, "eqns") and not getattr(program, "consts", ())
+                                      and not getattr(jaxpr, "constvars", ()) and not any(
+            isinstance(var, ops.literal) for eqn in jaxpr.eqns for var in eqn.invars)
+            and not any(isinstance(var, ops.literal) for var in jaxpr.outvars)
+            and all(_self_contained(sub, ops) for eqn in jaxpr.eqns for sub in sub_programs(eqn.params)))
+    return ops.contained[id(program)][1]
 
 
 def _value_inside(events: list[tuple[Any, ...]], inside: Inside, ops: Replayer) -> Any:
