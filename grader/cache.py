@@ -2,9 +2,10 @@
 
 Every array length a submission sees costs a JAX compilation (~30 ms each). The cache is
 filled by grading the exercise's reference solution once (trusted code), so a submission
-that computes the same programs as the reference finds them compiled; class runs also fill
-it from the exercise's own right/ and wrong/ variants (the instructor's code too), so the
-programs typical mistakes run (another mesh, a mean, a slice) are found compiled as well.
+that computes the same programs as the reference finds them compiled; a class run big enough
+to repay it (grader.engine.variants_repay) also fills it from the exercise's own right/ and
+wrong/ variants (the instructor's code too), so the programs typical mistakes run (another
+mesh, a mean, a slice) are found compiled as well.
 Keys depend on the program, the JAX version and the device count, not on the directory, so
 the cache can move.
 """

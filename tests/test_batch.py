@@ -483,6 +483,22 @@ def test_a_moodle_download_is_graded_per_participant_and_writes_the_worksheet(ex
 
 
 @pytest.mark.slow
+def test_a_class_too_small_to_repay_the_variants_is_graded_without_their_gradings(exercise, tmp_path, monkeypatch):
+    from grader.cache import warmed_marker
+    from grader.engine import VARIANT_PAYBACK, variants_repay, warming_variants
+    monkeypatch.setenv("JAXGRADE_CACHE", str(tmp_path / "cache"))
+    warming = len(warming_variants(exercise))
+    assert warming > 10 and not variants_repay(exercise, VARIANT_PAYBACK * warming - 1)
+    assert variants_repay(exercise, VARIANT_PAYBACK * warming)
+    folder = make_class(tmp_path / "class", {"alice": "reference.py", "bob": "wrong/value_mean.py"})
+    outcome = grade_class(exercise, folder, tmp_path / "out", jobs=2)
+    assert sorted(outcome.graded) == ["alice", "bob"]
+    assert warmed_marker(exercise.slug, exercise.fingerprint).exists()  # the reference filled the cache
+    assert not warmed_marker(exercise.slug, exercise.fingerprint, "variants").exists()
+    assert gradebook(tmp_path / "out")["alice"]["status"] == "passed"
+
+
+@pytest.mark.slow
 def test_a_class_run_warms_the_cache_from_the_variants_once(exercise, tmp_path, monkeypatch):
     from grader import engine
     from grader.batch.run import prepare

@@ -323,7 +323,9 @@ class DaskBackend:
             raise RuntimeError("the backend is not started")
         return self._client
 
-    def start(self, exercise: Exercise, seed: int) -> None:
+    def start(self, exercise: Exercise, seed: int, size: int | None = None) -> None:
+        """``size`` is not used: each worker process prepares once for whatever it is sent,
+        later batches included, and its machine's cache is filled from the variants as well."""
         try:
             from distributed import Client
         except ImportError:
