@@ -69,7 +69,7 @@ demo: install
 
 bench: install
 	$(BIN)/python bench/bench.py
-	$(BIN)/python bench/warm_bench.py
+	$(BIN)/python bench/warm_bench.py --memory 1000
 
 clean:
 	rm -rf $(VENV) .venv-compat build *.egg-info out
