@@ -14,11 +14,12 @@ kernel ``otter run`` executes a submission in, and JAX at constraints.txt's vers
 Otter's side is what a diligent Otter user writes for the seed exercise: OK-format tests in
 bench/otter/tests (the values on a few vectors, the empty and a negative one among them; the
 type: a float32 JAX scalar of shape (); the sharding of the returned value: a NamedSharding
-whose mesh is ``jax.devices()[:1]`` with the one axis 'data', fully replicated), built into an
-autograder with ``otter generate`` (once per run of this script, untimed). Every submission is graded with
-``otter run`` (non-containerized), which grades a ``.py`` as it is (a one-cell notebook run in
-a fresh kernel), with 8 simulated CPU devices as jaxgrade grades (so ``jax.devices()`` and
-``jax.devices()[:1]`` differ).
+whose mesh is ``jax.devices()[:1]`` with the one axis 'data', fully replicated; every call with
+the student's prints swallowed, which a doctest would otherwise take for the test's output and
+fail right solutions that print), built into an autograder with ``otter generate`` (once per
+run of this script, untimed). Every submission is graded with ``otter run`` (non-containerized),
+which takes a ``.py`` as it is (one code cell, run in a Jupyter kernel of its own), with 8
+simulated CPU devices as jaxgrade grades (so ``jax.devices()`` and ``jax.devices()[:1]`` differ).
 
 The class (``--class DIR``: any folder or .zip ``jaxgrade grade`` accepts; each grader gets the
 file jaxgrade's intake picks per student) is by default 33 student folders made from
@@ -38,7 +39,8 @@ Each repeat times, in turn (who goes first alternates between repeats):
   check in a runtime folder of this run's own, the check timed once the service is ready).
 
 Every run checks that both graders graded every submission (jaxgrade's gradebook and Otter's
-results.json, one per student) and that Otter gives the reference full marks. Prints each run,
+results.json, one per student; where Otter's autograder failed on one, its results.json says
+so and the count is printed) and that Otter gives the reference full marks. Prints each run,
 then the medians, the ratios Otter / jaxgrade, and the load average at the start and the end;
 ``--json FILE`` also writes the figures. About 10 minutes with the defaults on 2 cores.
 """
@@ -348,6 +350,7 @@ def summarise(repeats: list[Repeat], load_start: tuple[float, float, float],
                    "one_in_process": ratio("otter_one", "check_in_process"),
                    "one_warm": ratio("otter_one", "check_warm")},
         "graded": {"otter": len(last.otter_scores), "jaxgrade": len(last.jaxgrade_statuses)},
+        "otter_autograder_failures": sum(1 for _, possible in last.otter_scores.values() if not possible),
         "full_marks": {"otter": sum(1 for p, m in last.otter_scores.values() if m and p == m),
                        "jaxgrade": sum(1 for status in last.jaxgrade_statuses.values() if status == "passed")},
         "otter_reference_score": last.otter_reference,
@@ -379,7 +382,8 @@ def print_table(figures: dict[str, Any]) -> None:
     points, possible = figures["otter_reference_score"]
     missed = [s for s, found in figures["students"].items()
               if found["jaxgrade"] != "passed" and found["otter"][1] and found["otter"][0] == found["otter"][1]]
-    print(f"\ngraded: Otter {graded['otter']} of {count} ({full['otter']} with full marks), jaxgrade "
+    print(f"\ngraded: Otter {graded['otter']} of {count} ({full['otter']} with full marks, "
+          f"{figures['otter_autograder_failures']} autograder failures), jaxgrade "
           f"{graded['jaxgrade']} of {count} ({full['jaxgrade']} passed); Otter's score of the reference: "
           f"{points:g} / {possible:g}; Otter's full marks that jaxgrade failed: {len(missed)}")
     print(f"load average (1 / 5 / 15 min): start {format_load(figures['load_average_start'])}, "

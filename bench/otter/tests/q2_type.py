@@ -13,8 +13,11 @@ test = {
                 {
                     "hidden": False,
                     "code": r"""
-                    >>> import jax, jax.numpy as jnp
-                    >>> out = replicated_sharding_value(jnp.array([1.0, 2.0, 3.0], dtype=jnp.float32))
+                    >>> import contextlib, io, jax, numpy as np, jax.numpy as jnp
+                    >>> def _call(values):  # the student's prints (debugging, timing) are not the test's output
+                    ...     with contextlib.redirect_stdout(io.StringIO()):
+                    ...         return replicated_sharding_value(jnp.asarray(values, dtype=jnp.float32))
+                    >>> out = _call([1.0, 2.0, 3.0])
                     >>> isinstance(out, jax.Array), out.dtype == jnp.float32, out.shape
                     (True, True, ())
                     """,
