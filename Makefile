@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 AXE_VERSION := 4.14.1
 AXE := $(VENV)/node_modules/axe-core/axe.min.js
 
-.PHONY: install axe test check validate compat demo bench clean
+.PHONY: install axe test check validate compat demo bench bench-otter clean
 
 install: $(STAMP)
 
@@ -71,5 +71,10 @@ bench: install
 	$(BIN)/python bench/bench.py
 	$(BIN)/python bench/warm_bench.py --memory 1000
 
+# jaxgrade against Otter-Grader 7.0 on the same class, side by side (#43): not part of `make
+# bench`, never run by CI; Otter installs on first use into .venv-otter, never into .venv.
+bench-otter: install
+	$(BIN)/python bench/otter_bench.py
+
 clean:
-	rm -rf $(VENV) .venv-compat build *.egg-info out
+	rm -rf $(VENV) .venv-compat .venv-otter build *.egg-info out
