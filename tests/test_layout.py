@@ -3,7 +3,8 @@
 submission → sandbox (a confined child) → observe (what it did) → checks (judgements) →
 exercise (the declarations) → report (the result and its renderings) → engine (one grading;
 submission: a file, notebook or folder made ready for it)
-→ batch, validate, export, scaffold (many gradings, authoring, platforms) → cli.
+→ batch, validate, export, scaffold (many gradings, authoring, platforms) → cli, the warm
+service and the notebook check (which ask the service before grading themselves).
 A module may import its own layer or any layer below it, never one above, and no import
 cycle exists even inside a layer (function-level imports included: they are still imports).
 What runs inside the child (grader/child/) sits in the bottom layer and imports, of the grader,
@@ -26,9 +27,10 @@ LAYERS = (
     ("grader.checks",),
     ("grader.exercise", "grader.lint", "grader.authoring", "grader.starter"),
     ("grader.report",),
-    ("grader.engine", "grader.submission", "grader.kernel_check"),
+    ("grader.engine", "grader.submission", "grader.kernel_cells"),
     ("grader.batch", "grader.validate", "grader.validated", "grader.scaffold", "grader.export"),
-    ("grader.cli", "grader.__main__", "grader.warm"),
+    # grader.kernel_check asks the warm service first, as the CLI does
+    ("grader.cli", "grader.__main__", "grader.warm", "grader.kernel_check"),
 )
 
 

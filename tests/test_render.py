@@ -63,6 +63,32 @@ def hidden(hidden_exercise) -> dict[str, Report]:
     return {name: _graded(hidden_exercise, VARIANTS[name]) for name in ("value_skips_first", "structure_all_devices")}
 
 
+# --- the report as data (grader.warm.cells: the service's notebook check sends it to the kernel) ---
+
+def test_a_report_is_rebuilt_from_its_data_as_it_was(reports, hidden):
+    output = {"head": "printed\n", "tail": "", "total_bytes": 8, "dropped_bytes": 0}
+    for report in [*reports.values(), *hidden.values()]:
+        for shown in (report, dataclasses.replace(report, output=output)):
+            rebuilt = Report.from_data(json.loads(json.dumps(shown.as_data())))
+            assert rebuilt == shown and rebuilt.as_data() == shown.as_data()
+            assert str(rebuilt) == str(shown)  # (its HTML names its elements afresh each time)
+
+
+@pytest.mark.parametrize("change", [
+    lambda d: d.pop("title"), lambda d: d.update(extra=1), lambda d: d.update(status="maybe"),
+    lambda d: d.update(duration_s="1"), lambda d: d.update(score=d["score"] + 1), lambda d: d.update(checks={}),
+    lambda d: d.update(submission=[]), lambda d: d["checks"][0].update(score=True),
+    lambda d: d["checks"][0].update(category="other"), lambda d: d["checks"][0].update(visibility="later"),
+    lambda d: d["checks"][0].update(hint=3), lambda d: d["checks"][0].pop("message"),
+    lambda d: d["checks"].append("check"),
+])
+def test_data_that_is_no_report_is_refused(reports, change):
+    data = json.loads(json.dumps(reports["value_skips_first"].as_data()))
+    change(data)
+    with pytest.raises(ValueError):
+        Report.from_data(data)
+
+
 # --- golden files --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", list(VARIANTS))

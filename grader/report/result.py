@@ -2,14 +2,35 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Mapping, get_args
 
-from grader.outcome import Category, Status
-from grader.release import Visibility
+from grader.outcome import CATEGORIES, Category, Status
+from grader.release import VISIBILITIES, Visibility
 
 SCHEMA = "jaxgrade.report/1"
 # A whole report: "error" when the grader's environment failed and nothing could be judged.
 ReportStatus = Literal["passed", "failed", "error"]
+_TEXT, _NUMBER, _OPTIONAL_TEXT, _DICT = (str,), (int, float), (str, type(None)), (dict,)
+# Each field's types in ``as_data`` after a JSON round trip (a tuple of checks arrives as a list).
+_CHECK_TYPES = {"id": _TEXT, "title": _TEXT, "category": _TEXT, "status": _TEXT, "score": _NUMBER,
+                "max_score": _NUMBER, "message": _TEXT, "hint": _OPTIONAL_TEXT, "counterexample": _OPTIONAL_TEXT,
+                "expected": _OPTIONAL_TEXT, "observed": _OPTIONAL_TEXT, "reproduce": _OPTIONAL_TEXT,
+                "advisory": _OPTIONAL_TEXT, "visibility": _TEXT, "duration_s": _NUMBER}
+_REPORT_TYPES = {"exercise": _TEXT, "title": _TEXT, "status": _TEXT, "checks": (list, tuple), "submission": _DICT,
+                 "environment": _DICT, "duration_s": _NUMBER, "command": _TEXT, "output": _DICT,
+                 "score": _NUMBER, "max_score": _NUMBER}
+
+
+def _typed(data: object, types: dict[str, tuple[type, ...]], what: str) -> Mapping[str, Any]:
+    """``data`` when it is a mapping with exactly the keys of ``types``, each value of its types
+    (a bool is no number here); else ValueError."""
+    if not isinstance(data, Mapping) or set(data) != set(types):
+        raise ValueError(f"{what}: not the fields of one")
+    for name, allowed in types.items():
+        value = data[name]
+        if not isinstance(value, allowed) or (isinstance(value, bool) and allowed == _NUMBER):
+            raise ValueError(f"{what}: {name} is a {type(value).__name__}")
+    return data
 
 
 @dataclass(frozen=True)
@@ -35,6 +56,16 @@ class CheckResult:
         return {"id": self.id, "title": self.title, "category": self.category, "status": self.status,
                 "score": self.score, "max_score": self.max_score, "message": self.message,
                 "hint": self.hint, "counterexample": self.counterexample}
+
+    @classmethod
+    def from_data(cls, data: object) -> CheckResult:
+        """The check whose ``dataclasses.asdict`` is ``data`` (see ``Report.from_data``)."""
+        found = _typed(data, _CHECK_TYPES, "a check's result")
+        if found["category"] not in CATEGORIES or found["status"] not in get_args(Status) \
+                or found["visibility"] not in VISIBILITIES:
+            raise ValueError(f"a check's result: category {found['category']!r}, status {found['status']!r}, "
+                             f"visibility {found['visibility']!r}")
+        return cls(**found)
 
 
 @dataclass(frozen=True)
@@ -69,6 +100,21 @@ class Report:
         data = asdict(self)
         data.update(score=self.score, max_score=self.max_score)
         return data
+
+    @classmethod
+    def from_data(cls, data: object) -> Report:
+        """The report whose ``as_data()`` is ``data``, also after a JSON round trip: how the warm
+        service hands a notebook check's report back to the kernel (grader.warm.cells), which
+        shows it as if it had graded the cells itself. Every field is checked (names, types, the
+        scores adding up); anything else is a ValueError, and the kernel grades the cells itself."""
+        found = dict(_typed(data, _REPORT_TYPES, "a report"))
+        if found["status"] not in get_args(ReportStatus):
+            raise ValueError(f"a report: status {found['status']!r}")
+        score, max_score = found.pop("score"), found.pop("max_score")
+        report = cls(**{**found, "checks": tuple(CheckResult.from_data(c) for c in found["checks"])})
+        if (report.score, report.max_score) != (score, max_score):
+            raise ValueError("a report: its scores are not its checks' sums")
+        return report
 
     # How a notebook (Jupyter, VS Code, Colab) or IPython shows the report: the student's report,
     # failed checks first (grader.report.notebook), as HTML, Markdown or text.

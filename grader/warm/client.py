@@ -1,4 +1,5 @@
-"""``jaxgrade check`` through the user's warm grading service, when there is one.
+"""A check through the user's warm grading service, when there is one: ``jaxgrade check``'s
+(``through_service``) and ``grader.check()``'s in a notebook's kernel (``report_through_service``).
 
 ``through_service`` returns the check's exit code after printing exactly what the service sent
 (the bytes the CLI would have written, in the order it wrote them), or None: the caller then
@@ -8,6 +9,10 @@ service that dies mid-check): nothing is printed before the service's exit code 
 fallback never prints twice. Where no service answers, one is started in the background
 (``start_service``) for the next check; it waits for this process to exit before it imports
 anything, so this check is not slowed.
+
+``report_through_service`` is the same for a kernel's cells (grader.warm.cells): the report's
+data, or ``Absent`` where no service listened (the kernel grades the cells itself, then starts
+one: ``Absent.start``, which waits for nothing, the kernel's check being done), or None.
 """
 from __future__ import annotations
 
@@ -15,7 +20,9 @@ import json
 import os
 import socket
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from grader.errors import WarmServiceError
 from grader.warm import frames, place
@@ -31,18 +38,13 @@ def through_service(arguments: list[str]) -> int | None:
     if place.switched_off(arguments, environ) or not all(hasattr(s, "buffer") for s in (sys.stdout, sys.stderr)):
         return None  # (streams without bytes underneath: a caller capturing them in-process)
     try:
-        folder = place.runtime_folder(environ)
-        if folder is None:
+        reached = _reach(environ)
+        if reached is None:
             return None
-        path = place.search_path()
-        name = place.key(environ, path, place.code_stamp(path))
-        address = place.socket_path(folder, name)
-        if address is None:
+        if isinstance(reached, Absent):
+            start_service(reached.path, reached.name, arguments, after=os.getpid())
             return None
-        connection = _connect(address)
-        if connection is None:
-            start_service(path, name, arguments)
-            return None
+        connection, name = reached
         with connection:
             answered = _ask(connection, arguments, environ, name)
     except (OSError, WarmServiceError, ValueError):
@@ -56,6 +58,59 @@ def through_service(arguments: list[str]) -> int | None:
         stream.buffer.write(body)
         stream.buffer.flush()
     return code
+
+
+@dataclass(frozen=True)
+class Absent:
+    """No service listened on the socket this process's check would use (``path``: the search
+    path it imports from, ``name``: its socket's)."""
+    path: list[str]
+    name: str
+
+    def start(self, first: list[str]) -> None:
+        """Start it for the next check, warmed on ``first`` (a ``jaxgrade check`` argv)."""
+        start_service(self.path, self.name, first, after=None)
+
+
+def report_through_service(fields: dict[str, Any]) -> dict[str, Any] | Absent | None:
+    """The report data the service sent for a notebook check's ``fields``
+    (``grader.warm.cells.request``); Absent where no service listened; None where none may be
+    asked (switched off, no private folder) or it refused, broke off or sent anything else."""
+    environ = os.environ
+    if place.switched_off([], environ):
+        return None
+    try:
+        reached = _reach(environ)
+        if reached is None or isinstance(reached, Absent):
+            return reached
+        connection, name = reached
+        with connection:
+            request = {**fields, "protocol": frames.PROTOCOL, "key": name, "env": place.relevant_environment(environ)}
+            frames.send(connection, frames.REQUEST, json.dumps(request).encode())
+            tag, _ = frames.receive(connection)
+            if tag != frames.ACCEPTED:
+                return None
+            connection.settimeout(FRAME_S)
+            tag, body = frames.receive(connection)
+        data = json.loads(body) if tag == frames.REPORT else None
+    except (OSError, WarmServiceError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _reach(environ: os._Environ[str]) -> tuple[socket.socket, str] | Absent | None:
+    """A connection to the service this process's check would use, and its name; Absent where
+    none listens; None where there is no warm path (no private folder, a socket path too long)."""
+    folder = place.runtime_folder(environ)
+    if folder is None:
+        return None
+    path = place.search_path()
+    name = place.key(environ, path, place.code_stamp(path))
+    address = place.socket_path(folder, name)
+    if address is None:
+        return None
+    connection = _connect(address)
+    return Absent(path, name) if connection is None else (connection, name)
 
 
 def _connect(address: Path) -> socket.socket | None:
@@ -82,7 +137,7 @@ def _ask(connection: socket.socket, arguments: list[str], environ: os._Environ[s
     """The service's exit code and what it wrote, or None where it refused or broke off."""
     umask = os.umask(0o077)
     os.umask(umask)
-    request = {"protocol": frames.PROTOCOL, "key": name, "argv": arguments, "cwd": os.getcwd(), "umask": umask,
+    request = {"protocol": frames.PROTOCOL, "key": name, "kind": "check", "argv": arguments, "cwd": os.getcwd(), "umask": umask,
                "env": place.relevant_environment(environ), "stdout": _stream(sys.stdout),
                "stderr": _stream(sys.stderr)}
     frames.send(connection, frames.REQUEST, json.dumps(request).encode())
@@ -104,15 +159,20 @@ def _ask(connection: socket.socket, arguments: list[str], environ: os._Environ[s
             return None
 
 
-def start_service(path: list[str], name: str, arguments: list[str]) -> None:
+def start_service(path: list[str], name: str, arguments: list[str], after: int | None) -> None:
     """Start the service in the background, in a session of its own, with nothing of this
-    process's but its environment: it outlives this check and serves the next ones. Two checks
-    at once may both start one: the second finds the first's lock and exits at once."""
+    process's but its environment: it outlives this check and serves the next ones. It waits for
+    process ``after`` to exit before it imports anything (None: for nothing), then grades
+    ``arguments`` (a ``jaxgrade check`` argv) once, its output discarded, to warm itself up. Two
+    checks at once may both start one: the second finds the first's lock and exits at once."""
     import subprocess
+    # os.environ, which names the service, not the C environment: a library (readline) may have
+    # set LINES and COLUMNS there, and a service of another environment than its name exits.
+    environment = dict(os.environ)
     try:
-        subprocess.Popen([sys.executable, "-I", "-c", BOOT, json.dumps(path), name, str(os.getpid()),
+        subprocess.Popen([sys.executable, "-I", "-c", BOOT, json.dumps(path), name, str(after or 0),
                           json.dumps({"argv": arguments, "cwd": os.getcwd()})],
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/",
-                         start_new_session=True)
+                         start_new_session=True, env=environment)
     except OSError:
         pass

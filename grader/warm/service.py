@@ -1,20 +1,24 @@
 """The warm grading service: one per user (and per grader code, interpreter and environment,
-grader.warm.place), started in the background by a ``jaxgrade check`` that found none.
+grader.warm.place), started in the background by a ``jaxgrade check`` or a notebook's
+``grader.check()`` that found none.
 
 What it holds warm is the grading parent's half of a check (the grader's modules, Hypothesis,
 Jinja2 and its compiled templates) and a zygote (grader.sandbox.pool) that has imported JAX.
-Each check is ``grader.cli.main`` run here with the client's arguments, working folder and
-umask, its stdout and stderr captured as the bytes the client's own streams would have got
-(their encoding, and whether they are terminals), the child launched by forking the zygote:
-every check gets a fresh sandboxed child that ran nothing before it, with the same ``hide`` as
+A CLI check (kind "check") is ``grader.cli.main`` run here with the client's arguments,
+working folder and umask, its stdout and stderr captured as the bytes the client's own streams
+would have got (their encoding, and whether they are terminals); a notebook check (kind
+"cells", grader.warm.cells) is the kernel's cells graded as the kernel grades them, in the
+kernel's working folder and umask, the report sent back as data. Either way the child is
+launched by forking the zygote: every check gets a fresh sandboxed child that ran nothing before it, with the same ``hide`` as
 an in-process check, so one check never sees another's files and no student code ever runs in
 this process (it reads the file, as the CLI's parent does, and judges what the child sends).
 
 Its life: it takes a lock (a second service for the same socket exits at once), waits for the
-check that started it to exit (so that check is not slowed), imports, grades that check's file
+check that started it to exit (so that check is not slowed; a kernel starts it once its own
+check is done, and it waits for nothing), imports, grades that check's file
 once with its output discarded (the zygote started, every lazy import and template made), and
 only then listens. It serves one check at a time; a client that closes its end mid-check
-(Ctrl-C) interrupts that check as Ctrl-C would. It exits after ``JAXGRADE_DAEMON_IDLE_S``
+(Ctrl-C, an interrupted kernel) interrupts that check as Ctrl-C would. It exits after ``JAXGRADE_DAEMON_IDLE_S``
 without a check, when its code changes on disk (an upgrade, an edited checkout), when its
 socket is removed, or on SIGTERM; its zygote and children die with it (PDEATHSIG, the zygote's
 closed channel). ``warm-NAME.log`` beside the socket says when it became ready, each check it
@@ -35,10 +39,10 @@ import threading
 import time
 import warnings
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Iterator, TextIO
 
 from grader.errors import WarmServiceError
-from grader.warm import frames, place
+from grader.warm import cells, frames, place
 
 TICK_S = 5.0  # how often an idle service looks at the clock, its code and its socket
 WAIT_FOR_STARTER_S = 120.0
@@ -155,16 +159,24 @@ class Service:
             self.say("refused a client of another user")
             return
         connection.settimeout(5.0)
-        tag, body = frames.receive(connection)
-        request = json.loads(body)
-        started = time.monotonic()
+        tag, body = frames.receive(connection, frames.MAX_REQUEST)
+        request = _parsed(body)
         if tag != frames.REQUEST or not isinstance(request, dict) or request.get("protocol") != frames.PROTOCOL \
-                or request.get("key") != self.name or request.get("env") != self.environment \
-                or not isinstance(request.get("argv"), list) or not all(isinstance(a, str) for a in request["argv"]) \
-                or request["argv"][:1] != ["check"]:  # only checks: the other commands are no service's
+                or request.get("key") != self.name or request.get("env") != self.environment:
             frames.send(connection, frames.REFUSED)
             self.say("refused a request that does not match this service")
-            return
+        elif request.get("kind") == cells.KIND:
+            self._answer_cells(connection, request)
+        elif request.get("kind") == "check" and isinstance(request.get("argv"), list) \
+                and all(isinstance(a, str) for a in request["argv"]) \
+                and request["argv"][:1] == ["check"]:  # only checks: the other commands are no service's
+            self._answer_check(connection, request)
+        else:
+            frames.send(connection, frames.REFUSED)
+            self.say("refused a request of no kind this service answers")
+
+    def _answer_check(self, connection: socket.socket, request: dict[str, Any]) -> None:
+        started = time.monotonic()
         written: list[tuple[bytes, bytes]] = []
         try:
             streams = (CapturedStream(frames.STDOUT, request["stdout"], written),
@@ -187,33 +199,72 @@ class Service:
         frames.send(connection, frames.EXIT, json.dumps(code).encode())
         self.say(f"served code={code} seconds={time.monotonic() - started:.3f} argv={request['argv']}")
 
-    def _check(self, connection: socket.socket, argv: list[str], streams: tuple[TextIO, TextIO]) -> int:
-        """``jaxgrade check ARGV`` as the CLI runs it, the child forked from the zygote; a client
-        gone mid-check interrupts it (SIGINT to this process: KeyboardInterrupt, as Ctrl-C)."""
-        from grader import cli
-        _fresh_warnings()
-        watcher = threading.Thread(target=self._watch, args=(connection,), daemon=True)
-        saved = sys.stdout, sys.stderr
-        with self._lock:
-            self._serving = True
-        watcher.start()
+    def _answer_cells(self, connection: socket.socket, request: dict[str, Any]) -> None:
+        """A notebook check (grader.warm.cells): its report as data, or REFUSED (a request out of
+        bounds, a grading that failed: the kernel grades the cells itself and says why)."""
+        started = time.monotonic()
+        from grader.exercise import all_exercises
         try:
-            sys.stdout, sys.stderr = streams
-            code = cli.main(argv, launcher=self.pool.launch)
+            check = cells.read(request, frozenset(e.slug for e in all_exercises()))
+            os.chdir(check.cwd)
+        except (ValueError, OSError) as error:
+            frames.send(connection, frames.REFUSED)
+            self.say(f"refused a notebook check: {error}")
+            return
+        previous_umask = os.umask(check.umask)
+        try:
+            frames.send(connection, frames.ACCEPTED)
+            connection.settimeout(60.0)
+            with self._watched(connection):
+                report = cells.grade(check, self.pool.launch)
+            body = json.dumps(report.as_data()).encode()
+        except Exception as error:  # noqa: BLE001 (a bug, an exercise that fails to load: the kernel meets it too)
+            frames.send(connection, frames.REFUSED)
+            self.say(f"notebook check not graded: {type(error).__name__}: {error}")
+            return
+        finally:
+            os.umask(previous_umask)
+            os.chdir("/")
+        frames.send(connection, frames.REPORT, body)
+        self.say(f"served cells exercise={check.exercise} status={report.status} "
+                 f"seconds={time.monotonic() - started:.3f}")
+
+    def _check(self, connection: socket.socket, argv: list[str], streams: tuple[TextIO, TextIO]) -> int:
+        """``jaxgrade check ARGV`` as the CLI runs it, the child forked from the zygote."""
+        from grader import cli
+        saved = sys.stdout, sys.stderr
+        try:
+            with self._watched(connection):
+                sys.stdout, sys.stderr = streams
+                try:
+                    code = cli.main(argv, launcher=self.pool.launch)
+                finally:
+                    sys.stdout, sys.stderr = saved
         except SystemExit as stop:
             code = stop.code if isinstance(stop.code, int) else 1
         except KeyboardInterrupt:
             code = 130
+        return int(code)
+
+    @contextlib.contextmanager
+    def _watched(self, connection: socket.socket) -> Iterator[None]:
+        """While the block runs, a client gone (Ctrl-C, an interrupted kernel) interrupts it:
+        SIGINT to this process, KeyboardInterrupt in the block, as Ctrl-C would."""
+        _fresh_warnings()
+        watcher = threading.Thread(target=self._watch, args=(connection,), daemon=True)
+        with self._lock:
+            self._serving = True
+        watcher.start()
+        try:
+            yield
         finally:
             with self._lock:
                 self._serving = False
-            sys.stdout, sys.stderr = saved
             # Wake the watcher (its recv returns at once) and wait for it: a watcher left blocked
             # on this socket could read from the next check's once its descriptor number is reused.
             with contextlib.suppress(OSError):
                 connection.shutdown(socket.SHUT_RD)
             watcher.join()
-        return int(code)
 
     def _watch(self, connection: socket.socket) -> None:
         while True:
@@ -232,6 +283,14 @@ class Service:
                     self.say("the client went away: its check interrupted")
                     os.kill(os.getpid(), signal.SIGINT)
             return
+
+
+def _parsed(body: bytes) -> object:
+    """A request's JSON; None for none (a nesting too deep to parse included)."""
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _fresh_warnings() -> None:
@@ -266,7 +325,8 @@ def _stop(*_: object) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """``NAME STARTER_PID FIRST_CHECK_JSON`` (grader.warm.client.start_service)."""
+    """``NAME STARTER_PID FIRST_CHECK_JSON`` (grader.warm.client.start_service; a STARTER_PID of
+    0: wait for no process)."""
     name, starter, first = argv[0], int(argv[1]), json.loads(argv[2])
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _stop)
@@ -285,7 +345,8 @@ def main(argv: list[str]) -> None:
     listener = None
     reason = "stopped"
     try:
-        _wait_for(starter)
+        if starter > 0:
+            _wait_for(starter)
         service.warm_up(first)
         address = service.address
         assert address is not None
