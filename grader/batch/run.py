@@ -174,6 +174,7 @@ class LocalBackend:
         self._pool: Pool | None = None
         self._threads: ThreadPoolExecutor | None = None
         self._work: Worker | None = None
+        self._unwarmed: Exercise | None = None  # variants skipped: filled after the run (grader.batch.warming)
 
     def start(self, exercise: Exercise, seed: int, size: int | None = None) -> None:
         from grader.engine import compile_cache_directory, variants_repay
@@ -184,8 +185,11 @@ class LocalBackend:
             self._pool.warm(exercise.devices, compile_cache_directory())  # imports JAX while prepare() runs
             launcher = self._pool.launch
         # A class too small to repay the variants' gradings (a first run of the term: 9.5 s of
-        # 15 on the seed exercise) compiles what its mistakes compile itself.
-        cache = prepare(exercise, seed, variants=size is None or variants_repay(exercise, size), launcher=launcher)
+        # 15 on the seed exercise) compiles what its mistakes compile itself; the variants are
+        # graded in the background once the run is over (close), for the next runs.
+        variants = size is None or variants_repay(exercise, size)
+        cache = prepare(exercise, seed, variants=variants, launcher=launcher)
+        self._unwarmed = None if variants or cache is None else exercise
         self._work = Worker(exercise, seed, cache, launcher)
         self._threads = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="jaxgrade-grade")
 
@@ -198,6 +202,7 @@ class LocalBackend:
         return self._threads.submit(self._work, submission)
 
     def abandon(self) -> None:
+        self._unwarmed = None  # interrupted: nothing more is started
         if self._pool is not None:
             self._pool.close()  # kills the running children: the workers return at once
 
@@ -206,6 +211,10 @@ class LocalBackend:
             self._threads.shutdown(wait=True, cancel_futures=True)
         if self._pool is not None:
             self._pool.close()
+        if self._unwarmed is not None:
+            from grader.batch import warming
+            warming.start(self._unwarmed)
+            self._unwarmed = None
 
 
 def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None = None, seed: int = 0,

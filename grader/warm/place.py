@@ -26,9 +26,8 @@ from pathlib import Path
 from typing import Mapping
 
 from grader import __version__
+from grader.batch.warming import OFF, background_allowed  # noqa: F401 (OFF: the switch's name, for callers)
 from grader.warm.frames import PROTOCOL
-
-OFF = "JAXGRADE_NO_DAEMON"  # set (not "0" or empty): every check grades in-process, as before
 RUNTIME_DIR = "JAXGRADE_RUNTIME_DIR"
 IDLE = "JAXGRADE_DAEMON_IDLE_S"  # the service exits after this long without a check (default 600)
 IDLE_S = 600.0
@@ -47,7 +46,7 @@ def switched_off(arguments: list[str], environ: Mapping[str, str]) -> bool:
     """Whether this check must grade in-process: ``--no-daemon``, ``JAXGRADE_NO_DAEMON``, a CI
     job (``CI`` set: a service would outlive the job), or what a service would print otherwise
     than this process (help, the version, ``JAXGRADE_TIMINGS``: a breakdown of this process)."""
-    if environ.get(OFF, "") not in ("", "0") or environ.get("CI", "") not in ("", "0", "false"):
+    if not background_allowed(environ):
         return True
     if environ.get("JAXGRADE_TIMINGS") == "1":
         return True

@@ -1,0 +1,98 @@
+"""The exercise's variants added to the compilation cache after a class run, in the background.
+
+A class run fills the cache from the exercise's right/ and wrong/ variants only when it grades
+enough submissions to repay their gradings (``grader.engine.variants_repay``), so a first run of
+the term is not held up by them (48 gradings, 9.5 s, on the seed exercise). What they add still
+spares later runs the compiles their mistakes share with the variants. So a run that skipped
+them leaves one process behind (``start``) that grades them once the run's process has exited:
+at nice 19 (it yields the CPU to anything else the user runs), in a session of its own, with
+nothing of the run's but its environment and its ``sys.path``, and one per exercise version at a
+time (a lock beside the marker). It writes the marker as a big run would; no run starts it again.
+
+Off where no process may outlive the command (``background_allowed``): ``JAXGRADE_NO_DAEMON``
+set, or a CI job (``CI`` set). The warm grading service (grader.warm) obeys the same switch.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from grader.cache import warmed_marker
+
+if TYPE_CHECKING:  # grader.warm.place asks background_allowed on every check: nothing heavy here
+    from grader.exercise import Exercise
+
+OFF = "JAXGRADE_NO_DAEMON"  # set (not "0" or empty): nothing outlives the command
+WAIT_FOR_RUN_S = 24 * 3600.0  # a run (or an instructor's script) that has not exited by then: go ahead
+BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv[1]); "
+        "from grader.batch.warming import main; main(sys.argv[2:])")
+
+
+def background_allowed(environ: Mapping[str, str]) -> bool:
+    """Whether a process may outlive the command that started it: not with ``JAXGRADE_NO_DAEMON``
+    set, nor in a CI job (``CI`` set: the job's end would find it running)."""
+    return environ.get(OFF, "") in ("", "0") and environ.get("CI", "") in ("", "0", "false")
+
+
+def start(exercise: Exercise) -> bool:
+    """Start filling the cache from ``exercise``'s variants once this process has exited; False
+    where it is off, already filled, or the process could not start."""
+    marker = warmed_marker(exercise.slug, exercise.fingerprint, "variants")
+    if marker is None or marker.exists() or not background_allowed(os.environ):
+        return False
+    try:
+        subprocess.Popen([sys.executable, "-I", "-c", BOOT, json.dumps([p or os.getcwd() for p in sys.path]),
+                          str(exercise.directory), str(os.getpid())],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/",
+                         start_new_session=True, env=dict(os.environ))
+    except OSError:
+        return False
+    return True
+
+
+def main(argv: list[str]) -> None:
+    """In the background process: ``argv`` is the exercise's folder and the run's pid."""
+    from grader.engine import warm_compile_cache, warm_compile_cache_from_variants
+    from grader.exercise import load_exercise
+    folder, run = Path(argv[0]), int(argv[1])
+    _wait_for(run)
+    os.nice(19)
+    exercise = load_exercise(folder)
+    marker = warmed_marker(exercise.slug, exercise.fingerprint, "variants")
+    if marker is None:
+        return
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{marker}.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # another one is at it
+            return
+        directory = warm_compile_cache(exercise)  # filled by the run already: only its folder
+        if directory is not None:
+            warm_compile_cache_from_variants(exercise, directory)
+
+
+def _wait_for(pid: int) -> None:
+    try:
+        handle = os.pidfd_open(pid)
+    except OSError:  # gone already, or no pidfd here: poll
+        deadline = time.monotonic() + WAIT_FOR_RUN_S
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except OSError:
+                return
+            time.sleep(0.2)
+        return
+    try:
+        select.select([handle], [], [], WAIT_FOR_RUN_S)
+    finally:
+        os.close(handle)
