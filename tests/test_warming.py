@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SEED_EXERCISE
-from grader.batch.warming import OFF, background_allowed, start
+from grader.batch.warming import LOCK, OFF, background_allowed, start
 from grader.cache import warmed_marker
 from grader.engine import warming_variants
 from grader.exercise import load_exercise
@@ -64,7 +64,7 @@ def test_a_small_class_run_leaves_the_variants_to_a_background_process(small_exe
         assert time.monotonic() < deadline, "the variants were not graded in the background"
         time.sleep(0.5)
     assert json.loads(marker.read_text()) == ["right/jitted.py", "wrong/value_mean.py"]
-    with open(f"{marker}.lock") as lock:  # the background process is done with it
+    with open(marker.parent / LOCK) as lock:  # the background process is done with it
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -89,6 +89,6 @@ def test_switched_off_a_class_run_leaves_nothing_behind(small_exercise, tmp_path
     exercise = load_exercise(small_exercise / SEED_EXERCISE.name)
     marker = warmed_marker(exercise.slug, exercise.fingerprint, "variants")
     time.sleep(3)  # a background process would have taken its lock by now (the run has exited)
-    assert not Path(f"{marker}.lock").exists() and not marker.exists()
+    assert not (marker.parent / LOCK).exists() and not marker.exists()
     monkeypatch.setenv(OFF, "1")
     assert not start(exercise)

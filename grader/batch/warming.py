@@ -6,8 +6,10 @@ the term is not held up by them (48 gradings, 9.5 s, on the seed exercise). What
 spares later runs the compiles their mistakes share with the variants. So a run that skipped
 them leaves one process behind (``start``) that grades them once the run's process has exited:
 at nice 19 (it yields the CPU to anything else the user runs), in a session of its own, with
-nothing of the run's but its environment and its ``sys.path``, and one per exercise version at a
-time (a lock beside the marker). It writes the marker as a big run would; no run starts it again.
+nothing of the run's but its environment and its ``sys.path``, and one at a time for all
+exercises (a lock beside the markers: a script grading ten exercises in a row leaves one at
+work, not ten zygotes and their children; the later runs of the others start theirs again). It writes the marker
+as a big run would; no run starts it again.
 
 Off where no process may outlive the command (``background_allowed``): ``JAXGRADE_NO_DAEMON``
 set, or a CI job (``CI`` set). The warm grading service (grader.warm) obeys the same switch.
@@ -30,6 +32,7 @@ from grader.cache import warmed_marker
 if TYPE_CHECKING:  # grader.warm.place asks background_allowed on every check: nothing heavy here
     from grader.exercise import Exercise
 
+LOCK = "background.lock"  # one at work at a time: the others exit, their marker left unwritten
 OFF = "JAXGRADE_NO_DAEMON"  # set (not "0" or empty): nothing outlives the command
 WAIT_FOR_RUN_S = 24 * 3600.0  # a run (or an instructor's script) that has not exited by then: go ahead
 BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv[1]); "
@@ -70,10 +73,10 @@ def main(argv: list[str]) -> None:
     if marker is None:
         return
     marker.parent.mkdir(parents=True, exist_ok=True)
-    with open(f"{marker}.lock", "w") as lock:
+    with open(marker.parent / LOCK, "w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # another one is at it
+        except OSError:  # another one is at it (this exercise's, or another's: a later run starts this one again)
             return
         directory = warm_compile_cache(exercise)  # filled by the run already: only its folder
         if directory is not None:
