@@ -41,14 +41,11 @@ def small_exercise(tmp_path: Path) -> Path:
     return root
 
 
-def _environment(tmp_path: Path, root: Path) -> dict[str, str]:
+def _run_one_student(tmp_path: Path, root: Path, monkeypatch: pytest.MonkeyPatch, **extra: str) -> Path:
+    """``jaxgrade grade`` of a class of one (the reference) with a cache of its own, which this
+    process then reads too; the variants' marker (not written yet)."""
     env = {k: v for k, v in os.environ.items() if k not in (OFF, "CI")}
-    return {**env, "JAXGRADE_EXERCISES": str(root), "JAXGRADE_CACHE": str(tmp_path / "cache")}
-
-
-@pytest.mark.slow
-def test_a_small_class_run_leaves_the_variants_to_a_background_process(small_exercise, tmp_path, monkeypatch):
-    env = _environment(tmp_path, small_exercise)
+    env.update(JAXGRADE_EXERCISES=str(root), JAXGRADE_CACHE=str(tmp_path / "cache"), **extra)
     folder = tmp_path / "class"
     folder.mkdir()
     shutil.copyfile(SEED_EXERCISE / "reference.py", folder / "alice.py")
@@ -56,9 +53,15 @@ def test_a_small_class_run_leaves_the_variants_to_a_background_process(small_exe
                           env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     monkeypatch.setenv("JAXGRADE_CACHE", env["JAXGRADE_CACHE"])
+    exercise = load_exercise(root / SEED_EXERCISE.name)
+    return warmed_marker(exercise.slug, exercise.fingerprint, "variants")
+
+
+@pytest.mark.slow
+def test_a_small_class_run_leaves_the_variants_to_a_background_process(small_exercise, tmp_path, monkeypatch):
     exercise = load_exercise(small_exercise / SEED_EXERCISE.name)
     assert [p.name for p in warming_variants(exercise)] == ["jitted.py", "value_mean.py"]
-    marker = warmed_marker(exercise.slug, exercise.fingerprint, "variants")
+    marker = _run_one_student(tmp_path, small_exercise, monkeypatch)
     deadline = time.monotonic() + 240
     while not marker.exists():
         assert time.monotonic() < deadline, "the variants were not graded in the background"
@@ -78,17 +81,8 @@ def test_a_small_class_run_leaves_the_variants_to_a_background_process(small_exe
 
 @pytest.mark.slow
 def test_switched_off_a_class_run_leaves_nothing_behind(small_exercise, tmp_path, monkeypatch):
-    env = {**_environment(tmp_path, small_exercise), OFF: "1"}
-    folder = tmp_path / "class"
-    folder.mkdir()
-    shutil.copyfile(SEED_EXERCISE / "reference.py", folder / "alice.py")
-    done = subprocess.run([JAXGRADE, "grade", str(folder), "-e", SEED_EXERCISE.name, "-o", str(tmp_path / "out")],
-                          env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    monkeypatch.setenv("JAXGRADE_CACHE", env["JAXGRADE_CACHE"])
-    exercise = load_exercise(small_exercise / SEED_EXERCISE.name)
-    marker = warmed_marker(exercise.slug, exercise.fingerprint, "variants")
+    marker = _run_one_student(tmp_path, small_exercise, monkeypatch, **{OFF: "1"})
     time.sleep(3)  # a background process would have taken its lock by now (the run has exited)
     assert not (marker.parent / LOCK).exists() and not marker.exists()
     monkeypatch.setenv(OFF, "1")
-    assert not start(exercise)
+    assert not start(load_exercise(small_exercise / SEED_EXERCISE.name))

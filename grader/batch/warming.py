@@ -19,10 +19,8 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import select
 import subprocess
 import sys
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -65,8 +63,9 @@ def main(argv: list[str]) -> None:
     """In the background process: ``argv`` is the exercise's folder and the run's pid."""
     from grader.engine import warm_compile_cache, warm_compile_cache_from_variants
     from grader.exercise import load_exercise
+    from grader.sandbox.reaper import wait_for_exit
     folder, run = Path(argv[0]), int(argv[1])
-    _wait_for(run)
+    wait_for_exit(run, WAIT_FOR_RUN_S)
     os.nice(19)
     exercise = load_exercise(folder)
     marker = warmed_marker(exercise.slug, exercise.fingerprint, "variants")
@@ -81,21 +80,3 @@ def main(argv: list[str]) -> None:
         directory = warm_compile_cache(exercise)  # filled by the run already: only its folder
         if directory is not None:
             warm_compile_cache_from_variants(exercise, directory)
-
-
-def _wait_for(pid: int) -> None:
-    try:
-        handle = os.pidfd_open(pid)
-    except OSError:  # gone already, or no pidfd here: poll
-        deadline = time.monotonic() + WAIT_FOR_RUN_S
-        while time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-            except OSError:
-                return
-            time.sleep(0.2)
-        return
-    try:
-        select.select([handle], [], [], WAIT_FOR_RUN_S)
-    finally:
-        os.close(handle)

@@ -12,6 +12,7 @@ import ctypes
 import logging
 import os
 import re
+import select
 import signal
 import time
 
@@ -189,3 +190,23 @@ def sweep_uid(uid: int, keyrings: bool = True) -> bool:
     if leaks:
         log.error("could not remove what sandbox uid %d left: %s", uid, "; ".join(leaks))
     return not leaks
+
+
+def wait_for_exit(pid: int, limit_s: float) -> None:
+    """Until process ``pid`` (not a child of this one: a process that started a background one)
+    has exited, or ``limit_s`` has passed: a pidfd where the kernel has them, else polling."""
+    try:
+        handle = os.pidfd_open(pid)
+    except OSError:  # gone already, or no pidfd here
+        deadline = time.monotonic() + limit_s
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except OSError:
+                return
+            time.sleep(0.05)
+        return
+    try:
+        select.select([handle], [], [], limit_s)
+    finally:
+        os.close(handle)

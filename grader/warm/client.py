@@ -85,12 +85,8 @@ def report_through_service(fields: dict[str, Any]) -> dict[str, Any] | Absent | 
             return reached
         connection, name = reached
         with connection:
-            request = {**fields, "protocol": frames.PROTOCOL, "key": name, "env": place.relevant_environment(environ)}
-            frames.send(connection, frames.REQUEST, json.dumps(request).encode())
-            tag, _ = frames.receive(connection)
-            if tag != frames.ACCEPTED:
+            if not _accepted(connection, fields, environ, name):
                 return None
-            connection.settimeout(FRAME_S)
             tag, body = frames.receive(connection)
         data = json.loads(body) if tag == frames.REPORT else None
     except (OSError, WarmServiceError, ValueError, RecursionError):
@@ -137,14 +133,10 @@ def _ask(connection: socket.socket, arguments: list[str], environ: os._Environ[s
     """The service's exit code and what it wrote, or None where it refused or broke off."""
     umask = os.umask(0o077)
     os.umask(umask)
-    request = {"protocol": frames.PROTOCOL, "key": name, "kind": "check", "argv": arguments, "cwd": os.getcwd(), "umask": umask,
-               "env": place.relevant_environment(environ), "stdout": _stream(sys.stdout),
-               "stderr": _stream(sys.stderr)}
-    frames.send(connection, frames.REQUEST, json.dumps(request).encode())
-    tag, _ = frames.receive(connection)
-    if tag != frames.ACCEPTED:
+    fields = {"kind": "check", "argv": arguments, "cwd": os.getcwd(), "umask": umask, "stdout": _stream(sys.stdout),
+              "stderr": _stream(sys.stderr)}
+    if not _accepted(connection, fields, environ, name):
         return None
-    connection.settimeout(FRAME_S)
     written: list[tuple[bytes, bytes]] = []
     while True:
         tag, body = frames.receive(connection)
@@ -157,6 +149,18 @@ def _ask(connection: socket.socket, arguments: list[str], environ: os._Environ[s
             return code, written
         else:
             return None
+
+
+def _accepted(connection: socket.socket, fields: dict[str, Any], environ: os._Environ[str], name: str) -> bool:
+    """Send a request of ``fields`` and the envelope every request has (grader.warm.frames.ENVELOPE);
+    whether the service accepted it (then its answer's frames follow, each within FRAME_S)."""
+    request = {**fields, "protocol": frames.PROTOCOL, "key": name, "env": place.relevant_environment(environ)}
+    frames.send(connection, frames.REQUEST, json.dumps(request).encode())
+    tag, _ = frames.receive(connection)
+    if tag != frames.ACCEPTED:
+        return False
+    connection.settimeout(FRAME_S)
+    return True
 
 
 def start_service(path: list[str], name: str, arguments: list[str], after: int | None) -> None:

@@ -31,7 +31,6 @@ import fcntl
 import io
 import json
 import os
-import select
 import signal
 import socket
 import sys
@@ -42,6 +41,7 @@ from pathlib import Path
 from typing import Any, Iterator, TextIO
 
 from grader.errors import WarmServiceError
+from grader.sandbox.reaper import wait_for_exit
 from grader.warm import cells, frames, place
 
 TICK_S = 5.0  # how often an idle service looks at the clock, its code and its socket
@@ -301,25 +301,6 @@ def _fresh_warnings() -> None:
         mutated()
 
 
-def _wait_for(pid: int) -> None:
-    """Until process ``pid`` (the check that started this service) has exited."""
-    try:
-        handle = os.pidfd_open(pid)
-    except OSError:  # gone already (or no pidfd): poll
-        deadline = time.monotonic() + WAIT_FOR_STARTER_S
-        while time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-            except OSError:
-                return
-            time.sleep(0.05)
-        return
-    try:
-        select.select([handle], [], [], WAIT_FOR_STARTER_S)
-    finally:
-        os.close(handle)
-
-
 def _stop(*_: object) -> None:
     raise SystemExit(0)
 
@@ -346,7 +327,7 @@ def main(argv: list[str]) -> None:
     reason = "stopped"
     try:
         if starter > 0:
-            _wait_for(starter)
+            wait_for_exit(starter, WAIT_FOR_STARTER_S)  # the check that started this service
         service.warm_up(first)
         address = service.address
         assert address is not None
