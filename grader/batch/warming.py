@@ -8,8 +8,8 @@ them leaves one process behind (``start``) that grades them once the run's proce
 at nice 19 (it yields the CPU to anything else the user runs), in a session of its own, with
 nothing of the run's but its environment and its ``sys.path``, and one at a time for all
 exercises (a lock beside the markers: a script grading ten exercises in a row leaves one at
-work, not ten zygotes and their children; the later runs of the others start theirs again). It writes the marker
-as a big run would; no run starts it again.
+work, not ten zygotes and their children; the later runs of the others start theirs again).
+It writes the marker as a big run would; no run starts it again.
 
 Off where no process may outlive the command (``background_allowed``): ``JAXGRADE_NO_DAEMON``
 set, or a CI job (``CI`` set). The warm grading service (grader.warm) obeys the same switch.
@@ -19,7 +19,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -49,11 +48,20 @@ def start(exercise: Exercise) -> bool:
     marker = warmed_marker(exercise.slug, exercise.fingerprint, "variants")
     if marker is None or marker.exists() or not background_allowed(os.environ):
         return False
+    return spawn_detached(BOOT, [json.dumps([p or os.getcwd() for p in sys.path]), str(exercise.directory),
+                                 str(os.getpid())])
+
+
+def spawn_detached(boot: str, arguments: list[str]) -> bool:
+    """``python -I -c boot ARGUMENTS`` in the background, in a session of its own, with nothing of
+    this process's but ``os.environ`` (not the C environment: a library such as readline may have
+    set LINES and COLUMNS there, and a warm service whose environment is not its name's exits);
+    False where it could not start. (The warm service starts so too.)"""
+    import subprocess  # here: grader.warm.place imports this module on every check
     try:
-        subprocess.Popen([sys.executable, "-I", "-c", BOOT, json.dumps([p or os.getcwd() for p in sys.path]),
-                          str(exercise.directory), str(os.getpid())],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/",
-                         start_new_session=True, env=dict(os.environ))
+        subprocess.Popen([sys.executable, "-I", "-c", boot, *arguments], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/", start_new_session=True,
+                         env=dict(os.environ))
     except OSError:
         return False
     return True

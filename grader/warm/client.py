@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader.batch.warming import spawn_detached
 from grader.errors import WarmServiceError
 from grader.warm import frames, place
 
@@ -169,14 +170,4 @@ def start_service(path: list[str], name: str, arguments: list[str], after: int |
     process ``after`` to exit before it imports anything (None: for nothing), then grades
     ``arguments`` (a ``jaxgrade check`` argv) once, its output discarded, to warm itself up. Two
     checks at once may both start one: the second finds the first's lock and exits at once."""
-    import subprocess
-    # os.environ, which names the service, not the C environment: a library (readline) may have
-    # set LINES and COLUMNS there, and a service of another environment than its name exits.
-    environment = dict(os.environ)
-    try:
-        subprocess.Popen([sys.executable, "-I", "-c", BOOT, json.dumps(path), name, str(after or 0),
-                          json.dumps({"argv": arguments, "cwd": os.getcwd()})],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/",
-                         start_new_session=True, env=environment)
-    except OSError:
-        pass
+    spawn_detached(BOOT, [json.dumps(path), name, str(after or 0), json.dumps({"argv": arguments, "cwd": os.getcwd()})])
