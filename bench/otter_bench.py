@@ -88,9 +88,10 @@ TIMINGS = ("otter_class", "jaxgrade_cold_class", "jaxgrade_background_fill", "ja
 
 
 def install_otter() -> None:
-    """Makes .venv-otter with Otter at OTTER_VERSION once; a stamp says it is complete."""
+    """Makes .venv-otter with Otter at OTTER_VERSION, again when constraints.txt changes (the
+    two sides must import the same JAX, NumPy and ml_dtypes); a stamp says it is complete."""
     stamp = OTTER_VENV / ".installed"
-    if stamp.exists():
+    if stamp.exists() and stamp.stat().st_mtime >= (REPO / "constraints.txt").stat().st_mtime:
         return
     print(f"installing Otter-Grader {OTTER_VERSION} into {OTTER_VENV.name} (once) ...", flush=True)
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(OTTER_VENV)], check=True)

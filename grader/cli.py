@@ -192,6 +192,9 @@ _INSTRUCTORS = ("export", "validate", "list", "new", "grade")  # the commands bu
 
 
 # The machine refused a file operation: likely the environment, though still not a verdict.
+# pyproject.toml's dependencies, by the name they are imported with: one missing is an install to
+# fix (a module path that skipped them, a PYTHONPATH set by hand), not a bug to report.
+_DEPENDENCIES = frozenset({"jax", "jaxlib", "numpy", "hypothesis", "jinja2", "nbformat", "rich", "markupsafe"})
 _ENVIRONMENT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS, errno.EMFILE,
                                  errno.ENFILE, errno.ENOMEM})
 
@@ -203,6 +206,11 @@ def crash_line(error: BaseException) -> str:
     what = for_terminal(" ".join(f"{type(error).__name__}: {error}".split())[:300])
     report = ("report it to the jaxgrade maintainers with the command you ran and this line (rerun with "
               "JAXGRADE_DEBUG=1 to add the traceback)")
+    missing = error.name.partition(".")[0] if isinstance(error, ModuleNotFoundError) and error.name else None
+    if missing in _DEPENDENCIES:
+        return (f"jaxgrade: internal error ({what}{at}): jaxgrade needs the package {missing}, which this Python "
+                f"({sys.executable}) does not have. Install jaxgrade with its dependencies (pip install jaxgrade, "
+                f"or pip install {missing}) and run again.")
     if isinstance(error, OSError) and error.errno in _ENVIRONMENT_ERRNOS:
         return (f"jaxgrade: internal error ({what}{at}): the machine refused a file operation. Fix that (disk "
                 f"space, permissions) and run again; if it is not that, this is a bug in jaxgrade {__version__}: "

@@ -162,6 +162,29 @@ def test_a_crash_of_jaxgrade_itself_exits_4_with_one_line_saying_so():
     assert debug.stderr.strip().splitlines()[-1] == line
 
 
+# The grader's own process without one of its dependencies, as a Python whose path was set by hand
+# leaves it (seen on a TPU host: nbformat missing): a blocker standing in for the module.
+MISSING_DEPENDENCY = ("import sys\n"
+                      "class Missing:\n"
+                      "    def find_spec(self, name, path=None, target=None):\n"
+                      "        if name == 'nbformat':\n"
+                      "            raise ModuleNotFoundError(\"No module named 'nbformat'\", name='nbformat')\n"
+                      "sys.meta_path.insert(0, Missing())\n"
+                      "from grader.cli import main\n"
+                      "sys.exit(main(sys.argv[1:]))\n")
+
+
+def test_a_missing_dependency_says_which_and_how_to_install_it(tmp_path):
+    result = subprocess.run([sys.executable, "-c", MISSING_DEPENDENCY, "start", SEED_EXERCISE.name, "--notebook",
+                             "-o", str(tmp_path / "start.ipynb")], capture_output=True, text=True, cwd=REPO,
+                            timeout=120, env={k: v for k, v in os.environ.items() if k != "JAXGRADE_DEBUG"})
+    assert result.returncode == 4 and not (tmp_path / "start.ipynb").exists()
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert "jaxgrade needs the package nbformat" in lines[0] and "pip install nbformat" in lines[0]
+    assert "This is a bug" not in lines[0]
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
 def test_a_machine_that_refuses_to_write_is_exit_4_not_a_grade():
     result = run("check", str(SEED_EXERCISE / "reference.py"), "-o", "/dev/full")  # a full disk, for real

@@ -9,12 +9,32 @@ One module per platform (:mod:`.gradescope`, :mod:`.prairielearn`, :mod:`.studen
 bundle (:mod:`.bundle`: the source, an exercise's files, the scripts in templates/export/),
 grading inside their containers (:mod:`.container_grading`, with grader.sandbox.container), and
 the command line (:mod:`.command`; ``python -m grader.export`` is what the exported scripts run).
-"""
-from grader.export.bundle import copy_exercise
-from grader.export.command import add_commands
-from grader.export.gradescope import autograde, export_gradescope
-from grader.export.prairielearn import export_prairielearn, prairielearn_grade
-from grader.export.student import export_student, visible_checks_source
 
-__all__ = ["add_commands", "autograde", "copy_exercise", "export_gradescope", "export_prairielearn",
-           "export_student", "prairielearn_grade", "visible_checks_source"]
+A name is imported on first use (PEP 562): ``jaxgrade check`` reads an exported pack's record
+(:mod:`.pack`) and needs none of the platforms, whose imports (nbformat, jsonschema) would cost
+every check ~50 ms of its start.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from grader.export.bundle import copy_exercise
+    from grader.export.command import add_commands
+    from grader.export.gradescope import autograde, export_gradescope
+    from grader.export.prairielearn import export_prairielearn, prairielearn_grade
+    from grader.export.student import export_student, visible_checks_source
+
+# Each public name, and the module of this package that defines it.
+_HOMES = {"copy_exercise": "bundle", "add_commands": "command", "autograde": "gradescope",
+          "export_gradescope": "gradescope", "export_prairielearn": "prairielearn",
+          "prairielearn_grade": "prairielearn", "export_student": "student",
+          "visible_checks_source": "student"}
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'grader.export' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"grader.export.{_HOMES[name]}"), name)
