@@ -288,9 +288,10 @@ def main() -> None:
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="jaxgrade-bench-"))
-    graders = {"jaxgrade": {**os.environ, "JAXGRADE_CACHE": str(work / "cache-jaxgrade")}}
+    # JAXGRADE_NO_DAEMON: no variants graded in the background after a run, beside the next one
+    graders = {"jaxgrade": {**os.environ, "JAXGRADE_CACHE": str(work / "cache-jaxgrade"), "JAXGRADE_NO_DAEMON": "1"}}
     if args.before:
-        graders["before"] = {**os.environ, "JAXGRADE_CACHE": str(work / "cache-before"),
+        graders["before"] = {**os.environ, "JAXGRADE_CACHE": str(work / "cache-before"), "JAXGRADE_NO_DAEMON": "1",
                              "PYTHONPATH": str(args.before.resolve())}
     figures: dict[str, object] = {"cores": os.cpu_count(), "jobs": args.jobs, "submissions": args.count}
     try:

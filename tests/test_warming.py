@@ -28,6 +28,32 @@ def test_nothing_outlives_the_command_when_switched_off_or_in_ci():
     assert not background_allowed({"CI": "true"})
 
 
+AUTOGROUP = Path("/proc/self/autogroup")
+
+
+def _priority(pid: int | str) -> tuple[int, str | None]:
+    """A process's nice, and its autogroup's line ("/autogroup-N nice K"; None without autogroups)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    nice = int(stat.rsplit(")", 1)[1].split()[16])  # field 19 of proc(5), counted after the name
+    autogroup = Path(f"/proc/{pid}/autogroup")
+    return nice, autogroup.read_text().strip() if autogroup.exists() else None
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_in_a_session_of_its_own_the_background_yields_the_cpu_autogroup_and_all():
+    # A session of its own is an autogroup of its own, where a nice of its own yields only to itself.
+    code = "import os; from grader.batch.warming import yield_the_cpu; yield_the_cpu(); print(os.getpid()); input()"
+    process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                               start_new_session=True, cwd=Path(__file__).resolve().parent.parent)
+    try:
+        nice, autogroup = _priority(process.stdout.readline().strip())
+    finally:
+        process.communicate("\n", timeout=30)
+    assert nice == 19
+    if autogroup is not None:
+        assert autogroup != AUTOGROUP.read_text().strip() and autogroup.endswith(" nice 19"), autogroup
+
+
 @pytest.fixture
 def small_exercise(tmp_path: Path) -> Path:
     """The seed exercise with two variants that compile (one right, one wrong), so the
@@ -57,15 +83,38 @@ def _run_one_student(tmp_path: Path, root: Path, monkeypatch: pytest.MonkeyPatch
     return warmed_marker(exercise.slug, exercise.fingerprint, "variants")
 
 
+def _background_processes(root: Path) -> list[int]:
+    """The pids of grader.batch.warming's processes for an exercise under ``root``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(b"grader.batch.warming import main" in part for part in command) and \
+                any(part.startswith(str(root).encode()) for part in command):
+            found.append(int(entry.name))
+    return found
+
+
 @pytest.mark.slow
 def test_a_small_class_run_leaves_the_variants_to_a_background_process(small_exercise, tmp_path, monkeypatch):
     exercise = load_exercise(small_exercise / SEED_EXERCISE.name)
     assert [p.name for p in warming_variants(exercise)] == ["jitted.py", "value_mean.py"]
     marker = _run_one_student(tmp_path, small_exercise, monkeypatch)
     deadline = time.monotonic() + 240
+    seen: dict[int, tuple[int, str | None]] = {}  # the background process's priority, last seen
     while not marker.exists():
         assert time.monotonic() < deadline, "the variants were not graded in the background"
-        time.sleep(0.5)
+        for pid in _background_processes(small_exercise):
+            try:
+                seen[pid] = _priority(pid)
+            except (OSError, IndexError, ValueError):  # it has just exited
+                pass
+        time.sleep(0.1)
+    assert len(seen) == 1, seen
+    nice, autogroup = seen.popitem()[1]
+    assert nice == 19 and (autogroup is None or autogroup.endswith(" nice 19")), (nice, autogroup)
     assert json.loads(marker.read_text()) == ["right/jitted.py", "wrong/value_mean.py"]
     with open(marker.parent / LOCK) as lock:  # the background process is done with it
         deadline = time.monotonic() + 60
