@@ -191,10 +191,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 _INSTRUCTORS = ("export", "validate", "list", "new", "grade")  # the commands build_parser adds on demand
 
 
-# The machine refused a file operation: likely the environment, though still not a verdict.
 # pyproject.toml's dependencies, by the name they are imported with: one missing is an install to
 # fix (a module path that skipped them, a PYTHONPATH set by hand), not a bug to report.
 _DEPENDENCIES = frozenset({"jax", "jaxlib", "numpy", "hypothesis", "jinja2", "nbformat", "rich", "markupsafe"})
+# The machine refused a file operation: likely the environment, though still not a verdict.
 _ENVIRONMENT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS, errno.EMFILE,
                                  errno.ENFILE, errno.ENOMEM})
 
