@@ -76,9 +76,14 @@ def service_memory(folder: Path) -> str:
     return f"{shown}; PSS in all {sum(pss for _, _, pss in rows) // 1024} MiB"
 
 
-def wait_ready(folder: Path, readies: int) -> None:
+def readies(folder: Path) -> int:
+    """How many times a service said it was ready in ``folder`` (every service of the bench's)."""
+    return sum(p.read_text().count(" ready") for p in folder.glob("warm-*.log"))
+
+
+def wait_ready(folder: Path, count: int) -> None:
     deadline = time.monotonic() + 120
-    while sum(p.read_text().count(" ready") for p in folder.glob("warm-*.log")) < readies:
+    while readies(folder) < count:
         assert time.monotonic() < deadline, "the service did not become ready"
         time.sleep(0.05)
 
@@ -129,8 +134,9 @@ def memory(folder: Path, work: Path, env: dict[str, str], checks: int) -> None:
     sources = [REFERENCE.read_text(), WRONG.read_text()]
     submission = work / "solution.py"
     submission.write_text(sources[0])
+    earlier = readies(folder)  # the sessions' services said so too
     timed([JAXGRADE, "check", "solution.py"], env, work, codes=(0, 1))
-    wait_ready(folder, 1)
+    wait_ready(folder, earlier + 1)
     early = max(1, checks // 10)
     before, started = served(folder), time.monotonic()
     for index in range(checks):
@@ -139,7 +145,9 @@ def memory(folder: Path, work: Path, env: dict[str, str], checks: int) -> None:
         if index + 1 == early:
             time.sleep(0.5)  # the check's child given back (the service settles it after answering)
             print(f"after {early} checks: {service_memory(folder)}", flush=True)
-    print(f"after {checks} checks ({time.monotonic() - started:.0f} s; served by the service: "
+    elapsed = time.monotonic() - started
+    time.sleep(0.5)  # the service logs "served" after its answer: the last check's line comes later
+    print(f"after {checks} checks ({elapsed:.0f} s; served by the service: "
           f"{served(folder) - before} of {checks}): {service_memory(folder)}")
     stop(folder)
 
