@@ -18,7 +18,7 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader import __version__
+from grader import DEPENDENCIES, __version__
 from grader.batch.safe_text import for_terminal
 from grader.errors import ExerciseError, ExitCode, UsageError
 from grader.exercise import Exercise, all_exercises, exercises_for_source, find_exercise
@@ -191,9 +191,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 _INSTRUCTORS = ("export", "validate", "list", "new", "grade")  # the commands build_parser adds on demand
 
 
-# pyproject.toml's dependencies, by the name they are imported with: one missing is an install to
-# fix (a module path that skipped them, a PYTHONPATH set by hand), not a bug to report.
-_DEPENDENCIES = frozenset({"jax", "jaxlib", "numpy", "hypothesis", "jinja2", "nbformat", "rich", "markupsafe"})
+# A dependency missing (Jinja2's own too) is an install to fix (a module path that skipped them, a
+# PYTHONPATH set by hand), not a bug to report.
+_INSTALLED_WITH = frozenset({*DEPENDENCIES, "markupsafe"})
 # The machine refused a file operation: likely the environment, though still not a verdict.
 _ENVIRONMENT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS, errno.EMFILE,
                                  errno.ENFILE, errno.ENOMEM})
@@ -207,7 +207,7 @@ def crash_line(error: BaseException) -> str:
     report = ("report it to the jaxgrade maintainers with the command you ran and this line (rerun with "
               "JAXGRADE_DEBUG=1 to add the traceback)")
     missing = error.name.partition(".")[0] if isinstance(error, ModuleNotFoundError) and error.name else None
-    if missing in _DEPENDENCIES:
+    if missing in _INSTALLED_WITH:
         return (f"jaxgrade: internal error ({what}{at}): jaxgrade needs the package {missing}, which this Python "
                 f"({sys.executable}) does not have. Install jaxgrade with its dependencies (pip install jaxgrade, "
                 f"or pip install {missing}) and run again.")

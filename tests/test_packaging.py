@@ -275,3 +275,12 @@ def test_every_package_of_the_grader_is_in_the_wheel() -> None:
     listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "grader").rglob("__init__.py")}
     assert found <= listed, f"not in pyproject.toml's packages: {sorted(found - listed)}"
+
+
+def test_the_dependencies_the_grader_names_are_pyproject_tomls() -> None:
+    # grader.DEPENDENCIES is what a pack pins without jaxgrade's metadata and what a crash names
+    # as missing from the install: pyproject.toml's list, by name.
+    import tomllib
+    from grader import DEPENDENCIES
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert sorted(re.match(r"[A-Za-z0-9_.-]+", d).group(0).lower() for d in declared) == sorted(DEPENDENCIES)

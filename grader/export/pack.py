@@ -24,7 +24,7 @@ from importlib.metadata import PackageNotFoundError, requires, version
 from pathlib import Path
 from typing import Any
 
-from grader import __version__
+from grader import DEPENDENCIES, __version__
 from grader.exercise import Exercise
 from grader.validate import validated_seeds
 
@@ -47,9 +47,6 @@ def pack_record(exercise: Exercise) -> dict[str, Any]:
             "validated_seeds": validated_seeds(exercise)}
 
 
-ROOTS = ("jax", "jaxlib", "numpy", "hypothesis", "jinja2", "nbformat", "rich")  # where jaxgrade is not installed
-
-
 def _requirement_names(package: str) -> list[str]:
     """The distributions ``package`` requires (its extras' left out), by name."""
     try:
@@ -69,7 +66,7 @@ def _requirement_names(package: str) -> list[str]:
 def pinned_constraints() -> str:
     """constraints.txt for a pack: every distribution jaxgrade needs to grade, at the version
     installed here (so the pack installs what it was made, and validated, with)."""
-    queue = _requirement_names("jaxgrade") or list(ROOTS)
+    queue = _requirement_names("jaxgrade") or list(DEPENDENCIES)  # jaxgrade itself not installed
     pins: dict[str, str] = {}
     while queue:
         name = queue.pop()
