@@ -200,6 +200,25 @@ def test_only_what_changed_is_regraded(exercise, exercises_root, tmp_path):
 
 
 @pytest.mark.slow
+def test_a_regrade_starts_with_what_took_longest_last_time(exercise, tmp_path):
+    students = {name: "wrong/load_wrong_name.py" for name in ("alice", "bob", "carol", "dave", "erin")}
+    folder = make_class(tmp_path / "class", students)
+    out = tmp_path / "out"
+    assert sorted(grade_class(exercise, folder, out, jobs=1).graded) == sorted(students)
+    for student, seconds in {"alice": 0.5, "bob": 7.0, "carol": 2.0, "dave": "slow"}.items():
+        path = out / "students" / student / "result.json"
+        stored = json.loads(path.read_text())
+        stored["report"]["duration_s"] = seconds
+        path.write_text(json.dumps(stored))
+    (out / "students" / "erin" / "result.json").unlink()
+    # One at a time, so grading order is finishing order. Erin has no record and dave no usable
+    # duration: either may be slow, so they go first, in the class's order.
+    again = grade_class(exercise, folder, out, jobs=1, regrade=True)
+    assert again.graded == ["dave", "erin", "bob", "carol", "alice"]
+    assert {s: gradebook(out)[s]["score"] for s in students} == {s: "0" for s in students}
+
+
+@pytest.mark.slow
 def test_the_command_reports_what_it_did_and_where(exercises_root, tmp_path):
     folder = make_class(tmp_path / "class", {"alice": "wrong/load_wrong_name.py"})
     (folder / "notes.txt").write_text("not a submission")

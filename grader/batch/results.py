@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import time
@@ -64,6 +65,16 @@ def reusable(stored: dict[str, Any], key: dict[str, Any], student: str) -> bool:
     """A stored result stands for this run: same key, same student, and decided by the student's code."""
     return (stored.get("key") == key and stored.get("student") == student
             and isinstance(stored.get("report"), dict) and not environment_failed(stored["report"]))
+
+
+def last_duration(stored: dict[str, Any] | None) -> float:
+    """How long a stored grading took (its report's ``duration_s``); infinity where there is none
+    or it is not a finite number, so a never-graded submission counts as a long one."""
+    report = stored.get("report") if isinstance(stored, dict) else None
+    seconds = report.get("duration_s") if isinstance(report, dict) else None
+    if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0 <= seconds < math.inf:
+        return float(seconds)
+    return math.inf
 
 
 def private_folder(path: Path) -> Path:

@@ -16,7 +16,9 @@ Intake (:mod:`grader.batch.intake`) → grading → results on disk:
 Each submission is graded exactly as ``jaxgrade check`` grades it (``grader.engine.grade``:
 its own fresh child process, the same checks, limits and seed) but the children are forked
 from a warm process that imported JAX once (:mod:`grader.sandbox.pool`), ``-j`` of them at a time,
-and Hypothesis draws the inputs once for the whole class.
+and Hypothesis draws the inputs once for the whole class. The submissions the last run took
+longest over start first (``--regrade`` or an exercise changed); a report never depends on the
+order.
 
 Nothing is lost: each student's files are written (atomically, ``result.json`` last) as soon
 as that student is graded, and the gradebook (whole rows only, replaced in one step) is
@@ -58,8 +60,8 @@ from grader.batch.gradebook import write_gradebook
 from grader.batch.intake import find_submissions
 from grader.batch.lms_names import Roster
 from grader.batch.progress import Progress
-from grader.batch.results import (_write_student, label, load_result, private_folder, result_key, reusable,
-                                  student_folder)
+from grader.batch.results import (_write_student, label, last_duration, load_result, private_folder, result_key,
+                                  reusable, student_folder)
 from grader.batch.submissions import Intake, Problem, Submission
 from grader.errors import GraderFailure, IntakeError
 from grader.sandbox.settling import settle
@@ -245,16 +247,21 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
         outcome = BatchOutcome(out=out, intake=intake)
         check_ids = [c.id for c in exercise.checks]
         todo: list[tuple[Submission, dict[str, Any]]] = []
+        lasted: dict[str, float] = {}
         for submission in intake.submissions:
             key = result_key(exercise, submission.sha256, seed)
-            stored = None if regrade else load_result(students_dir / student_folder(submission.student))
-            if stored is not None and reusable(stored, key, submission.student):
+            stored = load_result(students_dir / student_folder(submission.student))
+            if not regrade and stored is not None and reusable(stored, key, submission.student):
                 # The LMS's name and LATE mark are today's download's, not the stored run's.
                 outcome.results[submission.student] = {**stored, "name": submission.name, "late": submission.late}
                 outcome.reused.append(submission.student)
             else:
                 # hidden from its child like the classmates' files: the gradebook and reports in out/
                 todo.append((replace(submission, others=(*submission.others, str(out.resolve()))), key))
+                lasted[submission.student] = last_duration(stored)
+        # The longest first, by the last run's durations (never graded: first, in intake order):
+        # a slow submission started last keeps the run waiting on one worker while the others idle.
+        todo.sort(key=lambda item: -lasted[item[0].student])
 
         saved_at = 0.0
 
