@@ -34,7 +34,8 @@ Each repeat times, in turn (who goes first alternates between repeats):
   empty ``JAXGRADE_CACHE`` and a new output folder (nothing from an earlier run);
 - jaxgrade, warm class: once the variants a small class's cold run leaves to the background are
   graded (grader.batch.warming; how long that took is printed too), the same again with that
-  cache, ``--regrade``;
+  cache, ``--regrade``, into the cold run's output folder (as an instructor's rerun after a fix
+  to the exercise: the last run's durations there set the order);
 - one submission (a copy of the reference), alone: ``otter run``; ``jaxgrade check`` in-process
   (``JAXGRADE_NO_DAEMON=1``) with a new empty cache (a first check ever) and again with the
   cache it filled; and ``jaxgrade check`` served by the warm grading service (started by a
@@ -256,8 +257,9 @@ def class_runs(work: Path, autograder: Path, source: Path, students: dict[str, P
         into.jaxgrade_statuses = gradebook(work / "cold")
         verify("jaxgrade (cold)", set(into.jaxgrade_statuses), students)
         into.seconds["jaxgrade_background_fill"] = background_fill(cache)
-        into.seconds["jaxgrade_warm_class"] = jaxgrade_grade(source, work / "warm", cache, regrade=True)
-        verify("jaxgrade (warm)", set(gradebook(work / "warm")), students)
+        (work / "cold" / "gradebook.csv").unlink()  # so the warm run's own must be written
+        into.seconds["jaxgrade_warm_class"] = jaxgrade_grade(source, work / "cold", cache, regrade=True)
+        verify("jaxgrade (warm)", set(gradebook(work / "cold")), students)
     return [otter, jaxgrade]
 
 
