@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SEED_EXERCISE
+from grader.batch.progress import Progress
 from grader.batch.run import grade_class, student_folder
 from grader.engine import grade
 from grader.errors import PoolError
@@ -213,8 +214,11 @@ def test_a_regrade_starts_with_what_took_longest_last_time(exercise, tmp_path):
     (out / "students" / "erin" / "result.json").unlink()
     # One at a time, so grading order is finishing order. Erin has no record and dave no usable
     # duration: either may be slow, so they go first, in the class's order.
-    again = grade_class(exercise, folder, out, jobs=1, regrade=True)
+    meter = Progress(len(students), io.StringIO(), interactive=False)
+    again = grade_class(exercise, folder, out, jobs=1, regrade=True, progress=meter)
     assert again.graded == ["dave", "erin", "bob", "carol", "alice"]
+    # The ETA's weights: the unknown ones count as the median of the known ones.
+    assert meter.costs == {"alice": 0.5, "bob": 7.0, "carol": 2.0, "dave": 2.0, "erin": 2.0}
     assert {s: gradebook(out)[s]["score"] for s in students} == {s: "0" for s in students}
 
 

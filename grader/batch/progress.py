@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import Mapping, TextIO
 
 from grader.batch.safe_text import for_terminal
 
@@ -16,18 +16,30 @@ class Progress:
         self.interactive = self.stream.isatty() if interactive is None else interactive
         self.total, self.done, self.started = total, 0, time.monotonic()
         self.counts = {"passed": 0, "failed": 0, "error": 0}
+        # The ETA's units of work: one per submission, unless ``expect`` says what each costs.
+        self.costs: dict[str, float] = {}
+        self.work, self.worked = float(total), 0.0
+
+    def expect(self, seconds: Mapping[str, float]) -> None:
+        """What each submission to come is expected to take (the last run's seconds), by the
+        name ``update`` will be given: the ETA then counts a slow one as more of the run than a
+        fast one. A run that starts with its slowest (grader.batch.run) would otherwise be told
+        an ETA several times too long while they finish."""
+        self.costs = dict(seconds)
+        self.work = sum(self.costs.values())
 
     def _eta(self) -> str:
         elapsed = time.monotonic() - self.started
-        if not self.done:
+        if self.worked <= 0:
             return "--:--"
-        left = int(elapsed / self.done * (self.total - self.done))
+        left = int(elapsed / self.worked * max(self.work - self.worked, 0.0))
         return f"{left // 60}:{left % 60:02d}"
 
     def update(self, student: str, status: str, score: str) -> None:
         """One more result. ``student`` comes from a file or folder name: escaped here, so an
         escape sequence or a newline in it cannot redraw or split the line."""
         self.done += 1
+        self.worked += self.costs.get(student, 1.0)
         self.counts[status] = self.counts.get(status, 0) + 1
         rate = self.done / max(time.monotonic() - self.started, 1e-9)
         if self.interactive:

@@ -8,9 +8,10 @@ import json
 import math
 import os
 import re
+import statistics
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from grader import __version__
 from grader.exercise import Exercise
@@ -75,6 +76,14 @@ def last_duration(stored: dict[str, Any] | None) -> float:
     if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0 <= seconds < math.inf:
         return float(seconds)
     return math.inf
+
+
+def expected_seconds(lasted: Mapping[str, float]) -> dict[str, float]:
+    """Each student's expected grading time: their ``last_duration``, or where it is unknown
+    the median of the known ones (1.0 each when none is known: all alike)."""
+    known = [seconds for seconds in lasted.values() if seconds < math.inf]
+    typical = statistics.median(known) if known else 1.0
+    return {student: seconds if seconds < math.inf else typical for student, seconds in lasted.items()}
 
 
 def private_folder(path: Path) -> Path:

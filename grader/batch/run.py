@@ -60,8 +60,8 @@ from grader.batch.gradebook import write_gradebook
 from grader.batch.intake import find_submissions
 from grader.batch.lms_names import Roster
 from grader.batch.progress import Progress
-from grader.batch.results import (_write_student, label, last_duration, load_result, private_folder, result_key,
-                                  reusable, student_folder)
+from grader.batch.results import (_write_student, expected_seconds, label, last_duration, load_result,
+                                  private_folder, result_key, reusable, student_folder)
 from grader.batch.submissions import Intake, Problem, Submission
 from grader.errors import GraderFailure, IntakeError
 from grader.sandbox.settling import settle
@@ -284,6 +284,9 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
 
         save()
         meter = progress(len(todo)) if callable(progress) else progress
+        if meter:  # its ETA weighs each submission by what it took last time
+            expected = expected_seconds(lasted)
+            meter.expect({label(s.student, s.name): expected[s.student] for s, _ in todo})
         isolation = IsolationNotice(getattr(meter, "stream", None))  # the layers missing here, said once
         try:
             if todo:
