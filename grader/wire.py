@@ -357,7 +357,8 @@ class HostData(TypedDict):
 class CollectiveData(TypedDict):
     kind: str  # as XLA names it: all-reduce, all-gather, ...
     bytes: int
-    times: NotRequired[int]  # per run of its program: a loop's body runs it once per iteration
+    # per run of its program: a loop's body runs it once per iteration; None in a loop of unknown trip count
+    times: NotRequired[int | None]
 
 
 class MemoryData(TypedDict):

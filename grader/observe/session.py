@@ -26,7 +26,7 @@ import os
 import shutil
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -34,12 +34,14 @@ from grader.arguments import encode
 from grader.errors import ChildFailure, Malformed, SandboxError
 from grader.observe.described import check_program, check_reply
 from grader.observe.program import Program
+from grader.observe.witnessed import Witnessed, witnessed
 from grader.observe.returned import (Incident, Returned, parse_compilations, parse_host, parse_jit_calls,
                                      parse_leaves, parse_programs, safe_reply, safe_text)
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import INTERFERED, ChildProcess, Launch, Launcher
 from grader.source import helper_at, left_behind, left_behind_note
 from grader.timings import Timings
+from grader.witness import Witness
 
 # Of the time an import has, the share the notebook cells the graded function does not need have
 # in all (``grader.child.run_cells``): a demo that hangs is skipped, and the cells
@@ -104,6 +106,10 @@ class Session:
         # child named it (``replaces jax.numpy.sum``), in the order first seen: every structure
         # check fails while any is here (grader.checks.tampering)
         self.tampered: dict[str, None] = {}
+        # What the witness made of each fully recorded call's account, the first that diverged
+        # kept over any other (grader.observe.witnessed); None before any full call.
+        self.witnessed: Witnessed | None = None
+        self._witness: Witness | None = None
         self.withheld = False  # a check not shown to students yet is running (set by the engine)
         # Whether this grading has drawn inputs from its seed yet (Context.draw): calls from then on
         # may depend on it. The first grading's incidents met before that belong to every grading.
@@ -158,6 +164,8 @@ class Session:
             self._early.close()
             self._early = None
         self._retire()
+        if self._witness is not None:
+            self._witness.close()
         keep = self.limits.output_kib << 10
         head = "".join(o["head"] for o in self.outputs)[:keep]
         tail = "".join(o["tail"] for o in self.outputs)[-keep:]
@@ -354,10 +362,24 @@ class Session:
             returned = self._returned(reply, during)
         except ILL_TYPED as error:
             return Returned(False, incident=self._protocol(error, during))
+        if record == "full" and returned.ok:
+            returned = self._witnessed(returned, arguments)
         if counterfactual is None or counterfactual.capture:
             self.calls.append((arguments, returned))
             if not self.seeded:
                 self._unseeded_calls = len(self.calls)
+        return returned
+
+    def _witnessed(self, returned: Returned, arguments: Mapping[str, Any]) -> Returned:
+        """The call as the witness re-derives it: on a reproduced account, the witness's own
+        reading of the programs stands for the child's."""
+        if self._witness is None:
+            self._witness = Witness(self.devices, self.limits.memory_mib, self.compile_cache)
+        verdict = witnessed(self._witness.check(returned.account, self._named(arguments)), returned.leaves)
+        if self.witnessed is None or self.witnessed.status != "diverged":
+            self.witnessed = verdict
+        if verdict.status == "reproduced":
+            return replace(returned, programs=verdict.programs)
         return returned
 
     def _returned(self, reply: dict[str, Any], during: str) -> Returned:
@@ -385,7 +407,7 @@ class Session:
                         compilations=parse_compilations(reply.get("compilations", [])),
                         host=parse_host(reply.get("host", [])), swapped=_count(reply.get("swapped")),
                         programs=parse_programs(reply.get("programs", [])),
-                        between_bytes=_count(reply.get("between_bytes")) or 0)
+                        between_bytes=_count(reply.get("between_bytes")) or 0, account=reply.get("account"))
 
     def _exception_incident(self, exception: str, error: str, during: str) -> Incident | None:
         """Exceptions that are really a limit or the end of the process become incidents."""

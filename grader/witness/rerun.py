@@ -1,0 +1,195 @@
+"""An account run again (in the witness process): its steps in order, on the grader's own
+arguments, each program compiled here from the account's StableHLO and read here.
+
+Three answers, told apart because only one may take points: the outputs the account
+computes (the parent compares them with what the call returned), a ``Unverifiable`` account
+(this witness cannot run what it describes: a sharding or step of a kind it does not know, a
+program that does not run here; no verdict, never an accusation), or a ``Refused`` one (a
+program calls into the host, which the witness never runs).
+"""
+from __future__ import annotations
+
+import base64
+import re
+from typing import Any
+
+from grader.errors import Refused, Unverifiable
+
+# StableHLO custom calls a program may make: JAX's own sharding annotations and memory moves.
+# Anything else (a host callback above all) runs code outside XLA's program, never here.
+ALLOWED_TARGETS = frozenset({"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "annotate_device_placement",
+                             "MoveToHost", "MoveToDevice", "LayoutConstraint"})
+_TARGET = re.compile(r'(?:custom_call\s+@|call_target_name\s*=\s*")([\w.$-]+)')
+MAX_COMPILED = 64  # distinct programs of one account
+
+
+def rerun(account: Any, named: Any) -> dict[str, Any]:
+    import jax
+    import numpy as np
+    if not isinstance(account, dict) or not isinstance(account.get("steps"), list):
+        return {"ok": False, "unverifiable": "no account of the call was handed over"
+                if not isinstance(account, dict) or "error" not in account else str(account["error"])[:300]}
+    try:
+        return _Run(jax, np, account).run(_arguments(jax, named))
+    except Refused as error:
+        return {"ok": False, "refused": str(error)[:500]}
+    except (Unverifiable, KeyError, IndexError, TypeError, ValueError) as error:
+        return {"ok": False, "unverifiable": f"{type(error).__name__}: {error}"[:500]}
+
+
+def _arguments(jax: Any, named: Any) -> list[Any]:
+    """The argument leaves, as the child builds and flattens them (``grader.child.server``)."""
+    from grader.wire import decode_array
+
+    def build(encoded: dict[str, Any]) -> Any:
+        kind = encoded["kind"]
+        if kind == "array":
+            return jax.device_put(decode_array(encoded))
+        if kind in ("int", "float", "bool"):
+            return {"int": int, "float": float, "bool": bool}[kind](encoded["value"])
+        if kind == "key":
+            return jax.random.key(int(encoded["seed"]))
+        if kind == "dict":
+            return {str(k): build(v) for k, v in encoded["items"]}
+        if kind in ("tuple", "list"):
+            items = [build(v) for v in encoded["items"]]
+            return tuple(items) if kind == "tuple" else items
+        if kind == "none":
+            return None
+        raise Unverifiable(f"an argument of kind {kind!r}")
+    return [leaf for _, encoded in named for leaf in jax.tree_util.tree_leaves(build(encoded))]
+
+
+class _Run:
+    def __init__(self, jax: Any, np: Any, account: dict[str, Any]) -> None:
+        self.jax, self.np, self.account = jax, np, account
+        self.exported: dict[int, Any] = {}
+        self.compiled: dict[tuple[int, tuple[str, ...]], Any] = {}
+        self.facts: dict[int, dict[str, Any]] = {}  # program index -> ProgramData, in the order first run
+
+    def run(self, arguments: list[Any]) -> dict[str, Any]:
+        values: dict[tuple[Any, ...], Any] = {("arg", i): v for i, v in enumerate(arguments)}
+        constants = self.account.get("constants", [])
+        breaks = []
+
+        def read(ref: list[Any]) -> Any:
+            if ref[0] == "literal":
+                return ref[1]
+            if ref[0] == "constant":
+                return self._constant(constants[int(ref[1])])
+            key = tuple(ref)
+            if key not in values:
+                raise Unverifiable(f"a step reads {ref!r}, which nothing before it made")
+            return values[key]
+
+        for index, step in enumerate(self.account["steps"]):
+            reads = [read(r) for r in step["reads"]]
+            if step["kind"] == "place":
+                outs = [self.jax.device_put(reads[0], self._sharding(step["sharding"]))]
+            elif step["kind"] == "program":
+                outs = self._program(step, reads)
+            elif step["kind"] == "break":
+                breaks.append(str(step.get("why", ""))[:300])
+                outs = [self._constant(made) for made in step["made"]]
+            else:
+                raise Unverifiable(f"a step of kind {step['kind']!r}")
+            for k, out in enumerate(outs):
+                values[("step", index, k)] = out
+        from grader.wire import WIDENED, encode_array
+        outputs = []
+        for ref in self.account["outputs"]:
+            value = read(ref)
+            array = self.np.asarray(value)
+            if array.dtype.name in WIDENED:  # as the child sends a narrow type: its numbers, widened
+                array = array.astype(WIDENED[array.dtype.name])
+            outputs.append(encode_array(array) if array.dtype.kind in "biufc" else None)
+        return {"ok": True, "outputs": outputs, "programs": list(self.facts.values()), "breaks": breaks}
+
+    def _program(self, step: dict[str, Any], reads: list[Any]) -> list[Any]:
+        index = int(step["program"])
+        exported = self._exported(index)
+        reads = self._placed_for(exported, step.get("devices"), reads)
+        key = (index, tuple(str(getattr(r, "sharding", None)) for r in reads))
+        if key not in self.compiled:
+            if len(self.compiled) == MAX_COMPILED:
+                raise Unverifiable(f"more than {MAX_COMPILED} distinct programs")
+            try:
+                self.compiled[key] = self.jax.jit(exported.call).lower(*reads).compile()
+            except Exception as error:  # noqa: BLE001 (what does not compile here says nothing either way)
+                raise Unverifiable(f"a program does not compile here: {type(error).__name__}: {error}") from None
+        executable = self.compiled[key]
+        if index not in self.facts:
+            self.facts[index] = {"name": str(step.get("function", ""))[:200],
+                                 "function": str(step.get("function", ""))[:300], "own": step.get("own") is True,
+                                 "runs": 0, **_facts(executable)}
+        self.facts[index]["runs"] += 1
+        outs = executable(*reads)
+        return list(outs) if isinstance(outs, (list, tuple)) else [outs]
+
+    def _placed_for(self, exported: Any, devices: Any, reads: list[Any]) -> list[Any]:
+        """The values a program reads, on its devices as its own shardings ask (replicated where
+        it leaves them to the caller), as jit placed them in the call: an argument arrives
+        uncommitted on the default device."""
+        if exported.nr_devices == 1 or not isinstance(devices, list) or len(devices) != exported.nr_devices:
+            return reads
+        jax, np = self.jax, self.np
+        known = {d.id: d for d in jax.devices()}
+        mesh = jax.sharding.Mesh(np.array([known[int(i)] for i in devices], dtype=object), ("witness",))
+        wanted = exported.in_shardings_jax(mesh)
+        placed = []
+        for value, sharding in zip(reads, wanted):
+            target = sharding if sharding is not None else jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+            current = getattr(value, "sharding", None)
+            if current is None or len(current.device_set) != exported.nr_devices:
+                value = jax.device_put(value, target)
+            placed.append(value)
+        return placed
+
+    def _exported(self, index: int) -> Any:
+        if index not in self.exported:
+            data = base64.b64decode(self.account["programs"][index]["b64"], validate=True)
+            exported = self.jax.export.deserialize(bytearray(data))
+            targets = set(_TARGET.findall(exported.mlir_module())) - ALLOWED_TARGETS
+            if targets:
+                raise Refused(f"a program calls {', '.join(sorted(targets))}, which runs outside XLA's program")
+            self.exported[index] = exported
+        return self.exported[index]
+
+    def _constant(self, data: dict[str, Any]) -> Any:
+        from grader.wire import decode_array
+        array = decode_array(data["array"])
+        if "narrow" in data:
+            import ml_dtypes
+            array = array.astype(getattr(ml_dtypes, str(data["narrow"])))
+        return self.jax.device_put(array, self._sharding(data["sharding"]))
+
+    def _sharding(self, described: dict[str, Any]) -> Any:
+        """The sharding a description names, on this process's devices (the same ids)."""
+        jax, np = self.jax, self.np
+        devices = {d.id: d for d in jax.devices()}
+        kind = described.get("type")
+        if kind == "default":
+            return None
+        if kind in ("Device", "SingleDeviceSharding") and len(described.get("devices") or ()) == 1:
+            return jax.sharding.SingleDeviceSharding(devices[int(described["devices"][0])])
+        if kind == "NamedSharding" and described.get("mesh_devices") is not None:
+            grid = np.array([devices[int(i)] for i in described["mesh_devices"]], dtype=object)
+            names = tuple(str(a) for a in described["axis_names"])
+            types = described.get("axis_types")
+            kwargs = {}
+            if types:
+                kwargs["axis_types"] = tuple(getattr(jax.sharding.AxisType, str(t)) for t in types)
+            mesh = jax.sharding.Mesh(grid.reshape([int(n) for n in described["mesh_shape"]]), names, **kwargs)
+            spec = jax.sharding.PartitionSpec(*(tuple(p) if isinstance(p, list) else p for p in described["spec"]))
+            return jax.sharding.NamedSharding(mesh, spec, memory_kind=described.get("memory_kind"))
+        raise Unverifiable(f"a sharding of type {kind!r}")
+
+
+def _facts(executable: Any) -> dict[str, Any]:
+    """What XLA made of a program compiled here: its collectives (``grader.child.compiled``
+    reads HLO text the same way) and its memory per device."""
+    from grader.child.compiled import collectives
+    stats = executable.memory_analysis()
+    return {"collectives": collectives(executable.as_text()),
+            "memory": {"argument": int(stats.argument_size_in_bytes), "output": int(stats.output_size_in_bytes),
+                       "temp": int(stats.temp_size_in_bytes), "alias": int(stats.alias_size_in_bytes)}}
