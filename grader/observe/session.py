@@ -41,7 +41,7 @@ from grader.sandbox.limits import Limits
 from grader.sandbox.process import INTERFERED, ChildProcess, Launch, Launcher
 from grader.source import helper_at, left_behind, left_behind_note
 from grader.timings import Timings
-from grader.witness import Witness
+from grader.witness import shared
 
 # Of the time an import has, the share the notebook cells the graded function does not need have
 # in all (``grader.child.run_cells``): a demo that hangs is skipped, and the cells
@@ -109,7 +109,6 @@ class Session:
         # What the witness made of each fully recorded call's account, the first that diverged
         # kept over any other (grader.observe.witnessed); None before any full call.
         self.witnessed: Witnessed | None = None
-        self._witness: Witness | None = None
         self.withheld = False  # a check not shown to students yet is running (set by the engine)
         # Whether this grading has drawn inputs from its seed yet (Context.draw): calls from then on
         # may depend on it. The first grading's incidents met before that belong to every grading.
@@ -142,6 +141,8 @@ class Session:
                     early.close()
                 self._child = ChildProcess(launch.devices, launch.limits, launch.compile_cache, hide=launch.hide,
                                            launcher=launch.launcher)
+            # the witness of the probe call's account imports JAX while the child starts
+            shared(self.devices, self.limits.memory_mib, self.compile_cache).warm()
         return self._child
 
     def _ready_child(self) -> ChildProcess:
@@ -164,8 +165,6 @@ class Session:
             self._early.close()
             self._early = None
         self._retire()
-        if self._witness is not None:
-            self._witness.close()
         keep = self.limits.output_kib << 10
         head = "".join(o["head"] for o in self.outputs)[:keep]
         tail = "".join(o["tail"] for o in self.outputs)[-keep:]
@@ -373,9 +372,10 @@ class Session:
     def _witnessed(self, returned: Returned, arguments: Mapping[str, Any]) -> Returned:
         """The call as the witness re-derives it: on a reproduced account, the witness's own
         reading of the programs stands for the child's."""
-        if self._witness is None:
-            self._witness = Witness(self.devices, self.limits.memory_mib, self.compile_cache)
-        verdict = witnessed(self._witness.check(returned.account, self._named(arguments)), returned.leaves)
+        witness = shared(self.devices, self.limits.memory_mib, self.compile_cache)
+        # compiling and running the call's programs again: about what the call itself may take
+        seconds = 2 * self.limits.call_s
+        verdict = witnessed(witness.check(returned.account, self._named(arguments), seconds), returned.leaves)
         if self.witnessed is None or self.witnessed.status != "diverged":
             self.witnessed = verdict
         if verdict.status == "reproduced":

@@ -1,27 +1,31 @@
-"""The parent's side of the witness: one witness process per grading session, started on the
-first account to check and kept for the session's later ones, with a memory limit and a
-deadline per account (a handed-over program may loop forever: then it is ended, and the
-account is unverifiable, never the grader's failure)."""
+"""The parent's side of the witness: one witness process per grading thread and device count
+(``shared``), started as a session starts (its JAX import overlaps the child's) and kept for
+every later account the thread checks, with a memory limit and a deadline per account (a
+handed-over program may loop forever: then it is ended, and the account is unverifiable, never
+the grader's failure). An account leaves nothing behind in it that a later one reads but
+compiled programs, so sharing it changes no verdict."""
 from __future__ import annotations
 
+import atexit
 import os
 import resource
 import select
 import subprocess
 import sys
+import threading
 from typing import Any
 
 from grader.errors import ChannelClosed, Malformed
 from grader.wire import read_message, write_message
 
 START_S = 60.0  # importing JAX on a busy machine
-ACCOUNT_S = 60.0  # running one account's programs again
 
 
 class Witness:
     def __init__(self, devices: int, memory_mib: int, compile_cache: str | None = None) -> None:
         self.devices, self.memory_mib, self.compile_cache = devices, memory_mib, compile_cache
         self._process: subprocess.Popen[bytes] | None = None
+        self._fresh = False  # started, and not asked anything yet (its import may still run)
 
     def _start(self) -> subprocess.Popen[bytes]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_"))}
@@ -39,15 +43,19 @@ class Witness:
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, preexec_fn=limited,
                                 start_new_session=True)
 
-    def check(self, account: Any, arguments: list[list[Any]]) -> dict[str, Any]:
-        """The witness's answer for one account (``grader.witness.rerun``), or an unverifiable
-        one when the witness could not answer in time."""
+    def warm(self) -> None:
+        """Start the process now, if it is not running, so JAX imports while the child works."""
         if self._process is None or self._process.poll() is not None:
             self.close()
             self._process = self._start()
-            deadline = START_S + ACCOUNT_S
-        else:
-            deadline = ACCOUNT_S
+            self._fresh = True
+
+    def check(self, account: Any, arguments: list[list[Any]], seconds: float) -> dict[str, Any]:
+        """The witness's answer for one account (``grader.witness.rerun``) within ``seconds``
+        (and the start's), or an unverifiable one when the witness could not answer in time."""
+        self.warm()
+        deadline = START_S + seconds if self._fresh else seconds
+        self._fresh = False
         process = self._process
         assert process.stdin is not None and process.stdout is not None
         try:
@@ -74,3 +82,18 @@ class Witness:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+_local = threading.local()
+
+
+def shared(devices: int, memory_mib: int, compile_cache: str | None) -> Witness:
+    """This thread's witness for ``devices`` simulated devices, made on first use and ended when
+    the grader exits."""
+    found: dict[tuple[int, int, str | None], Witness] = getattr(_local, "witnesses", None) or {}
+    _local.witnesses = found
+    key = (devices, memory_mib, compile_cache)
+    if key not in found:
+        found[key] = Witness(devices, memory_mib, compile_cache)
+        atexit.register(found[key].close)
+    return found[key]
