@@ -318,6 +318,7 @@ class Returned:
     # in a full record: bytes per device of the arrays one program made and a later one read
     between_bytes: int = 0
     account: Any = None  # in a full record: the account the child handed over (grader.child.account)
+    reproduced: bool = False  # in a full record: the witness ran the account and it gave what was returned
 
     @property
     def jax_failed(self) -> bool:

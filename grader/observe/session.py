@@ -30,17 +30,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
+import numpy as np
+
 from grader.arguments import encode
 from grader.errors import ChildFailure, Malformed, SandboxError
 from grader.observe.described import check_program, check_reply
 from grader.observe.program import Program
 from grader.observe.witnessed import Witnessed, witnessed
-from grader.observe.returned import (Incident, Returned, parse_compilations, parse_host, parse_jit_calls,
+from grader.observe.returned import (Incident, Leaf, Returned, parse_compilations, parse_host, parse_jit_calls,
                                      parse_leaves, parse_programs, safe_reply, safe_text)
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import INTERFERED, ChildProcess, Launch, Launcher
 from grader.source import helper_at, left_behind, left_behind_note
 from grader.timings import Timings
+from grader.wire import decode_array, encode_array
 from grader.witness import shared
 
 # Of the time an import has, the share the notebook cells the graded function does not need have
@@ -379,8 +382,29 @@ class Session:
         if self.witnessed is None or self.witnessed.status != "diverged":
             self.witnessed = verdict
         if verdict.status == "reproduced":
-            return replace(returned, programs=verdict.programs)
+            return replace(returned, programs=verdict.programs, reproduced=not verdict.breaks)
         return returned
+
+    def replay_placed(self, returned: Returned, arguments: Mapping[str, Any], leaf: int, sharding: dict[str, Any],
+                      value: np.ndarray) -> tuple[Leaf, ...] | None:
+        """What a fully recorded call's own operations give, run again by the witness with every
+        eager placement of argument leaf ``leaf`` (in call order) onto ``sharding`` placing
+        ``value`` instead; None where the witness cannot say (the account was not reproduced,
+        or places no such leaf)."""
+        if not returned.reproduced:
+            return None
+        witness = shared(self.devices, self.limits.memory_mib, self.compile_cache)
+        answer = witness.check(returned.account, self._named(arguments), 2 * self.limits.call_s,
+                               {"arg": leaf, "sharding": sharding, "value": encode_array(value)})
+        if answer.get("ok") is not True or answer.get("swapped", 0) < 1:
+            return None
+        try:
+            outputs = [decode_array(o) if o is not None else None for o in answer["outputs"]]
+        except (KeyError, TypeError, ValueError):
+            return None
+        if len(outputs) != len(returned.leaves):
+            return None
+        return tuple(replace(leaf_, array=o) for leaf_, o in zip(returned.leaves, outputs))
 
     def _returned(self, reply: dict[str, Any], during: str) -> Returned:
         if reply.get("internal") is True:

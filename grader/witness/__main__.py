@@ -18,7 +18,7 @@ def main() -> None:
         except ChannelClosed:
             return
         try:
-            reply = rerun(request.get("account"), request.get("arguments"))
+            reply = rerun(request.get("account"), request.get("arguments"), request.get("substitute"))
         except Exception as error:  # noqa: BLE001 (an account that does not run: the child's doing)
             reply = {"ok": False, "error": f"{type(error).__name__}: {error}"[:500]}
         write_frame(outbox, frame(reply))

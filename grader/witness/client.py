@@ -50,16 +50,19 @@ class Witness:
             self._process = self._start()
             self._fresh = True
 
-    def check(self, account: Any, arguments: list[list[Any]], seconds: float) -> dict[str, Any]:
-        """The witness's answer for one account (``grader.witness.rerun``) within ``seconds``
-        (and the start's), or an unverifiable one when the witness could not answer in time."""
+    def check(self, account: Any, arguments: list[list[Any]], seconds: float,
+              substitute: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The witness's answer for one account (``grader.witness.rerun``, ``substitute`` as
+        there) within ``seconds`` (and the start's), or an unverifiable one when the witness
+        could not answer in time."""
         self.warm()
         deadline = START_S + seconds if self._fresh else seconds
         self._fresh = False
         process = self._process
         assert process.stdin is not None and process.stdout is not None
         try:
-            write_message(process.stdin.fileno(), {"op": "witness", "account": account, "arguments": arguments})
+            write_message(process.stdin.fileno(), {"op": "witness", "account": account, "arguments": arguments,
+                                                   "substitute": substitute})
             ready, _, _ = select.select([process.stdout], [], [], deadline)
             if not ready:
                 self.close()

@@ -23,14 +23,19 @@ _TARGET = re.compile(r'(?:custom_call\s+@|call_target_name\s*=\s*")([\w.$-]+)')
 MAX_COMPILED = 64  # distinct programs of one account
 
 
-def rerun(account: Any, named: Any) -> dict[str, Any]:
+def rerun(account: Any, named: Any, substitute: Any = None) -> dict[str, Any]:
+    """The account's outputs on the arguments ``named`` (as the child is sent them), and what
+    XLA made of each program; with ``substitute`` (``{"arg": i, "sharding": described,
+    "value": array}``), every eager placement of argument leaf ``i`` onto that sharding places
+    ``value`` instead: the call's own operations, run again with the placed copy holding other
+    values, the argument itself unchanged."""
     import jax
     import numpy as np
     if not isinstance(account, dict) or not isinstance(account.get("steps"), list):
         return {"ok": False, "unverifiable": "no account of the call was handed over"
                 if not isinstance(account, dict) or "error" not in account else str(account["error"])[:300]}
     try:
-        return _Run(jax, np, account).run(_arguments(jax, named))
+        return _Run(jax, np, account).run(_arguments(jax, named), substitute)
     except Refused as error:
         return {"ok": False, "refused": str(error)[:500]}
     except (Unverifiable, KeyError, IndexError, TypeError, ValueError) as error:
@@ -67,8 +72,10 @@ class _Run:
         self.compiled: dict[tuple[int, tuple[str, ...]], Any] = {}
         self.facts: dict[int, dict[str, Any]] = {}  # program index -> ProgramData, in the order first run
 
-    def run(self, arguments: list[Any]) -> dict[str, Any]:
+    def run(self, arguments: list[Any], substitute: Any = None) -> dict[str, Any]:
+        from grader.wire import decode_array
         values: dict[tuple[Any, ...], Any] = {("arg", i): v for i, v in enumerate(arguments)}
+        swapped = 0
         constants = self.account.get("constants", [])
         breaks = []
 
@@ -85,7 +92,11 @@ class _Run:
         for index, step in enumerate(self.account["steps"]):
             reads = [read(r) for r in step["reads"]]
             if step["kind"] == "place":
-                outs = [self.jax.device_put(reads[0], self._sharding(step["sharding"]))]
+                placed = reads[0]
+                if substitute is not None and step["reads"] == [["arg", substitute["arg"]]] \
+                        and step["sharding"] == substitute["sharding"]:
+                    placed, swapped = decode_array(substitute["value"]), swapped + 1
+                outs = [self.jax.device_put(placed, self._sharding(step["sharding"]))]
             elif step["kind"] == "program":
                 outs = self._program(step, reads)
             elif step["kind"] == "break":
@@ -103,7 +114,8 @@ class _Run:
             if array.dtype.name in WIDENED:  # as the child sends a narrow type: its numbers, widened
                 array = array.astype(WIDENED[array.dtype.name])
             outputs.append(encode_array(array) if array.dtype.kind in "biufc" else None)
-        return {"ok": True, "outputs": outputs, "programs": list(self.facts.values()), "breaks": breaks}
+        return {"ok": True, "outputs": outputs, "programs": list(self.facts.values()), "breaks": breaks,
+                "swapped": swapped}
 
     def _program(self, step: dict[str, Any], reads: list[Any]) -> list[Any]:
         index = int(step["program"])
@@ -132,18 +144,29 @@ class _Run:
         uncommitted on the default device."""
         if exported.nr_devices == 1 or not isinstance(devices, list) or len(devices) != exported.nr_devices:
             return reads
-        jax, np = self.jax, self.np
-        known = {d.id: d for d in jax.devices()}
-        mesh = jax.sharding.Mesh(np.array([known[int(i)] for i in devices], dtype=object), ("witness",))
-        wanted = exported.in_shardings_jax(mesh)
+        known = {d.id: d for d in self.jax.devices()}
+        grid = self.np.array([known[int(i)] for i in devices], dtype=object)
         placed = []
-        for value, sharding in zip(reads, wanted):
-            target = sharding if sharding is not None else jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+        for index, value in enumerate(reads):
             current = getattr(value, "sharding", None)
             if current is None or len(current.device_set) != exported.nr_devices:
-                value = jax.device_put(value, target)
+                value = self.jax.device_put(value, self._wanted(exported, index, grid))
             placed.append(value)
         return placed
+
+    def _wanted(self, exported: Any, index: int, grid: Any) -> Any:
+        """Where the program wants its ``index``-th input, on the devices ``grid`` in its order."""
+        sharding = self.jax.sharding
+        named = exported._in_named_shardings[index] if getattr(exported, "_has_named_shardings", False) else None
+        if named is not None:  # its abstract mesh, made concrete on the program's devices
+            abstract = named.mesh
+            mesh = sharding.Mesh(grid.reshape(abstract.axis_sizes), abstract.axis_names,
+                                 axis_types=abstract.axis_types)
+            return named.update(mesh=mesh)
+        flat = sharding.Mesh(grid, ("witness",))
+        if exported.in_shardings_hlo[index] is None:
+            return sharding.NamedSharding(flat, sharding.PartitionSpec())
+        return exported.in_shardings_jax(flat)[index]
 
     def _exported(self, index: int) -> Any:
         if index not in self.exported:
