@@ -145,7 +145,7 @@ class Session:
                 self._child = ChildProcess(launch.devices, launch.limits, launch.compile_cache, hide=launch.hide,
                                            launcher=launch.launcher)
             # the witness of the probe call's account imports JAX while the child starts
-            shared(self.devices, self.limits.memory_mib, self.compile_cache).warm()
+            shared(self.devices, self.limits.memory_mib, self.compile_cache is not None).warm()
         return self._child
 
     def _ready_child(self) -> ChildProcess:
@@ -375,7 +375,7 @@ class Session:
     def _witnessed(self, returned: Returned, arguments: Mapping[str, Any]) -> Returned:
         """The call as the witness re-derives it: on a reproduced account, the witness's own
         reading of the programs stands for the child's."""
-        witness = shared(self.devices, self.limits.memory_mib, self.compile_cache)
+        witness = shared(self.devices, self.limits.memory_mib, self.compile_cache is not None)
         # compiling and running the call's programs again: about what the call itself may take
         seconds = 2 * self.limits.call_s
         verdict = witnessed(witness.check(returned.account, self._named(arguments), seconds), returned.leaves)
@@ -393,7 +393,7 @@ class Session:
         or places no such leaf)."""
         if not returned.reproduced:
             return None
-        witness = shared(self.devices, self.limits.memory_mib, self.compile_cache)
+        witness = shared(self.devices, self.limits.memory_mib, self.compile_cache is not None)
         answer = witness.check(returned.account, self._named(arguments), 2 * self.limits.call_s,
                                {"arg": leaf, "sharding": sharding, "value": encode_array(value)})
         if answer.get("ok") is not True or answer.get("swapped", 0) < 1:

@@ -46,7 +46,8 @@ from typing import Any
 
 from grader.child.confine import CLONE_NEWPID, ZYGOTE_NAMESPACE
 from grader.errors import PoolError, ZygoteGone
-from grader.sandbox.process import boot, child_environment
+from grader.importpath import boot
+from grader.sandbox.process import child_environment
 from grader.sandbox.scratch import remove_tree
 
 ZYGOTE_BOOT = "from grader.sandbox.pool import zygote_main; zygote_main()"

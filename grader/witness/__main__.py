@@ -1,4 +1,5 @@
-"""The witness process: ``python -m grader.witness`` (started by ``grader.witness.client``)
+"""The witness process (``grader.witness.client`` starts it with ``python -I`` and the grader's own
+folders, ``grader.importpath.boot``)
 with the exercise's device count in ``JAX_NUM_CPU_DEVICES``. It answers ``witness`` requests
 on stdin/stdout until its input closes. It imports no submission and runs no Python of one."""
 from __future__ import annotations

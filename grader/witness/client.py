@@ -16,9 +16,13 @@ import threading
 from typing import Any
 
 from grader.errors import ChannelClosed, Malformed
+from grader.importpath import boot
 from grader.wire import read_message, write_message
 
 START_S = 60.0  # importing JAX on a busy machine
+
+
+MAX_PER_THREAD = 2  # witnesses a thread keeps (one per device count): the least recently used is ended
 
 
 class Witness:
@@ -28,9 +32,9 @@ class Witness:
         self._fresh = False  # started, and not asked anything yet (its import may still run)
 
     def _start(self) -> subprocess.Popen[bytes]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_"))}
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_", "PYTHON"))}
         env.update(JAX_PLATFORMS="cpu", JAX_NUM_CPU_DEVICES=str(self.devices), JAX_ENABLE_X64="0",
-                   TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+                   TF_CPP_MIN_LOG_LEVEL="2")
         if self.compile_cache:
             env.update(JAX_COMPILATION_CACHE_DIR=self.compile_cache, JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
                        JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="-1", JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES="none")
@@ -39,7 +43,10 @@ class Witness:
         def limited() -> None:
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        return subprocess.Popen([sys.executable, "-m", "grader.witness"], stdin=subprocess.PIPE,
+        # -I and the grader's own folders only: a jax.py or numpy.py in the current folder (a
+        # student's, where the student runs jaxgrade check) is never imported here
+        code = boot("from grader.witness.__main__ import main; main()")
+        return subprocess.Popen([sys.executable, "-I", "-c", code], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, preexec_fn=limited,
                                 start_new_session=True)
 
@@ -90,13 +97,19 @@ class Witness:
 _local = threading.local()
 
 
-def shared(devices: int, memory_mib: int, compile_cache: str | None) -> Witness:
-    """This thread's witness for ``devices`` simulated devices, made on first use and ended when
-    the grader exits."""
-    found: dict[tuple[int, int, str | None], Witness] = getattr(_local, "witnesses", None) or {}
+def shared(devices: int, memory_mib: int, cached: bool) -> Witness:
+    """This thread's witness for ``devices`` simulated devices, made on first use (with the
+    grader's own compilation cache when ``cached``) and ended when the grader exits or when the
+    thread needs more than ``MAX_PER_THREAD``."""
+    from grader.cache import witness_cache_folder
+    found: dict[tuple[int, int, bool], Witness] = getattr(_local, "witnesses", None) or {}
     _local.witnesses = found
-    key = (devices, memory_mib, compile_cache)
-    if key not in found:
-        found[key] = Witness(devices, memory_mib, compile_cache)
+    key = (devices, memory_mib, cached)
+    if key in found:
+        found[key] = found.pop(key)  # the most recently used last
+    else:
+        while len(found) >= MAX_PER_THREAD:
+            found.pop(next(iter(found))).close()
+        found[key] = Witness(devices, memory_mib, witness_cache_folder() if cached else None)
         atexit.register(found[key].close)
     return found[key]
