@@ -13,6 +13,8 @@ def main() -> None:
     from grader.witness.rerun import rerun
     inbox, outbox = sys.stdin.fileno(), sys.stdout.fileno()
     sys.stdout = sys.stderr  # what JAX prints never enters the channel
+    import jax
+    jax.devices()  # JAX and its backend start now, while the child runs, not at the first account
     while True:
         try:
             request = read_message(inbox)
