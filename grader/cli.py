@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader import DEPENDENCIES, __version__
-from grader.batch.safe_text import for_terminal
+from grader.report.safe_text import for_terminal
 from grader.errors import ExerciseError, ExitCode, UsageError
 from grader.exercise import Exercise, all_exercises, exercises_for_source, find_exercise
 from grader.report.formats import FORMATS

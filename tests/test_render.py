@@ -53,6 +53,16 @@ def _graded(exercise, relative: str) -> Report:
 
 
 @pytest.fixture(scope="module")
+def hostile(tmp_path_factory) -> Report:
+    """A wrong variant saved under a name that holds a bidi override, printing escape sequences."""
+    folder = tmp_path_factory.mktemp("hostile")
+    path = folder / "essay\u202egnp.\u202cpy_.py"
+    source = (REPO / "exercises" / SLUG / "wrong" / "value_skips_first.py").read_text()
+    path.write_text(source + '\nprint("\\x1b[2J\\x1b[31mPASSED 10/10\\x1b[0m \\u202e\\r\\x07")\n')
+    return grade(find_exercise(SLUG), path, display_path=path.name)
+
+
+@pytest.fixture(scope="module")
 def reports() -> dict[str, Report]:
     exercise = find_exercise(SLUG)
     return {name: _graded(exercise, relative) for name, relative in VARIANTS.items()}
@@ -215,11 +225,46 @@ def test_control_characters_cannot_redraw_the_terminal(reports):
     for format in ("text", "md", "github", "junit", "html"):
         out = render(report, format)
         assert not re.search("[\x00-\x08\x0b-\x1f\x7f]", out), format
-        assert "\ufffd[2K" in out, format
+        assert "\\x1b[2K" in out, format
     printed = render(report, "text").split("Your program printed 22 bytes:\n")[1]
     assert all(line.startswith("  | ") for line in printed.splitlines())
     coloured = render(report, "text", colour=True)
     assert "\033[31mFAIL" in coloured and "\x1b[2K" not in coloured
+
+
+# What a CI page or a terminal must never receive raw: C0 and C1 controls (ESC, CSI, CR, BEL)
+# and the bidi controls that reorder the text around them (U+061C, U+200E/F, U+202A-202E, U+2066-2069).
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _strings(value: object) -> list[str]:
+    """Every string in decoded JSON, keys included."""
+    if isinstance(value, dict):
+        return [s for key, item in value.items() for s in (key, *_strings(item))]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return [value] if isinstance(value, str) else []
+
+
+@pytest.mark.parametrize("format", [f for f in FORMATS if f != "json"])
+def test_a_hostile_file_name_and_output_are_shown_escaped_in_every_format(hostile, format):
+    """A real grading of a file whose name holds U+202E and U+202C (the right-to-left override
+    and its end) and which prints a terminal escape: every format shows them as \\u202e,
+    \\u202c and \\x1b, never raw; JSON formats in every string a platform would show."""
+    out = render(hostile, format)
+    shown = "\n".join(_strings(json.loads(out))) if format in ("gradescope", "prairielearn") else out
+    assert not RAW_CONTROL.search(shown), (format, RAW_CONTROL.search(shown))
+    assert "\\x1b[2J" in shown, format  # the program's output, where the format shows it
+    if format != "prairielearn":  # PrairieLearn's results name no file
+        assert "\\u202egnp" in shown and "\\u202c" in shown, format
+
+
+def test_the_command_a_report_prints_still_names_the_hostile_file(hostile):
+    """The reproduce command is in bash's $'...' quoting, which the escaping leaves as it is."""
+    assert hostile.command.startswith("jaxgrade check $'")
+    quoted = hostile.command.split(" ")[2]
+    named = subprocess.run(["bash", "-c", f"printf %s {quoted}"], capture_output=True, text=True, check=True)
+    assert named.stdout == hostile.submission["path"] and quoted in render(hostile, "text")
 
 
 def test_github_output_cannot_issue_workflow_commands(reports, tmp_path):
@@ -743,7 +788,7 @@ def test_prairielearn_results_follow_the_documented_format(reports):
     assert "smallest failing input:  x = jnp.array([1.0], dtype=jnp.float32)" in vectors["output"]
     assert "Score: 7/10" in results["message"] and "# Forged heading" in results["output"]
     # PrairieLearn turns ANSI escapes in output into colours: the student's own are neutralised first
-    assert not re.search("[\x00-\x08\x0b-\x1f\x7f]", results["output"]) and "\ufffd[31m" in results["output"]
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f]", results["output"]) and "\\x1b[31m" in results["output"]
     passed = prairielearn_reads(render(reports["reference"], "prairielearn"))
     assert passed["gradable"] and passed["score"] == 1.0
 

@@ -2,10 +2,12 @@
 
 Every format except ``json`` is a Jinja2 template in ``templates/`` (an instructor overrides one
 by putting a file of the same name in ``--templates DIR``), fed by :func:`grader.report.visibility.view`,
-which has already removed what the audience may not see. ``json`` is the jaxgrade.report/1
-record, the same for every audience; ``gradescope`` maps each check's visibility onto
-Gradescope's own, and Gradescope does the hiding; ``prairielearn`` is PrairieLearn's external
-grader results.json, laid out from the audience's view. See docs/formats.md.
+which has already removed what the audience may not see and escaped every string (control and
+bidi characters shown as ``\\x1b``, ``\\u202e``): every format lays out that view, never the
+report's raw text. ``json`` is the jaxgrade.report/1 record, the same for every audience;
+``gradescope`` maps each check's visibility onto Gradescope's own, and Gradescope does the
+hiding; ``prairielearn`` is PrairieLearn's external grader results.json, laid out from the
+audience's view. See docs/formats.md.
 """
 from __future__ import annotations
 
@@ -32,9 +34,6 @@ COLOURS = {"passed": "32", "failed": "31", "error": "35", "skipped": "90", "pend
 TEMPLATES = {"text": "report.txt.j2", "md": "report.md.j2", "html": "report.html.j2", "junit": "report.junit.xml.j2",
              "gitlab": "report.junit.xml.j2"}
 
-# Control characters: XML cannot hold them, HTML5 calls them parse errors, and on a terminal
-# (escape sequences, carriage returns) they could redraw the report. Student output holds any byte.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff]")
 # Markdown punctuation that could format, link, mention or open HTML in student-influenced text.
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&@#])")
 # Lines the GitHub runner would read as a workflow command (``::cmd::`` and the legacy ``##[cmd]``).
@@ -81,14 +80,6 @@ def _indent_all(text: object, prefix: str = "    ") -> str:
     return "\n".join(prefix + line if line else line for line in str(text).splitlines())
 
 
-def _finalize(value: object) -> object:
-    """Every value a template prints loses its control characters (shown as U+FFFD), except the
-    grader's own markup: escaped HTML/XML and the colours of ``paint`` (both ``Markup``)."""
-    if isinstance(value, Markup) or not isinstance(value, str):
-        return value
-    return _CONTROL.sub("\ufffd", value.replace("\r\n", "\n"))
-
-
 @functools.lru_cache(maxsize=32)
 def _environment(colour: bool, extra: Path | None, markup: str | None = None) -> Environment:
     """``markup`` is ``html`` or ``xml`` for templates whose every value must be escaped.
@@ -99,11 +90,10 @@ def _environment(colour: bool, extra: Path | None, markup: str | None = None) ->
     search = [str(extra)] if extra else []
     env = Environment(loader=FileSystemLoader([*search, str(templates_root())]), undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                      autoescape=select_autoescape(enabled_extensions=()) if markup is None else True,
-                      finalize=_finalize)
+                      autoescape=select_autoescape(enabled_extensions=()) if markup is None else True)
 
     def paint(text: str, style: str) -> str:
-        return Markup(f"\033[{COLOURS[style]}m{_finalize(text)}\033[0m") if colour and style in COLOURS else text
+        return Markup(f"\033[{COLOURS[style]}m{text}\033[0m") if colour and style in COLOURS else text
 
     env.filters.update(paint=paint, indent_all=_indent_all, points=_points, md=_md, code=_code,
                        codeblock=_codeblock, no_attachments=_no_attachments, seconds=lambda v: f"{v:.3f}")
@@ -173,7 +163,7 @@ def gradescope(report: Graded, *, templates: Path | None = None) -> dict[str, An
             "test_output_format": "md", "test_name_format": "text", "visibility": "visible",
             "stdout_visibility": "hidden",
             "extra_data": {"exercise": report.exercise, "status": report.status,
-                           "submission": dict(report.submission), "environment": dict(report.environment)},
+                           "submission": instructor["submission"], "environment": instructor["environment"]},
             "tests": tests}
 
 
@@ -200,13 +190,14 @@ def prairielearn(report: Graded, *, templates: Path | None = None, audience: str
         "output": env.get_template("prairielearn_output.txt.j2").render(report=shown).strip(),
         "tests": _prairielearn_tests(shown, env),
     }
-    errors = [c for c in report.checks if c.status == "error"]
-    unloaded = [c for c in report.checks if c.category == "load" and c.status == "failed"]
+    every = view(report, "instructor")["checks"]  # a fault in a withheld check too, its text escaped
+    errors = [c for c in every if c["status"] == "error"]
+    unloaded = [c for c in every if c["category"] == "load" and c["status"] == "failed"]
     if errors or report.status == "error":
-        why = errors[0].message if errors else "nothing could be graded"
-        data.update(gradable=False, format_errors=[_finalize(GRADER_FAULT.format(why=why))])
+        why = errors[0]["message"] if errors else "nothing could be graded"
+        data.update(gradable=False, format_errors=[GRADER_FAULT.format(why=why)])
     elif unloaded:
-        data.update(gradable=False, format_errors=[_finalize(c.message + (f" Hint: {c.hint}" if c.hint else ""))
+        data.update(gradable=False, format_errors=[c["message"] + (f" Hint: {c['hint']}" if c["hint"] else "")
                                                    for c in unloaded])
     if not data["gradable"]:
         del data["score"]  # PrairieLearn ignores it then; leaving it out says so
@@ -218,9 +209,9 @@ def _prairielearn_tests(shown: dict[str, Any], env: Environment) -> list[dict[st
     tests = []
     for check in shown["checks"]:
         label = "" if check["visibility"] == "visible" else f" · {check['visibility'].replace('_', ' ')}"
-        tests.append({"name": _finalize(check["title"]), "description": f"{check['id']} · {check['category']}{label}",
+        tests.append({"name": check["title"], "description": f"{check['id']} · {check['category']}{label}",
                       "points": check["score"], "max_points": check["max_score"],
-                      "message": _finalize(check["message"]), "output": detail.render(c=check).strip()})
+                      "message": check["message"], "output": detail.render(c=check).strip()})
     withheld = shown["withheld"]
     if withheld["count"]:
         plural = "s" if withheld["count"] != 1 else ""
@@ -250,10 +241,10 @@ def _github(report: Graded, templates: Path | None, audience: str, stage: str) -
     """Annotations for the failed checks the audience may see, then the text report inside a
     stop-commands fence with a fresh random token (and workflow-command lines neutralised too)."""
     data = view(report, audience, stage)
-    where = f"file={_escape_property(str(report.submission.get('path') or ''))},"
+    where = f"file={_escape_property(str(data['submission'].get('path') or ''))},"
     lines = []
     level = "notice" if data["status"] in ("passed", "pending") else "error"
-    lines.append(f"::{level} title={_escape_property('jaxgrade: ' + report.title)}::"
+    lines.append(f"::{level} title={_escape_property('jaxgrade: ' + data['title'])}::"
                  + _escape_data(f"Score {_points(data['score'])}/{_points(data['max_score'])} · {data['verdict']}"))
     for check in data["checks"]:
         if check["status"] in ("failed", "error"):
