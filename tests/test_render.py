@@ -759,6 +759,47 @@ def test_gradescope_maps_visibility(hidden):
 PRAIRIELEARN_SCHEMA = REPO / "tests" / "data" / "prairielearn.schema.json"
 
 
+def step_outputs(text: str) -> dict[str, str]:
+    """The outputs GitHub's runner reads from a step's $GITHUB_OUTPUT file: ``name=value`` lines
+    (and ``name<<DELIMITER`` blocks, which jaxgrade never writes: refused here)."""
+    outputs = {}
+    for line in text.splitlines():
+        assert "<<" not in line.split("=", 1)[0], line
+        name, value = line.split("=", 1)
+        outputs[name] = value
+    return outputs
+
+
+def classroom_reporter_reads(runners: str, environ: dict[str, str]) -> dict:
+    """What GitHub Classroom's reporter (classroom-resources/autograding-grading-reporter) makes
+    of its runners' results, reproduced from its source: src/main.js reads, for each id of the
+    comma-separated ``runners`` input, ``process.env[id.trim().toUpperCase() + "_RESULTS"]``,
+    decodes it with ``Buffer.from(value, "base64").toString("utf-8")`` (lenient: characters
+    outside the alphabet are skipped, bad UTF-8 becomes U+FFFD) and ``JSON.parse``; it fails the
+    run when any result's status is "fail" or "error"; src/notify-classroom.js skips a result
+    whose ``max_score`` is falsy, adds up every test's ``score`` and each ``max_score``, and
+    posts "Points {total}/{max}" as the annotation Classroom records (none when the maximum is
+    0). Returns the points, the messages it would fail the run with, and the decoded results."""
+    import base64
+    results = []
+    for runner in runners.split(","):
+        encoded = environ.get(f"{runner.strip().upper()}_RESULTS")
+        if encoded is None:  # Buffer.from(undefined) throws: the run fails, nothing is recorded
+            return {"points": None, "failed": "The first argument must be of type string", "results": results}
+        kept = re.sub(r"[^A-Za-z0-9+/=_-]", "", encoded).replace("-", "+").replace("_", "/")
+        text = base64.b64decode(kept + "=" * (-len(kept.rstrip("=")) % 4), validate=False)
+        results.append(json.loads(text.decode("utf-8", "replace")))
+    total = maximum = 0
+    for result in results:
+        if not result.get("max_score"):
+            continue
+        maximum += result["max_score"]
+        total += sum(test["score"] for test in result["tests"])
+    failed = ("Some tests failed." if any(r["status"] == "fail" for r in results)
+              else "Some tests errored." if any(r["status"] == "error" for r in results) else None)
+    return {"points": (total, maximum) if maximum else None, "failed": failed, "results": results}
+
+
 def prairielearn_reads(text: str) -> dict:
     """What PrairieLearn makes of a results.json, per its documented contract (the schema in
     tests/data transcribes it): the grader host refuses files over 1 MB and unparsable JSON;
@@ -828,6 +869,52 @@ def test_prairielearn_withholds_hidden_checks_but_counts_them(hidden):
 
 # --- templates and arguments ----------------------------------------------------------------------
 
+def _deliver_classroom(report: Report, tmp_path: Path, audience: str = "student") -> tuple[str, dict]:
+    from io import StringIO
+    from grader.report.render import deliver
+    tmp_path.mkdir(exist_ok=True)
+    outputs, summary, stream = tmp_path / "output", tmp_path / "summary.md", StringIO()
+    outputs.write_text(""), summary.write_text("")
+    deliver(report, "classroom", stream, audience=audience,
+            environ={"GITHUB_OUTPUT": str(outputs), "GITHUB_STEP_SUMMARY": str(summary)})
+    found = step_outputs(outputs.read_text())
+    read = classroom_reporter_reads("jaxgrade", {"JAXGRADE_RESULTS": found["result"]} if "result" in found else {})
+    assert summary.read_text() == render(report, "md", audience=audience)
+    return stream.getvalue(), read
+
+
+def test_classroom_result_gives_each_check_its_points(reports, tmp_path):
+    log, read = _deliver_classroom(reports["value_skips_first"], tmp_path)
+    assert read["points"] == (7, 10) and read["failed"] == "Some tests failed."
+    tests = read["results"][0]["tests"]
+    assert [t["name"] for t in tests] == [f"{c.id}: {c.title}" for c in reports["value_skips_first"].checks]
+    assert [t["score"] for t in tests] == [c.score for c in reports["value_skips_first"].checks]
+    failed = next(t for t in tests if t["name"].startswith("value.random_vectors"))
+    assert failed["status"] == "fail" and "Hint:" in failed["message"] and failed["test_code"].startswith("JAX_")
+    github = render(reports["value_skips_first"], "github")  # the same log: annotations, then the fenced report
+    assert log.split("::stop-commands::")[0] == github.split("::stop-commands::")[0] and "::error " in log
+    _, read = _deliver_classroom(reports["reference"], tmp_path / "right")
+    assert read["points"] == (10, 10) and read["failed"] is None
+
+
+def test_classroom_counts_hidden_checks_without_naming_them(hidden, tmp_path):
+    _, read = _deliver_classroom(hidden["value_skips_first"], tmp_path)
+    assert read["points"] == (7, 10)  # every check counts, as Classroom records one total
+    last = read["results"][0]["tests"][-1]
+    assert last["name"] == "2 hidden checks" and last["score"] == 1 and last["status"] == "fail"
+    text = json.dumps(read["results"])
+    assert not [s for s in SECRETS if s in text]
+
+
+def test_classroom_records_nothing_for_a_grader_fault(reports, tmp_path):
+    broken = dataclasses.replace(reports["reference"], checks=tuple(
+        dataclasses.replace(c, status="error", score=0.0, message="the sandbox could not be set up")
+        if c.id.startswith("structure.") else c for c in reports["reference"].checks))
+    log, read = _deliver_classroom(broken, tmp_path)
+    assert read["points"] is None and read["failed"]  # the reporter fails the run, Classroom records no points
+    assert "::error title=jaxgrade%3A grader fault::" in log.splitlines()[-1]
+
+
 def test_instructor_templates_override_and_still_get_the_view(hidden, tmp_path):
     (tmp_path / "report.txt.j2").write_text(
         "{{ report.exercise }}: {{ report.score | points }}/{{ report.max_score | points }}\n"
@@ -845,10 +932,12 @@ def test_text_colour_only_when_asked(reports):
 
 
 def test_unknown_arguments_say_what_to_do(reports):
-    with pytest.raises(ValueError, match="choose one of text, json, md, html, gradescope, junit, gitlab, github, prairielearn"):
+    with pytest.raises(ValueError, match="choose one of text, json, md, html, gradescope, junit, gitlab, github, "
+                                         "classroom, prairielearn"):
         render(reports["reference"], "pdf")
     with pytest.raises(ValueError, match="choose one of student, instructor"):
         render(reports["reference"], "md", audience="teacher")
     with pytest.raises(ValueError, match="does not exist"):
         render(reports["reference"], "md", templates=Path("/no/such/folder"))
-    assert set(FORMATS) == {"text", "json", "md", "html", "gradescope", "junit", "gitlab", "github", "prairielearn"}
+    assert set(FORMATS) == {"text", "json", "md", "html", "gradescope", "junit", "gitlab", "github", "classroom",
+                            "prairielearn"}

@@ -24,6 +24,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from grader.paths import data_folder
+from grader.report.classroom import classroom_result, step_output
 from grader.report.shape import Graded
 from grader.release import STAGES
 from grader.report.formats import FORMATS
@@ -118,7 +119,7 @@ def render(report: Graded, format: str = "text", *, colour: bool = False, templa
         return json.dumps(gradescope(report, templates=templates), indent=2) + "\n"
     if format == "prairielearn":
         return json.dumps(prairielearn(report, templates=templates, audience=audience, stage=stage), indent=2) + "\n"
-    if format == "github":
+    if format in ("github", "classroom"):  # classroom: github's log; deliver() adds Classroom's result
         return _github(report, templates, audience, stage)
     if format in TEMPLATES:
         markup = {"html": "html", "junit": "xml", "gitlab": "xml"}.get(format)
@@ -165,6 +166,12 @@ def gradescope(report: Graded, *, templates: Path | None = None) -> dict[str, An
             "extra_data": {"exercise": report.exercise, "status": report.status,
                            "submission": instructor["submission"], "environment": instructor["environment"]},
             "tests": tests}
+
+
+# Why a --format classroom run reports no points (a grader fault: see grader.report.classroom).
+CLASSROOM_FAULT = ("jaxgrade could not grade this submission: the grader failed, not your code (the report above "
+                   "says why). No result goes to GitHub Classroom, so it records no points for this run. Push again "
+                   "to regrade, and tell your course staff if it keeps happening.")
 
 
 # Why a submission is not gradable on PrairieLearn when the grader failed (shown to the student).
@@ -258,13 +265,38 @@ def _github(report: Graded, templates: Path | None, audience: str, stage: str) -
 
 def deliver(report: Graded, format: str, stream: TextIO, *, colour: bool = False, templates: Path | None = None,
             audience: str = "student", stage: str = "open", environ: Mapping[str, str] = os.environ) -> None:
-    """Write the report to ``stream``; for ``github`` also append the Markdown report to the
-    file named by ``$GITHUB_STEP_SUMMARY`` when it is set (as it is inside GitHub Actions)."""
+    """Write the report to ``stream``; for ``github`` and ``classroom`` also append the Markdown
+    report to the file named by ``$GITHUB_STEP_SUMMARY`` when it is set (as it is inside GitHub
+    Actions), and for ``classroom`` the step's ``result`` output, which GitHub Classroom's
+    reporter reads (:mod:`grader.report.classroom`), to the file named by ``$GITHUB_OUTPUT``."""
     stream.write(render(report, format, colour=colour, templates=templates, audience=audience, stage=stage))
-    summary = environ.get("GITHUB_STEP_SUMMARY")
-    if format == "github" and summary:
+    if format not in ("github", "classroom"):
+        return
+    summary, outputs = environ.get("GITHUB_STEP_SUMMARY"), environ.get("GITHUB_OUTPUT")
+    if summary:
         with open(summary, "a", encoding="utf-8") as handle:
             handle.write(render(report, "md", templates=templates, audience=audience, stage=stage))
+    if format == "classroom":
+        result = classroom_result(report, audience=audience, stage=stage)
+        if result is None:
+            title = _escape_property("jaxgrade: grader fault")
+            stream.write(f"::error title={title}::{_escape_data(CLASSROOM_FAULT)}\n")
+        elif outputs:
+            with open(outputs, "a", encoding="utf-8") as handle:
+                handle.write(step_output(result))
+        else:
+            stream.write("jaxgrade: GITHUB_OUTPUT is not set (not in GitHub Actions): no result for GitHub "
+                         "Classroom was written.\n")
+
+
+def score_line(report: Graded, *, audience: str = "student", stage: str = "open") -> str:
+    """One line for a CI log, the audience's score and verdict: ``jaxgrade: score 7/10 (70%) ·
+    some checks failed``. GitLab reads the percentage with the job's ``coverage`` regex
+    (docs/formats.md)."""
+    shown = view(report, audience, stage)
+    percent = 100 * shown["score"] / shown["max_score"] if shown["max_score"] else 0.0
+    return (f"jaxgrade: score {_points(shown['score'])}/{_points(shown['max_score'])} ({percent:.1f}%) · "
+            f"{shown['verdict']}")
 
 
 def wants_colour(stream: object) -> bool:
