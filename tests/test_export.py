@@ -815,7 +815,7 @@ def test_classroom_records_the_points_jaxgrade_check_gives(classroom, tmp_path, 
     """The workflow's grading step, run as the runner runs it, and its result read as the reporter
     reads it (tests/test_render.py reproduces the reporter's decoding from its source): the same
     points per check, and the same total, as jaxgrade check --format json on the same file."""
-    from test_render import classroom_reporter_reads, step_outputs
+    from test_render import classroom_reporter_reads, points_per_check, step_outputs
     repository = tmp_path / "repository"
     shutil.copytree(classroom, repository, symlinks=True)
     shutil.copy(variant, repository / f"{SLUG}.py")
@@ -827,9 +827,8 @@ def test_classroom_records_the_points_jaxgrade_check_gives(classroom, tmp_path, 
     outputs = step_outputs((tmp_path / "output").read_text())
     read = classroom_reporter_reads("jaxgrade", {"JAXGRADE_RESULTS": outputs["result"]})
     checked = json.loads(_shell(f"jaxgrade check {SLUG}.py -e {SLUG} --format json", repository).stdout)
-    assert read["points"] == points == (checked["score"], checked["max_score"])
-    assert {t["name"].split(":")[0]: t["score"] for t in read["results"][0]["tests"]} == \
-        {c["id"]: c["score"] for c in checked["checks"]}
+    assert read["points"] == points == (checked["score"], checked["max_score"]) and read["logged"] == [points[0]]
+    assert points_per_check(read["results"][0]) == {c["id"]: c["score"] for c in checked["checks"]}
     assert read["failed"] == (None if points[0] == points[1] else "Some tests failed.")
     summary = (tmp_path / "summary.md").read_text()
     assert summary.startswith("# jaxgrade · ") and f"**Score: {points[0]}/{points[1]}**" in summary

@@ -797,7 +797,20 @@ def classroom_reporter_reads(runners: str, environ: dict[str, str]) -> dict:
         total += sum(test["score"] for test in result["tests"])
     failed = ("Some tests failed." if any(r["status"] == "fail" for r in results)
               else "Some tests errored." if any(r["status"] == "error" for r in results) else None)
-    return {"points": (total, maximum) if maximum else None, "failed": failed, "results": results}
+    # src/console-results.js's "Total points for RUNNER: X/Y" (helpers/test-helpers.js getTestScore)
+    logged = [sum(t["status"] == "pass" for t in r["tests"]) / len(r["tests"]) * (r.get("max_score") or 0)
+              for r in results]
+    return {"points": (total, maximum) if maximum else None, "logged": logged, "failed": failed,
+            "results": results}
+
+
+def points_per_check(result: dict) -> dict[str, float]:
+    """A classroom result's points for each check id (a check is one test per point)."""
+    points: dict[str, float] = {}
+    for test in result["tests"]:
+        check = test["name"].split(":")[0]
+        points[check] = points.get(check, 0) + test["score"]
+    return points
 
 
 def prairielearn_reads(text: str) -> dict:
@@ -886,22 +899,32 @@ def _deliver_classroom(report: Report, tmp_path: Path, audience: str = "student"
 def test_classroom_result_gives_each_check_its_points(reports, tmp_path):
     log, read = _deliver_classroom(reports["value_skips_first"], tmp_path)
     assert read["points"] == (7, 10) and read["failed"] == "Some tests failed."
+    assert read["logged"] == [7]  # the reporter's own log line says the points Classroom records
+    checks = reports["value_skips_first"].checks
+    assert points_per_check(read["results"][0]) == {c.id: c.score for c in checks}
     tests = read["results"][0]["tests"]
-    assert [t["name"] for t in tests] == [f"{c.id}: {c.title}" for c in reports["value_skips_first"].checks]
-    assert [t["score"] for t in tests] == [c.score for c in reports["value_skips_first"].checks]
-    failed = next(t for t in tests if t["name"].startswith("value.random_vectors"))
-    assert failed["status"] == "fail" and "Hint:" in failed["message"] and failed["test_code"].startswith("JAX_")
+    assert len(tests) == 10 and tests[0]["name"] == f"{checks[0].id}: {checks[0].title}"
+    first, second = (t for t in tests if t["name"].startswith("value.random_vectors"))  # a 2-point check
+    assert first["name"].endswith("(point 1 of 2)") and second["name"].endswith("(point 2 of 2)")
+    assert first["status"] == second["status"] == "fail" and "Hint:" in first["message"] and not second["message"]
+    assert first["test_code"].startswith("JAX_") and not second["test_code"]
     github = render(reports["value_skips_first"], "github")  # the same log: annotations, then the fenced report
     assert log.split("::stop-commands::")[0] == github.split("::stop-commands::")[0] and "::error " in log
     _, read = _deliver_classroom(reports["reference"], tmp_path / "right")
-    assert read["points"] == (10, 10) and read["failed"] is None
+    assert read["points"] == (10, 10) and read["logged"] == [10] and read["failed"] is None
+    halves = dataclasses.replace(reports["value_skips_first"], checks=tuple(
+        dataclasses.replace(c, score=c.score / 2, max_score=c.max_score / 2) for c in checks))
+    _, read = _deliver_classroom(halves, tmp_path / "halves")  # points that are not whole: a test per check
+    assert read["points"] == (3.5, 5) and len(read["results"][0]["tests"]) == len(checks)
+    assert points_per_check(read["results"][0]) == {c.id: c.score for c in halves.checks}
 
 
 def test_classroom_counts_hidden_checks_without_naming_them(hidden, tmp_path):
     _, read = _deliver_classroom(hidden["value_skips_first"], tmp_path)
-    assert read["points"] == (7, 10)  # every check counts, as Classroom records one total
-    last = read["results"][0]["tests"][-1]
-    assert last["name"] == "2 hidden checks" and last["score"] == 1 and last["status"] == "fail"
+    assert read["points"] == (7, 10) and read["logged"] == [7]  # every check counts: Classroom records one total
+    hidden_tests = [t for t in read["results"][0]["tests"] if t["name"].startswith("2 hidden checks")]
+    assert [(t["name"], t["score"]) for t in hidden_tests] == [("2 hidden checks (point 1 of 2)", 1),
+                                                              ("2 hidden checks (point 2 of 2)", 0)]
     text = json.dumps(read["results"])
     assert not [s for s in SECRETS if s in text]
 
