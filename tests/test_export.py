@@ -734,8 +734,7 @@ def test_exercise_toml_rejects_bad_visibility(tmp_path):
 
 # --- CI template repositories (GitHub Classroom, GitLab CI) ---------------------------------------
 
-# SchemaStore/schemastore, src/schemas/json/github-workflow.json as of commit 7c910423df8b (2026-06-25),
-# Apache-2.0, unchanged: the schema editors and actionlint-style checkers validate workflows with.
+# GitHub Actions' workflow schema from SchemaStore, unchanged (where from: github-workflow.SOURCE.txt beside it).
 WORKFLOW_SCHEMA = REPO / "tests" / "data" / "github-workflow.json"
 RIGHT, WRONG = EXERCISE_DIR / "right" / "jitted.py", EXERCISE_DIR / "wrong" / "value_skips_first.py"
 
