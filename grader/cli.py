@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader import DEPENDENCIES, __version__
-from grader.batch.safe_text import for_terminal
+from grader.report.safe_text import for_terminal
 from grader.errors import ExerciseError, ExitCode, UsageError
 from grader.exercise import Exercise, all_exercises, exercises_for_source, find_exercise
 from grader.report.formats import FORMATS
@@ -86,7 +86,7 @@ def _grade(args: argparse.Namespace, path: Path, exercise: Exercise, early: Chil
     from grader.engine import grade
     from grader.child.jax_version import installed_jax, range_warning
     from grader.export.pack import version_warning
-    from grader.report.render import deliver, wants_colour
+    from grader.report.render import deliver, score_line, wants_colour
     from grader.report.visibility import view
     from grader.sandbox.isolation import isolation_line
     from grader.submission import prepared
@@ -111,6 +111,9 @@ def _grade(args: argparse.Namespace, path: Path, exercise: Exercise, early: Chil
     finally:
         if args.output:
             stream.close()
+    if args.output:  # the report went to a file: the log (a CI job's) still gets the score
+        print(f"{score_line(report, audience=args.audience, stage=stage)} · report in {for_terminal(args.output)}",
+              file=sys.stderr)
     if args.timings is not None:
         args.timings.mark("rendered")
         stream.flush()  # the report first, then where its time went
@@ -153,7 +156,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     check.add_argument("file", help="your solution, a .py file or a notebook")
     check.add_argument("-e", "--exercise", help="exercise slug (default: found from the function your file defines)")
     check.add_argument("--format", choices=FORMATS, default="text",
-                       help="text (default), json, md, html, gradescope, prairielearn, junit, gitlab (JUnit for GitLab) or github; see docs/formats.md")
+                       help="text (default), json, md, html, gradescope, prairielearn, junit, gitlab (JUnit for "
+                            "GitLab), github, or classroom (github, plus the points GitHub Classroom records); see "
+                            "docs/formats.md")
     check.add_argument("--audience", choices=AUDIENCES, default="student",
                        help="student (default: hidden checks withheld) or instructor (everything)")
     check.add_argument("--templates", type=Path, metavar="DIR",

@@ -6,7 +6,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import shlex
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -21,6 +20,7 @@ from grader.exercise import Exercise, hidden_from_child
 from grader.observe.session import Session
 from grader.outcome import Outcome
 from grader.report.result import CheckResult, Report
+from grader.report.safe_text import for_shell
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import ChildProcess, Launcher
 from grader.timings import Timings
@@ -333,7 +333,7 @@ def _report(exercise: Exercise, checks: list[Check], results: dict[str, CheckRes
     environment = {"jaxgrade": __version__, "jax": session.environment.get("jax"),
                    "platform": session.environment.get("platform"), "devices": exercise.devices, "seed": seed,
                    "protections": session.environment.get("protections", {})}
-    command = f"jaxgrade check {shlex.quote(shown)} -e {exercise.slug} --seed {seed}"
+    command = f"jaxgrade check {for_shell(shown)} -e {exercise.slug} --seed {seed}"
     return Report(exercise=exercise.slug, title=exercise.title, status=status, checks=ordered,
                   submission={"path": shown, "sha256": sha256}, environment=environment,
                   duration_s=seconds, command=command, output=output)

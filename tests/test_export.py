@@ -1,13 +1,16 @@
 """jaxgrade export: the Gradescope autograder zip, run for real against a fake /autograder tree
 (and inside a simulated container without CAP_SYS_ADMIN, against a hostile submission); the
 PrairieLearn question folder, whose run script grades a fake /grade tree and whose results.json
-is read as PrairieLearn documents it; and the student folder, which must hold no reference
+is read as PrairieLearn documents it; the student folder, which must hold no reference
 solution, no known-wrong or right variants and no hidden check, and whose check script grades
-the visible checks."""
+the visible checks; and the GitHub Classroom and GitLab CI template repositories, whose CI files
+are checked against GitHub's workflow schema (SchemaStore's github-workflow.json, in tests/data)
+and GitLab's keywords, and whose grading commands run for real on right and wrong solutions."""
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import stat
@@ -15,6 +18,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import xml.etree.ElementTree as ET
 import zipfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,7 +30,8 @@ from conftest import WITHHELD_VISIBILITY
 from grader.cli import main
 from grader.errors import ExerciseError, ExportError
 from grader.exercise import find_exercise, load_exercise
-from grader.export import copy_exercise, export_gradescope, export_prairielearn, export_student, visible_checks_source
+from grader.export import (copy_exercise, export_github_classroom, export_gitlab_ci, export_gradescope,
+                           export_prairielearn, export_student, visible_checks_source)
 
 REPO = Path(__file__).resolve().parent.parent
 SLUG = "named_sharding_replicated"
@@ -725,3 +730,191 @@ def test_exercise_toml_rejects_bad_visibility(tmp_path):
     (directory / "exercise.toml").write_text(toml + '\n[release]\ndue = 2026-12-01\n')
     with pytest.raises(ExerciseError, match="UTC offset"):
         load_exercise(directory)
+
+
+# --- CI template repositories (GitHub Classroom, GitLab CI) ---------------------------------------
+
+# GitHub Actions' workflow schema from SchemaStore, unchanged (where from: github-workflow.SOURCE.txt beside it).
+WORKFLOW_SCHEMA = REPO / "tests" / "data" / "github-workflow.json"
+RIGHT, WRONG = EXERCISE_DIR / "right" / "jitted.py", EXERCISE_DIR / "wrong" / "value_skips_first.py"
+
+
+@pytest.fixture(scope="module")
+def classroom(exercise, tmp_path_factory) -> Path:
+    return export_github_classroom(exercise, tmp_path_factory.mktemp("classroom") / SLUG)
+
+
+@pytest.fixture(scope="module")
+def gitlab(exercise, tmp_path_factory) -> Path:
+    return export_gitlab_ci(exercise, tmp_path_factory.mktemp("gitlab") / SLUG)
+
+
+def _workflow(repository: Path) -> dict:
+    import yaml
+    return yaml.safe_load((repository / ".github" / "workflows" / "classroom.yml").read_text())
+
+
+def _validate_workflow(workflow: dict) -> None:
+    import jsonschema
+    jsonschema.Draft7Validator(json.loads(WORKFLOW_SCHEMA.read_text())).validate(workflow)
+
+
+def _shell(command: str, cwd: Path, bin: Path = Path(sys.executable).parent,
+           **env: str) -> subprocess.CompletedProcess:
+    """A CI step's command in bash, where ``python`` is ``bin``'s (default: this venv's, jaxgrade
+    installed) and CI is set, as on GitHub's and GitLab's runners."""
+    path = f"{bin}{os.pathsep}{os.environ['PATH']}"
+    environ = {**{k: v for k, v in os.environ.items() if k != "JAXGRADE_EXERCISES"}, "PATH": path, "CI": "true", **env}
+    return subprocess.run(["bash", "-e", "-c", command], cwd=cwd, env=environ, capture_output=True, text=True,
+                          timeout=600)
+
+
+def _template_files(repository: Path) -> set[str]:
+    return {str(p.relative_to(repository)) for p in repository.rglob("*")
+            if p.is_file() and ".jaxgrade/jaxgrade/" not in str(p.relative_to(repository)) + "/"}
+
+
+def test_github_classroom_template_is_a_repository_with_a_valid_workflow(classroom):
+    files = _template_files(classroom)
+    assert {".github/workflows/classroom.yml", "README.md", f"{SLUG}.py", "check", "constraints.txt",
+            f".jaxgrade/exercises/{SLUG}/checks.py"} <= files
+    assert (classroom / ".jaxgrade" / "jaxgrade" / "pyproject.toml").is_file()  # the source the job installs
+    reference_body = (EXERCISE_DIR / "reference.py").read_text().split("def ", 1)[1]
+    assert reference_body not in _all_text(classroom) and not list(classroom.rglob("reference.py"))
+    assert (classroom / "README.md").read_text().startswith((EXERCISE_DIR / "statement.md").read_text().rstrip())
+    workflow = _workflow(classroom)
+    _validate_workflow(workflow)
+    steps = workflow["jobs"]["autograding"]["steps"]
+    runs = [s["run"] for s in steps if "run" in s]
+    assert runs == ["python -m pip install -c constraints.txt ./.jaxgrade/jaxgrade", "python check --format classroom"]
+    grading = next(s for s in steps if s.get("run", "").startswith("python check"))
+    reporter = steps[-1]
+    assert reporter["uses"] == "classroom-resources/autograding-grading-reporter@v1"
+    assert reporter["with"]["runners"] == grading["id"] == "jaxgrade"  # the reporter's runner is the grading step
+    assert reporter["env"] == {"JAXGRADE_RESULTS": "${{ steps.jaxgrade.outputs.result }}"}
+    assert "!cancelled()" in reporter["if"]  # also after a grading without full marks (exit 1)
+
+
+@pytest.mark.parametrize("break_it", [
+    lambda w: w["jobs"]["autograding"].pop("runs-on"),
+    lambda w: w["jobs"]["autograding"]["steps"][0].update(run="echo", uses="actions/checkout@v4"),
+    lambda w: w.update(permissions={"classroom": "write"}),
+])
+def test_the_workflow_schema_is_not_a_rubber_stamp(classroom, break_it):
+    import jsonschema
+    workflow = _workflow(classroom)
+    break_it(workflow)
+    with pytest.raises(jsonschema.ValidationError):
+        _validate_workflow(workflow)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant, points", [(RIGHT, (10, 10)), (WRONG, (7, 10))])
+def test_classroom_records_the_points_jaxgrade_check_gives(classroom, tmp_path, variant, points):
+    """The workflow's grading step, run as the runner runs it, and its result read as the reporter
+    reads it (tests/test_render.py reproduces the reporter's decoding from its source): the same
+    points per check, and the same total, as jaxgrade check --format json on the same file."""
+    from test_render import classroom_reporter_reads, points_per_check, step_outputs
+    repository = tmp_path / "repository"
+    shutil.copytree(classroom, repository, symlinks=True)
+    shutil.copy(variant, repository / f"{SLUG}.py")
+    (tmp_path / "output").write_text(""), (tmp_path / "summary.md").write_text("")
+    grading = next(s for s in _workflow(repository)["jobs"]["autograding"]["steps"] if s.get("id") == "jaxgrade")
+    done = _shell(grading["run"], repository, GITHUB_OUTPUT=str(tmp_path / "output"),
+                  GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"))
+    assert done.returncode == (0 if points[0] == points[1] else 1), done.stdout[-3000:] + done.stderr[-3000:]
+    outputs = step_outputs((tmp_path / "output").read_text())
+    read = classroom_reporter_reads("jaxgrade", {"JAXGRADE_RESULTS": outputs["result"]})
+    checked = json.loads(_shell(f"jaxgrade check {SLUG}.py -e {SLUG} --format json", repository).stdout)
+    assert read["points"] == points == (checked["score"], checked["max_score"]) and read["logged"] == [points[0]]
+    assert points_per_check(read["results"][0]) == {c["id"]: c["score"] for c in checked["checks"]}
+    assert read["failed"] == (None if points[0] == points[1] else "Some tests failed.")
+    summary = (tmp_path / "summary.md").read_text()
+    assert summary.startswith("# jaxgrade · ") and f"**Score: {points[0]}/{points[1]}**" in summary
+    assert f"::error file={SLUG}.py," in done.stdout or points[0] == points[1]  # annotations on the file
+
+
+def _gitlab_job(repository: Path) -> dict:
+    import yaml
+    return yaml.safe_load((repository / ".gitlab-ci.yml").read_text())["jaxgrade"]
+
+
+def test_gitlab_ci_template_declares_the_junit_report_and_the_score(gitlab):
+    files = _template_files(gitlab)
+    assert {".gitlab-ci.yml", "README.md", f"{SLUG}.py", "check", "constraints.txt"} <= files
+    job = _gitlab_job(gitlab)
+    assert set(job) <= {"image", "variables", "cache", "script", "allow_failure", "coverage", "artifacts"}
+    assert job["artifacts"]["when"] == "always" and job["allow_failure"] == {"exit_codes": [1]}
+    report = job["artifacts"]["reports"]["junit"]
+    grading = [line for line in job["script"] if "check" in line.split()]
+    assert grading == [f"python check --format gitlab -o {report}"]  # one grading, into the declared file
+    assert job["image"].startswith("python:3.")
+
+
+@pytest.mark.slow
+def test_gitlab_ci_script_writes_the_junit_it_declares_and_logs_the_score(gitlab, tmp_path):
+    repository = tmp_path / "repository"
+    shutil.copytree(gitlab, repository, symlinks=True)
+    shutil.copy(WRONG, repository / f"{SLUG}.py")
+    job = _gitlab_job(repository)
+    script = [line for line in job["script"] if "pip install" not in line]  # jaxgrade is installed here
+    done = _shell("\n".join(script), repository)
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]  # allowed: graded, not full marks
+    junit = ET.parse(repository / job["artifacts"]["reports"]["junit"]).getroot()
+    cases = junit.findall(".//testcase")
+    assert len(cases) == 9 and len(junit.findall(".//testcase/failure")) == 2
+    assert {c.get("file") for c in cases} == {f"{SLUG}.py"}  # GitLab links each test to the file
+    log = done.stdout + done.stderr
+    found = re.compile(job["coverage"].strip("/"), re.MULTILINE).findall(log)
+    assert found and found[-1] == "70.0"  # GitLab's coverage: the last match in the log
+    assert "jaxgrade: score 7/10 (70.0%) · some checks failed" in log
+
+
+def test_cli_exports_the_whole_catalogue_and_wants_one_of_e_or_all(tmp_path, capsys):
+    from grader.exercise import all_exercises
+    assert main(["export", "student", "--all", "-o", str(tmp_path / "all")]) == 0
+    slugs = [e.slug for e in all_exercises()]
+    assert sorted(p.name for p in (tmp_path / "all").iterdir()) == slugs
+    assert all((tmp_path / "all" / slug / "check").is_file() for slug in slugs)
+    assert capsys.readouterr().out.count("Wrote ") == len(slugs)
+    assert main(["export", "gitlab-ci", "-o", str(tmp_path / "none")]) == 2
+    assert main(["export", "gitlab-ci", "--all", "-e", SLUG, "-o", str(tmp_path / "both")]) == 2
+    assert "-e SLUG, or export the whole catalogue with --all" in capsys.readouterr().err
+    assert main(["export", "github-classroom", "-e", SLUG, "-o", str(tmp_path / "gh")]) == 0
+    assert "GitHub Classroom" in capsys.readouterr().out and (tmp_path / "gh" / ".github").is_dir()
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(tmp_path_factory) -> Path:
+    """A new virtual environment with pip and nothing else: where a CI job's commands start."""
+    venv = tmp_path_factory.mktemp("ci-venv") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    return venv / "bin"
+
+
+@pytest.mark.slow
+def test_every_ci_command_grades_in_a_fresh_venv(classroom, gitlab, fresh_venv, tmp_path):
+    """A student's repository from each template, every command of its CI file in order, in a
+    virtual environment that had only pip: the bundled jaxgrade installed with constraints.txt,
+    then the one grading. Classroom records the points and GitLab reads the JUnit of jaxgrade check."""
+    from test_render import classroom_reporter_reads, step_outputs
+    github = tmp_path / "github"
+    shutil.copytree(classroom, github, symlinks=True)
+    shutil.copy(WRONG, github / f"{SLUG}.py")
+    (tmp_path / "output").write_text("")
+    for step in _workflow(github)["jobs"]["autograding"]["steps"]:
+        if "run" in step:
+            done = _shell(step["run"], github, fresh_venv, GITHUB_OUTPUT=str(tmp_path / "output"))
+            expected = 1 if step.get("id") == "jaxgrade" else 0  # 1: graded, not full marks
+            assert done.returncode == expected, done.stdout[-3000:] + done.stderr[-3000:]
+    result = step_outputs((tmp_path / "output").read_text())["result"]
+    read = classroom_reporter_reads("jaxgrade", {"JAXGRADE_RESULTS": result})
+    assert read["points"] == (7, 10)
+    lab = tmp_path / "gitlab"
+    shutil.copytree(gitlab, lab, symlinks=True)
+    shutil.copy(WRONG, lab / f"{SLUG}.py")
+    job = _gitlab_job(lab)
+    done = _shell("\n".join(job["script"]), lab, fresh_venv)
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    junit = ET.parse(lab / job["artifacts"]["reports"]["junit"]).getroot()
+    assert len(junit.findall(".//testcase")) == 9 and len(junit.findall(".//testcase/failure")) == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from grader.errors import ExportError
 from grader.exercise import Exercise
 from grader.export.pack import pinned_constraints, write_pack_record
 from grader.paths import PACKAGE, data_folder
@@ -13,6 +14,15 @@ SOURCE_ROOT = PACKAGE.parent
 # What of an exercise folder a grader needs (reference.py warms the compilation cache).
 GRADER_PARTS = ("exercise.toml", "statement.md", "starter.py", "checks.py", "reference.py")
 SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
+
+
+def empty_folder(output: Path) -> Path:
+    """``output`` as a folder an export may fill: new (made here) or empty, else ExportError."""
+    output = Path(output)
+    if output.exists() and (not output.is_dir() or any(output.iterdir())):
+        raise ExportError(f"{output} already exists and is not an empty folder; choose a new folder with -o")
+    output.mkdir(parents=True, exist_ok=True)
+    return output
 
 
 def template(name: str) -> str:
@@ -34,6 +44,17 @@ def copy_grader(target: Path) -> None:
                                                                             "exercises", "templates"))
     shutil.copytree(data_folder("templates"), target / "templates", ignore=SKIP)
     (target / "constraints.txt").write_text(pinned_constraints())
+
+
+def bundle_source(target: Path, where: str) -> Path:
+    """The jaxgrade source (:func:`copy_grader`) in the new folder ``target``, with an exercises
+    folder that holds only a README.txt saying ``where`` the exercise is instead: a package pip
+    builds with no exercise inside (pyproject.toml maps that folder into the package)."""
+    target.mkdir(parents=True)
+    copy_grader(target)
+    (target / "exercises").mkdir()
+    (target / "exercises" / "README.txt").write_text(where)
+    return target
 
 
 def copy_exercise(exercise: Exercise, destination: Path, parts: tuple[str, ...] = GRADER_PARTS) -> Path:
