@@ -20,7 +20,7 @@ from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence, host
 from grader.checks.returns import probe_call
 from grader.checks.structure import StructureCheck, missing_leaf, named, opening
 from grader.checks.values import answer_on, arguments_text, format_number, observed
-from grader.observe.returned import HostWork, Leaf, Returned
+from grader.observe.returned import HostWork, Returned
 from grader.observe.session import Counterfactual
 from grader.outcome import Outcome
 
@@ -89,10 +89,6 @@ class ResultFromPlacement(StructureCheck):
         dtype one, is the value and type checks' to judge, once.)"""
         label = named(leaf, self.target)
         via = VIA_NAME[chosen.via] if chosen is not None else VIA_NAME[self.target.via]
-        if arguments is context.probe and chosen is not None and chosen.via == "device_put" and not chosen.within:
-            problem = _witnessed_answer(context, leaf, chosen.sharding, label, via, what, self.result)
-            if problem is not None:
-                return problem
         capture, feed = _counterfactuals(evidence(context), leaf, chosen, arguments)
         before = probe_call(context) if arguments is context.probe else _call(context, arguments)
         for other in _other_values(dict(argument_leaves(arguments)).get(leaf)):
@@ -108,6 +104,11 @@ class ResultFromPlacement(StructureCheck):
                 return Outcome.failed(f"{where}{seen}. The task asks for {what} computed from the placed {label} "
                                       "on every input.", expected=f"{what} computed from the placed {label}",
                                       observed=seen)
+            if arguments is context.probe and chosen is not None and chosen.via == "device_put" and not chosen.within:
+                problem = _witnessed_replay(context, leaf, chosen.sharding, other, direct, tolerance, label, via,
+                                            what, self.result)
+                if problem is not None:
+                    return problem
             # the probe call's own operations run again: the function never knows (a witness that can
             # only fail it: a forged record can make a replay look honest, the feeding call below cannot)
             replayed = _replayed(context, chosen, leaf, self.result) if arguments is context.probe else None
@@ -157,36 +158,30 @@ class ResultFromPlacement(StructureCheck):
                               expected=f"{what} computed from the placed {label}", observed=observed)
 
 
-def _witnessed_answer(context: Context, leaf: str, sharding: dict[str, Any], label: str, via: str, what: str,
-                      result: str) -> Outcome | None:
-    """The probe call's own operations, run again by the witness with every eager placement of
-    ``leaf`` onto ``sharding`` holding other values: they must give the task's answer on those
-    values (a result computed from the original, plus a term that is zero only when the placed
-    copy equals it, follows the placed copy without being computed from it). None when they do,
-    or where the witness cannot say."""
-    others = _other_values(dict(argument_leaves(context.probe)).get(leaf))
-    if not others or context.values is None:
-        return None
-    other = others[0]
+def _witnessed_replay(context: Context, leaf: str, sharding: dict[str, Any], other: np.ndarray, direct: Returned,
+                      tolerance: Any, label: str, via: str, what: str, result: str) -> Outcome | None:
+    """The probe call's own operations, run again by the witness (no Python of the submission's
+    runs, so nothing can notice) with every eager placement of ``leaf`` onto ``sharding`` holding
+    ``other``: they must give what the function returns when called on ``other`` (``direct``). A
+    result computed from the original, plus a term that is zero only while the placed copy equals
+    it, moves with the placed copy without being computed from it. None when they do, or where
+    the witness cannot say."""
     order = [path for name in context.session.parameters for path, _ in argument_leaves({name: context.probe[name]})]
     replayed = context.session.replay_placed(probe_call(context), context.probe, order.index(leaf), sharding, other) \
         if leaf in order else None
     if replayed is None:
         return None
-    answer, tolerance = answer_on(context.values, with_leaf(context.probe, leaf, other))
-    wanted = tuple(Leaf(path, "numpy", "numpy.ndarray", str(np.asarray(value).dtype), np.shape(value),
-                        np.asarray(value)) for path, value in flatten(answer, "result"))
-    difference = _difference(Returned(True, leaves=replayed), Returned(True, leaves=wanted), tolerance)
+    difference = _difference(Returned(True, leaves=replayed), direct, tolerance)
     if difference is None:
         return None
     seen = (f"the operations your function ran, run again by the grader with the placed {label} holding other "
-            f"values ({short(other)}) and {label} itself unchanged, do not give the task's answer on those values: "
-            f"{difference.replace('it returned', 'they give', 1)}")
+            f"values ({short(other)}) and {label} itself unchanged, do not give what your function returns on those "
+            f"values: {difference.replace('it returned', 'they give', 1)}")
     return Outcome.failed(
         f"{opening(f'{what} does not follow the placed {label}', result)}: {seen}. So {what} is not computed from "
         f"the placed {label} alone: it mixes in the original {label}. Compute {what} from what {via} returns.",
-        expected=f"{what} computed from the placed {label}: the task's answer on whatever it holds", observed=seen,
-        counterexample=f"{label} = {short(other, 64)}")
+        expected=f"{what} computed from the placed {label}: your function's answer on whatever it holds "
+                 f"({observed(direct)})", observed=seen, counterexample=f"{label} = {short(other, 64)}")
 
 
 def _other_values(value: Any) -> list[np.ndarray]:
