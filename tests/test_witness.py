@@ -110,3 +110,45 @@ def test_a_collective_in_a_loop_whose_length_comes_from_data_has_no_bound(slug: 
     report = grade(find_exercise(slug), EXERCISES / slug / "wrong" / f"{variant}.py")
     found = next(c for c in report.checks if c.id == check_id)
     assert found.status == "failed" and says in found.message, found.message
+
+
+# -- an account edited in the child is malformed, never unverifiable -------------------------------
+HONEST = {"steps": [{"kind": "place", "sharding": {"type": "default"}, "reads": [["arg", 0]]},
+                    {"kind": "program", "program": 0, "reads": [["step", 0, 0], ["literal", 2.0]]},
+                    {"kind": "break", "why": "a host callback", "reads": [["step", 1, 0]],
+                     "made": [{"array": {"dtype": "<f4", "shape": [], "b64": "AAAAAA=="}, "sharding": {"type": "default"}}]}],
+          "programs": [{"b64": "AAAA"}], "constants": [], "outputs": [["step", 2, 0]]}
+
+
+def test_an_account_as_the_child_writes_it_is_well_formed() -> None:
+    from grader.witness.rerun import malformed
+    assert malformed(HONEST, 1) is None
+
+
+@pytest.mark.parametrize("edit", [
+    lambda a: a.pop("steps"),
+    lambda a: a["steps"].pop(0),  # a step reads what no step made any more
+    lambda a: a["steps"][1].update(program=3),
+    lambda a: a["steps"][1].update(reads=[["step", 1, 0]]),  # reads itself
+    lambda a: a["steps"][0].update(reads=[["arg", 4]]),
+    lambda a: a["steps"][0].update(kind="exec"),
+    lambda a: a["steps"][2].update(made=["AAAA"]),
+    lambda a: a.update(outputs=[["constant", 0]]),
+    lambda a: a["programs"].append("AAAA"),
+    lambda a: a["steps"][1]["reads"].append(["literal", "x"]),
+])
+def test_an_account_edited_after_it_was_written_is_malformed(edit) -> None:
+    import copy
+
+    from grader.witness.rerun import malformed
+    account = copy.deepcopy(HONEST)
+    edit(account)
+    assert malformed(account, 1) is not None
+
+
+def test_a_malformed_account_diverges_and_one_the_child_could_not_build_is_no_verdict() -> None:
+    leaves = (_leaf([1.0]),)
+    assert witnessed({"ok": False, "malformed": "step 1 runs a program the account does not hold"},
+                     leaves).status == "diverged"
+    assert witnessed({"ok": False, "unverifiable": "the call ran more than 512 operations"}, leaves).status \
+        == "unverifiable"

@@ -36,6 +36,8 @@ def witnessed(answer: Any, leaves: tuple[Leaf, ...]) -> Witnessed:
     if answer.get("ok") is not True:
         if isinstance(answer.get("refused"), str):
             return Witnessed("diverged", safe_text(answer["refused"], 300))
+        if isinstance(answer.get("malformed"), str):
+            return Witnessed("diverged", "the account of the call is malformed: " + safe_text(answer["malformed"], 300))
         return Witnessed("unverifiable", safe_text(answer.get("unverifiable", "the witness could not run it"), 300))
     try:
         programs = parse_programs(answer.get("programs", []))

@@ -34,15 +34,68 @@ def rerun(account: Any, named: Any, substitute: Any = None) -> dict[str, Any]:
     values, the argument itself unchanged."""
     import jax
     import numpy as np
-    if not isinstance(account, dict) or not isinstance(account.get("steps"), list):
-        return {"ok": False, "unverifiable": "no account of the call was handed over"
-                if not isinstance(account, dict) or "error" not in account else str(account["error"])[:300]}
+    if isinstance(account, dict) and set(account) == {"error"} and isinstance(account["error"], str):
+        return {"ok": False, "unverifiable": account["error"][:300]}  # the child could not build one
     try:
-        return _Run(jax, np, account).run(_arguments(jax, named), substitute)
+        arguments = _arguments(jax, named)
+    except (Unverifiable, KeyError, TypeError, ValueError) as error:
+        return {"ok": False, "unverifiable": f"the arguments: {type(error).__name__}: {error}"[:500]}
+    problem = malformed(account, len(arguments))
+    if problem is not None:
+        return {"ok": False, "malformed": problem}
+    try:
+        return _Run(jax, np, account).run(arguments, substitute)
     except Refused as error:
         return {"ok": False, "refused": str(error)[:500]}
     except (Unverifiable, KeyError, IndexError, TypeError, ValueError) as error:
         return {"ok": False, "unverifiable": f"{type(error).__name__}: {error}"[:500]}
+
+
+STEP_KINDS = ("place", "program", "break")
+
+
+def malformed(account: Any, arguments: int) -> str | None:
+    """What makes ``account`` no account ``grader.child.account`` writes, or None: every step of
+    a known kind, every reference to an argument, an earlier step, a constant or a program that
+    exists. The child never writes such an account, so one is an account edited in the child."""
+    if not isinstance(account, dict):
+        return "no account of the call was handed over"
+    steps, programs, constants, outputs = (account.get(k) for k in ("steps", "programs", "constants", "outputs"))
+    if not all(isinstance(v, list) for v in (steps, programs, constants, outputs)):
+        return "its steps, programs, constants and outputs are not lists"
+    if not all(isinstance(p, dict) and isinstance(p.get("b64"), str) for p in programs):
+        return "a program is not a serialization"
+    if not all(isinstance(c, dict) and isinstance(c.get("array"), dict) and isinstance(c.get("sharding"), dict)
+               for c in constants):
+        return "a constant is not an array with its sharding"
+
+    def bad(ref: Any, before: int) -> bool:
+        if not isinstance(ref, list) or not ref:
+            return True
+        kind, rest = ref[0], ref[1:]
+        if kind == "literal":
+            return len(rest) != 1 or type(rest[0]) not in (bool, int, float)
+        if not rest or not all(type(i) is int and i >= 0 for i in rest):
+            return True
+        limit = {"arg": arguments, "constant": len(constants), "step": before}.get(kind)
+        return limit is None or rest[0] >= limit or len(rest) != (2 if kind == "step" else 1)
+
+    for index, step in enumerate(steps):
+        if not isinstance(step, dict) or step.get("kind") not in STEP_KINDS or not isinstance(step.get("reads"), list):
+            return f"step {index} is of no known kind"
+        if any(bad(ref, index) for ref in step["reads"]):
+            return f"step {index} reads a value no earlier step, argument or constant holds"
+        if step["kind"] == "place" and (len(step["reads"]) != 1 or not isinstance(step.get("sharding"), dict)):
+            return f"step {index} places other than one value onto a sharding"
+        if step["kind"] == "program" and not (type(step.get("program")) is int and 0 <= step["program"] < len(programs)):
+            return f"step {index} runs a program the account does not hold"
+        if step["kind"] == "break" and not (isinstance(step.get("made"), list) and all(
+                isinstance(c, dict) and isinstance(c.get("array"), dict) and isinstance(c.get("sharding"), dict)
+                for c in step["made"])):
+            return f"step {index} makes values that are not arrays"
+    if any(bad(ref, len(steps)) for ref in outputs):
+        return "an output is a value no step, argument or constant holds"
+    return None
 
 
 def _arguments(jax: Any, named: Any) -> list[Any]:
