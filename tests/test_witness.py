@@ -152,3 +152,19 @@ def test_a_malformed_account_diverges_and_one_the_child_could_not_build_is_no_ve
                      leaves).status == "diverged"
     assert witnessed({"ok": False, "unverifiable": "the call ran more than 512 operations"}, leaves).status \
         == "unverifiable"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["profile_hook_edits_replies.py", "swaps_collective_counter_code.py"])
+def test_a_wrapper_that_edits_the_childs_compiled_facts_changes_nothing_the_witness_read(tmp_path: Path,
+                                                                                         name: str) -> None:
+    """Both gather w twice; what the child says of the compiled programs is edited (a profile hook
+    rewrites the reply as it is framed; a function's __code__ swapped). The witness compiles the
+    programs itself: two all-gathers."""
+    submission = tmp_path / name
+    shutil.copyfile(HOSTILE / name, submission)
+    report = grade(find_exercise("fsdp_gather_params"), submission)
+    found = {c.id: c for c in report.checks}
+    assert found["structure.one_gather"].status == "failed", found["structure.one_gather"].message
+    assert "2 all-gather" in found["structure.one_gather"].message
+    assert not [c for c in report.checks if c.status == "error"]
