@@ -14,7 +14,7 @@ from grader import __version__
 from grader.cache import compile_cache_directory, compile_cache_of, warmed_marker  # noqa: F401 (the first: callers' name for it)
 from grader.checks.base import Check, Context
 from grader.checks.tampering import divergence_outcome, forgeable, tampering_note, tampering_outcome
-from grader.checks.values import ValueProperty
+from grader.checks.values import ValueProperty, answer_on
 from grader.errors import Malformed, SandboxError
 from grader.exercise import Exercise, hidden_from_child
 from grader.observe.session import Session
@@ -234,6 +234,8 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
         checks = exercise.checks
         run_order = _run_order(exercise)
         values = next((c for c in checks if isinstance(c, ValueProperty)), None)
+        if values is not None:  # the witness's recomputation agrees with a call as a value check would
+            session.tolerance = lambda arguments: _tolerance(values, arguments)
         pending = list(seeds)
         while pending:
             seed = pending.pop(0)
@@ -307,6 +309,14 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
             timings.mark("closed")
     return [_report(exercise, checks, found, seed, seconds, shown, sha256, session, output)
             for seed, found, seconds in graded]
+
+
+def _tolerance(values: ValueProperty, arguments: Any) -> Any:
+    """The value check's tolerance on ``arguments``, or None where its oracle does not take them."""
+    try:
+        return answer_on(values, arguments)[1]
+    except Exception:  # noqa: BLE001 (an oracle that refuses some input: the witness's own bound then)
+        return None
 
 
 def _structure_override(session: Session) -> tuple[Outcome | None, str | None]:

@@ -28,7 +28,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -112,6 +112,9 @@ class Session:
         # What the witness made of each fully recorded call's account, the first that diverged
         # kept over any other (grader.observe.witnessed); None before any full call.
         self.witnessed: Witnessed | None = None
+        # How far the witness's recomputation may be from a call's result, on its arguments (the
+        # value checks' tolerance, set by the engine); None: ``grader.observe.witnessed.RELATIVE``.
+        self.tolerance: Callable[[Mapping[str, Any]], Any] | None = None
         self.withheld = False  # a check not shown to students yet is running (set by the engine)
         # Whether this grading has drawn inputs from its seed yet (Context.draw): calls from then on
         # may depend on it. The first grading's incidents met before that belong to every grading.
@@ -378,7 +381,9 @@ class Session:
         witness = shared(self.devices, self.limits.memory_mib, self.compile_cache is not None)
         # compiling and running the call's programs again: about what the call itself may take
         seconds = 2 * self.limits.call_s
-        verdict = witnessed(witness.check(returned.account, self._named(arguments), seconds), returned.leaves)
+        tolerance = self.tolerance(arguments) if self.tolerance is not None else None
+        verdict = witnessed(witness.check(returned.account, self._named(arguments), seconds), returned.leaves,
+                            tolerance)
         if self.witnessed is None or self.witnessed.status != "diverged":
             self.witnessed = verdict
         if verdict.status == "reproduced":

@@ -1,3 +1,4 @@
+# expect: structure
 """Wrong: the rows travel nine times round a while loop whose trip count comes from the data
 (nine shifts by one stage are one shift of eight stages), so every device receives nine rows;
 the program holds one ppermute, the loop runs it nine times."""

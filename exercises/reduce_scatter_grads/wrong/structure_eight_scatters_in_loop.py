@@ -1,3 +1,4 @@
+# expect: structure
 """Wrong: eight psum_scatters in a fori_loop, each of a part of the gradient (halves, quarters,
 ... that add up to all of it), moving eight slices per device where one is the task's."""
 import jax

@@ -1,3 +1,4 @@
+# expect: structure
 """Wrong: the psum_scatter runs in a while loop whose trip count comes from the data (two halves
 of the gradient, each scattered; reading the carry keeps XLA from hoisting the scatter out of the
 loop), so the traffic has no bound a count of the program shows."""

@@ -1,3 +1,4 @@
+# expect: structure
 """Wrong: the psum runs twice, in a while loop whose trip count comes from the data (two halves
 of the partial output, each added across devices), so "exactly one psum" is not what runs; the
 loop hides the second run from a count of the program's equations (``acc * 0.0`` keeps XLA from
