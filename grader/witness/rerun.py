@@ -10,7 +10,9 @@ program calls into the host, which the witness never runs).
 from __future__ import annotations
 
 import base64
+import hashlib
 import re
+from collections import OrderedDict
 from typing import Any
 
 from grader.errors import Refused, Unverifiable
@@ -24,6 +26,12 @@ ALLOWED_TARGETS = frozenset({"Sharding", "SPMDFullToShardShape", "SPMDShardToFul
 ALLOWED_PREFIXES = ("lapack_", "ducc_")
 _TARGET = re.compile(r'(?:custom_call\s+@|call_target_name\s*=\s*")([\w.$-]+)')
 MAX_COMPILED = 64  # distinct programs of one account
+# What this process compiled, by a program's serialization and how its inputs are placed, the
+# most recently used last: a served re-check of the same file, and the replay after a call,
+# compile nothing again (the same bytes are the same program). Bounded: each holds an executable.
+_MADE: OrderedDict[tuple[str, tuple[str, ...]], tuple[Any, dict[str, Any]]] = OrderedDict()
+_DESERIALIZED: OrderedDict[str, Any] = OrderedDict()
+MAX_MADE = 128
 
 
 def rerun(account: Any, named: Any, substitute: Any = None) -> dict[str, Any]:
@@ -124,8 +132,8 @@ def _arguments(jax: Any, named: Any) -> list[Any]:
 class _Run:
     def __init__(self, jax: Any, np: Any, account: dict[str, Any]) -> None:
         self.jax, self.np, self.account = jax, np, account
-        self.exported: dict[int, Any] = {}
-        self.compiled: dict[tuple[int, tuple[str, ...]], Any] = {}
+        self.exported: dict[int, tuple[str, Any]] = {}  # program index -> (digest, deserialized)
+        self.compiled: set[tuple[str, tuple[str, ...]]] = set()
         self.facts: dict[int, dict[str, Any]] = {}  # program index -> ProgramData, in the order first run
 
     def run(self, arguments: list[Any], substitute: Any = None) -> dict[str, Any]:
@@ -175,21 +183,27 @@ class _Run:
 
     def _program(self, step: dict[str, Any], reads: list[Any]) -> list[Any]:
         index = int(step["program"])
-        exported = self._exported(index)
+        digest, exported = self._exported(index)
         reads = self._placed_for(exported, step.get("devices"), reads)
-        key = (index, tuple(str(getattr(r, "sharding", None)) for r in reads))
-        if key not in self.compiled:
-            if len(self.compiled) == MAX_COMPILED:
-                raise Unverifiable(f"more than {MAX_COMPILED} distinct programs")
+        key = (digest, tuple(str(getattr(r, "sharding", None)) for r in reads))
+        if key not in self.compiled and len(self.compiled) == MAX_COMPILED:
+            raise Unverifiable(f"more than {MAX_COMPILED} distinct programs")
+        self.compiled.add(key)
+        if key in _MADE:
+            _MADE.move_to_end(key)
+        else:
             try:
-                self.compiled[key] = self.jax.jit(exported.call).lower(*reads).compile()
+                executable = self.jax.jit(exported.call).lower(*reads).compile()
             except Exception as error:  # noqa: BLE001 (what does not compile here says nothing either way)
                 raise Unverifiable(f"a program does not compile here: {type(error).__name__}: {error}") from None
-        executable = self.compiled[key]
+            _MADE[key] = (executable, _facts(executable))
+            while len(_MADE) > MAX_MADE:
+                _MADE.popitem(last=False)
+        executable, facts = _MADE[key]
         if index not in self.facts:
             self.facts[index] = {"name": str(step.get("function", ""))[:200],
                                  "function": str(step.get("function", ""))[:300], "own": step.get("own") is True,
-                                 "runs": 0, **_facts(executable)}
+                                 "runs": 0, **facts}
         self.facts[index]["runs"] += 1
         outs = executable(*reads)
         return list(outs) if isinstance(outs, (list, tuple)) else [outs]
@@ -224,17 +238,24 @@ class _Run:
             return sharding.NamedSharding(flat, sharding.PartitionSpec())
         return exported.in_shardings_jax(flat)[index]
 
-    def _exported(self, index: int) -> Any:
+    def _exported(self, index: int) -> tuple[str, Any]:
+        """The ``index``-th program, deserialized and vetted, and a digest of its bytes."""
         if index not in self.exported:
-            data = base64.b64decode(self.account["programs"][index]["b64"], validate=True)
-            exported = self.jax.export.deserialize(bytearray(data))
-            targets = {t for t in _TARGET.findall(exported.mlir_module())
-                       if t not in ALLOWED_TARGETS and not t.startswith(ALLOWED_PREFIXES)}
-            if any("callback" in t for t in targets):
-                raise Refused(f"a program calls {', '.join(sorted(targets))}, which runs Python on the host")
-            if targets:
-                raise Unverifiable(f"a program calls {', '.join(sorted(targets))}, which the witness does not run")
-            self.exported[index] = exported
+            text = self.account["programs"][index]["b64"]
+            digest = hashlib.sha256(text.encode("ascii", "replace")).hexdigest()
+            if digest not in _DESERIALIZED:
+                exported = self.jax.export.deserialize(bytearray(base64.b64decode(text, validate=True)))
+                targets = {t for t in _TARGET.findall(exported.mlir_module())
+                           if t not in ALLOWED_TARGETS and not t.startswith(ALLOWED_PREFIXES)}
+                if any("callback" in t for t in targets):
+                    raise Refused(f"a program calls {', '.join(sorted(targets))}, which runs Python on the host")
+                if targets:
+                    raise Unverifiable(f"a program calls {', '.join(sorted(targets))}, which the witness does not "
+                                       "run")
+                _DESERIALIZED[digest] = exported
+                while len(_DESERIALIZED) > MAX_MADE:
+                    _DESERIALIZED.popitem(last=False)
+            self.exported[index] = (digest, _DESERIALIZED[digest])
         return self.exported[index]
 
     def _constant(self, data: dict[str, Any]) -> Any:
