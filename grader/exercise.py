@@ -15,6 +15,11 @@ An author's mistake is an :class:`ExerciseError` whose message names the file an
 change, never a traceback: ``grader.lint.exercise_problems`` lists everything ``jaxgrade validate`` and
 the test suite require of an exercise (docs/authoring.md states the same list).
 
+The answer key (docs/keys.md) is ``reference.py``, ``right/`` and ``wrong/``: the wheel and the
+student pack carry the rest, and an exercise without its key still loads and grades its checks
+(``jaxgrade check``); the instructor's commands (validate, grade, the autograder exports) need
+the key and say where to get it (:func:`require_key`).
+
 Optional tables in exercise.toml: ``[visibility]`` maps a check id to visible, after_due_date,
 after_published or hidden (default visible); ``[release]`` holds ``due`` (a date-time with a UTC
 offset) and ``published`` (see grader/release.py and grader/report/visibility.py).
@@ -47,6 +52,9 @@ _WHAT = {"SIGNATURE": "grader.arguments.Signature({name: Array(...)}, returns=..
          "PROBE": "a dict from parameter name to the argument structure is observed on",
          "CHECKS": "a list of checks from grader.authoring"}
 EXPECT = re.compile(r"^#\s*expect:\s*(\w+)", re.MULTILINE)
+# What of an exercise folder only the instructor and the autograder hold (docs/keys.md):
+# pyproject.toml's exclude-package-data keeps them out of the wheel.
+KEY_PARTS = ("reference.py", "right", "wrong")
 
 
 
@@ -94,6 +102,11 @@ class Exercise:
     @property
     def reference(self) -> Path:
         return self.directory / "reference.py"
+
+    @property
+    def has_key(self) -> bool:
+        """Whether the answer key is here: the reference (``pip install jaxgrade`` carries none)."""
+        return self.reference.is_file()
 
     stated_signature: str | None = None  # exercise.toml's signature, checked against SIGNATURE
 
@@ -244,6 +257,20 @@ def _visibility(meta: dict[str, Any], meta_path: Path) -> dict[str, str]:
             raise ValueError(f"{meta_path}: [visibility] {check_id!r} = {value!r}; "
                              f"use one of {', '.join(VISIBILITIES)}")
     return dict(table)
+
+
+def require_key(exercises: list[Exercise], doing: str) -> None:
+    """Raise an ExerciseError saying where the answer keys are when any of ``exercises`` lacks
+    its own: ``doing`` (validating, grading a class, an autograder export) needs the reference."""
+    missing = [e for e in exercises if not e.has_key]
+    if not missing:
+        return
+    names = ", ".join(e.slug for e in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    raise ExerciseError(
+        f"{doing} needs the answer key (reference.py, right/, wrong/) of {names}, and {missing[0].directory} has "
+        "none: pip install jaxgrade carries what students see of the track, not its keys. The track's keys are in "
+        "jaxgrade's source repository: run jaxgrade from a checkout of it (pip install -e CHECKOUT), or set "
+        "JAXGRADE_EXERCISES=CHECKOUT/exercises (docs/keys.md)")
 
 
 def all_exercises() -> list[Exercise]:

@@ -22,7 +22,9 @@ def template(name: str) -> str:
 
 def copy_grader(target: Path) -> None:
     """The jaxgrade source pip needs (pyproject, its build backend, grader/, templates/), without
-    any exercise, and constraints.txt: the versions installed here, to install it with."""
+    any exercise (its exercises/ holds a note: the graded exercise's key is kept outside the
+    package pip installs, where the grading process alone reads it), and constraints.txt: the
+    versions installed here, to install it with."""
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         if (SOURCE_ROOT / name).is_file():
             shutil.copy2(SOURCE_ROOT / name, target / name)
@@ -33,6 +35,10 @@ def copy_grader(target: Path) -> None:
     shutil.copytree(PACKAGE, target / "grader", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*",
                                                                             "exercises", "templates"))
     shutil.copytree(data_folder("templates"), target / "templates", ignore=SKIP)
+    (target / "exercises").mkdir()  # pyproject.toml's package-dir names it
+    (target / "exercises" / "README.txt").write_text(
+        "No exercise is built into this copy of jaxgrade: the graded exercise reaches the grader apart from it "
+        "(Gradescope: source/exercises; PrairieLearn: /grade/tests/exercises), closed to the submission.\n")
     (target / "constraints.txt").write_text(pinned_constraints())
 
 

@@ -10,35 +10,62 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from grader.errors import ExerciseError, ExitCode, ExportError, GraderFailure
-from grader.exercise import find_exercise
+from grader.errors import ExerciseError, ExitCode, ExportError, GraderFailure, UsageError
+from grader.exercise import Exercise, all_exercises, find_exercise, require_key
 from grader.export.container_grading import protect_exercise, shared_compile_cache
 from grader.export.gradescope import autograde, export_gradescope
 from grader.export.prairielearn import export_prairielearn, prairielearn_grade
 from grader.export.student import export_student
 
 
+def _selected(args: argparse.Namespace) -> list[Exercise]:
+    """The exercises named with -e (in order, each once), or every one with --all."""
+    if args.all == bool(args.exercise):
+        raise UsageError("name the exercises to export with -e SLUG (repeat it for several), or give --all")
+    if args.all:
+        return all_exercises()
+    return [find_exercise(slug) for slug in dict.fromkeys(args.exercise)]
+
+
+def _destination(target: str, output: Path, slug: str, several: bool) -> Path:
+    """``output`` itself for one exercise; for several, a folder holding one export per exercise
+    (``SLUG.zip`` for Gradescope, a folder ``SLUG/`` otherwise)."""
+    if not several:
+        return output
+    if output.suffix == ".zip":
+        raise UsageError(f"{output}: exporting several exercises writes one export each into a folder; give -o a "
+                         "folder")
+    return output / (f"{slug}.zip" if target == "gradescope" else slug)
+
+
 def _export(args: argparse.Namespace) -> int:
-    exercise = find_exercise(args.exercise)
+    exercises = _selected(args)
     if args.image and args.target != "prairielearn":
         raise ExerciseError("--image is for jaxgrade export prairielearn only")
+    if args.target != "student":  # before writing anything: an autograder needs every exercise's key
+        require_key(exercises, f"jaxgrade export {args.target}")
+    for exercise in exercises:
+        _export_one(args, exercise, _destination(args.target, Path(args.output), exercise.slug, len(exercises) > 1))
+    return ExitCode.OK
+
+
+def _export_one(args: argparse.Namespace, exercise: Exercise, output: Path) -> None:
     try:
         if args.target == "gradescope":
-            path = export_gradescope(exercise, Path(args.output))
+            path = export_gradescope(exercise, output)
             print(f"Wrote {path}: upload it as the autograder of a Gradescope programming assignment; "
                   f"students submit {exercise.slug}.py.")
         elif args.target == "prairielearn":
-            path = export_prairielearn(exercise, Path(args.output), args.image)
+            path = export_prairielearn(exercise, output, args.image)
             print(f"Wrote {path}/: copy it to questions/ in your PrairieLearn course. Build and push the grader "
                   f"image from {path}/image (see its Dockerfile)"
                   + ("." if args.image else ", then set externalGradingOptions.image in info.json (or export again "
                                              "with --image ACCOUNT/NAME:TAG)."))
         else:
-            path = export_student(exercise, Path(args.output))
+            path = export_student(exercise, output)
             print(f"Wrote {path}/: give students this folder; they run  python check  inside it.")
     except ExportError as error:
         raise ExerciseError(str(error)) from None
-    return ExitCode.OK
 
 
 def add_commands(commands: Any) -> None:
@@ -47,8 +74,12 @@ def add_commands(commands: Any) -> None:
     export.add_argument("target", choices=["gradescope", "prairielearn", "student"],
                         help="gradescope: an autograder .zip; prairielearn: a question folder with its external "
                              "grader; student: a folder without solutions or hidden checks")
-    export.add_argument("-e", "--exercise", required=True, help="exercise slug")
-    export.add_argument("-o", "--output", required=True, help="the .zip (gradescope) or a new folder")
+    export.add_argument("-e", "--exercise", action="append", default=[],
+                        help="exercise slug; repeat it to export several (each into -o, a folder)")
+    export.add_argument("--all", action="store_true", help="export every exercise, each into -o, a folder")
+    export.add_argument("-o", "--output", required=True,
+                        help="the .zip (gradescope) or a new folder; for several exercises, a folder holding "
+                             "SLUG.zip (gradescope) or SLUG/ for each")
     export.add_argument("--image", help="prairielearn: the grader image's name in info.json (default: a placeholder "
                                         "to replace once you have pushed the image built from image/)")
     export.set_defaults(run=_export)

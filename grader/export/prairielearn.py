@@ -13,7 +13,7 @@ from typing import Any
 
 from grader import __version__
 from grader.errors import ExerciseError, ExitCode, ExportError, GraderFailure, SandboxError
-from grader.exercise import Exercise, find_exercise
+from grader.exercise import Exercise, find_exercise, require_key
 from grader.export.bundle import copy_exercise, copy_grader, template
 from grader.export.container_grading import (banner, fresh_results, grade_or_fault, print_protections, scratch,
                                               write_results)
@@ -55,6 +55,7 @@ def export_prairielearn(exercise: Exercise, output: Path, image: str | None = No
     output = Path(output)
     if output.exists() and (not output.is_dir() or any(output.iterdir())):
         raise ExportError(f"{output} already exists and is not an empty folder; choose a new folder with -o")
+    require_key([exercise], "jaxgrade export prairielearn")
     image = image or PL_IMAGE_PLACEHOLDER.format(version=__version__)
     tests = output / "tests"
     copy_exercise(exercise, tests / "exercises" / exercise.slug)
@@ -69,9 +70,6 @@ def export_prairielearn(exercise: Exercise, output: Path, image: str | None = No
     source = output / "image" / "jaxgrade"
     source.mkdir(parents=True)
     copy_grader(source)
-    (source / "exercises").mkdir()
-    (source / "exercises" / "README.txt").write_text("No exercise is built into the grader image: PrairieLearn "
-                                                     "copies the question's tests/ folder to /grade/tests.\n")
     dockerfile = template("prairielearn/Dockerfile")
     (output / "image" / "Dockerfile").write_text(dockerfile.replace("@BASE@", PL_BASE_IMAGE)
                                                  .replace("@VERSION@", __version__))
