@@ -570,6 +570,28 @@ def test_cli_export_gradescope_wants_a_zip(tmp_path, capsys):
     assert "Gradescope takes a .zip" in capsys.readouterr().err
 
 
+def test_cli_exports_several_exercises_each_into_the_folder(tmp_path, capsys):
+    out = tmp_path / "autograders"
+    assert main(["export", "gradescope", "-e", SLUG, "-e", "sgd_step", "-e", SLUG, "-o", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [f"{SLUG}.zip", "sgd_step.zip"]
+    with zipfile.ZipFile(out / "sgd_step.zip") as archive:  # each holds its own exercise alone
+        assert {n.split("/")[1] for n in archive.namelist() if n.startswith("exercises/")} == {"sgd_step"}
+    assert main(["export", "gradescope", "-e", SLUG, "-e", "sgd_step", "-o", str(tmp_path / "both.zip")]) == 2
+    assert "give -o a folder" in capsys.readouterr().err
+    for neither_or_both in ([], ["-e", SLUG, "--all"]):
+        assert main(["export", "student", *neither_or_both, "-o", str(tmp_path / "s")]) == 2
+        assert "-e SLUG (repeat it for several), or give --all" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_cli_exports_every_exercise_with_all(tmp_path):
+    assert main(["export", "prairielearn", "--all", "-o", str(tmp_path / "questions")]) == 0
+    track = sorted(p.name for p in (REPO / "exercises").iterdir() if (p / "exercise.toml").is_file())
+    assert sorted(p.name for p in (tmp_path / "questions").iterdir()) == track
+    for slug in track:
+        assert [p.name for p in (tmp_path / "questions" / slug / "tests" / "exercises").iterdir()] == [slug]
+
+
 # --- PrairieLearn ---------------------------------------------------------------------------------
 
 def _prairielearn_schema(definition: str):
