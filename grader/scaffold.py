@@ -1,4 +1,5 @@
-"""``jaxgrade new SLUG``: start a new exercise folder with every part the format needs.
+"""``jaxgrade new SLUG``: start a new exercise folder with every part the format needs, in the
+course's exercises folder (docs/course.md); ``jaxgrade init DIR``: start a course.
 
 The folder grades once the two things only the author knows are written: the reference
 solution and the expected answer in checks.py. ``jaxgrade validate SLUG`` then grades the
@@ -10,10 +11,13 @@ still requires: structure checks, the mistakes students make, other correct solu
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from pathlib import Path
 
-from grader.exercise import exercises_root
+from grader.errors import UsageError
+from grader.exercise import COURSE_FILE, exercise_roots, find_course
+from grader.paths import PACKAGE, data_folder
 
 SLUG = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -149,10 +153,65 @@ def scaffold(slug: str, root: Path, *, function: str | None = None, title: str |
     return directory
 
 
-def _new_command(args: argparse.Namespace) -> int:
-    from grader.errors import ExitCode, UsageError
+def new_exercises_folder() -> Path:
+    """Where ``jaxgrade new`` writes without --root: the first folder of JAXGRADE_EXERCISES, else
+    the course's exercises folder, else a checkout's exercises/ (the track's authors); never
+    the package of an installed jaxgrade."""
+    if "JAXGRADE_EXERCISES" in os.environ:
+        return exercise_roots()[0]
+    course = find_course()
+    if course is not None:
+        return course.exercises
+    track = data_folder("exercises")
+    if track.parent == PACKAGE:
+        raise UsageError(f"no course here ({COURSE_FILE} in this folder or one above): start one with  jaxgrade init "
+                         "DIR  and run jaxgrade new inside it, or give --course DIR or --root FOLDER")
+    return track
 
-    root = Path(args.root) if args.root else exercises_root()
+
+COURSE_TOML = '''# A jaxgrade course (docs/course.md): jaxgrade run in this folder, or any folder under it, grades
+# the course's own exercises (folders under `exercises`) beside the track's that jaxgrade ships.
+exercises = "exercises"
+# The track's exercises the course uses: "all", "none", or a list of slugs, e.g.
+# track = ["named_sharding_replicated", "sgd_step"]
+track = "all"
+'''
+COURSE_README = '''# {name}
+
+A jaxgrade course. `jaxgrade list` shows its exercises (the ones in `exercises/`, then the
+track's); `jaxgrade new SLUG` starts one in `exercises/`; `jaxgrade validate` proves this
+course's own; `jaxgrade export gradescope --all -o autograders/` exports them all.
+'''
+
+
+def init_course(folder: Path) -> Path:
+    """Write a course skeleton into ``folder`` (new, or without a course file): jaxgrade.toml, an
+    empty exercises/ and a README."""
+    folder = Path(folder)
+    if (folder / COURSE_FILE).exists():
+        raise FileExistsError(f"{folder / COURSE_FILE} exists already: {folder} is a course")
+    (folder / "exercises").mkdir(parents=True, exist_ok=True)
+    (folder / COURSE_FILE).write_text(COURSE_TOML)
+    if not (folder / "README.md").exists():
+        (folder / "README.md").write_text(COURSE_README.format(name=folder.resolve().name))
+    return folder
+
+
+def _init_command(args: argparse.Namespace) -> int:
+    from grader.errors import ExitCode
+
+    try:
+        folder = init_course(Path(args.folder))
+    except OSError as error:  # the folder cannot be written, or is a course already
+        raise UsageError(str(error)) from None
+    print(f"Wrote {folder / COURSE_FILE} and {folder / 'exercises'}/. Next: cd {folder} and  jaxgrade new SLUG")
+    return ExitCode.OK
+
+
+def _new_command(args: argparse.Namespace) -> int:
+    from grader.errors import ExitCode
+
+    root = Path(args.root) if args.root else new_exercises_folder()
     try:
         directory = scaffold(args.slug, root, function=args.function, title=args.title, devices=args.devices)
     except (ValueError, FileExistsError) as error:
@@ -163,11 +222,14 @@ def _new_command(args: argparse.Namespace) -> int:
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
-    """Register ``new`` with the jaxgrade parser (called by grader.cli)."""
+    """Register ``new`` and ``init`` with the jaxgrade parser (called by grader.cli)."""
     new = commands.add_parser("new", help="scaffold a new exercise folder")
     new.add_argument("slug", help="the exercise's folder name, e.g. shard_rows")
     new.add_argument("--function", help="the function students write (default: the slug)")
     new.add_argument("--title", help="the exercise's title (default: from the slug)")
     new.add_argument("--devices", type=int, default=8, help="simulated CPU devices (default 8)")
-    new.add_argument("--root", help="the exercises folder (default: the one jaxgrade grades from)")
+    new.add_argument("--root", help="the exercises folder (default: the course's, docs/course.md)")
     new.set_defaults(run=_new_command)
+    init = commands.add_parser("init", help="start a course folder: jaxgrade.toml and exercises/")
+    init.add_argument("folder", nargs="?", default=".", help="the course's folder (default: this one)")
+    init.set_defaults(run=_init_command)

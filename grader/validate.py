@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from grader.errors import ExerciseError, ExitCode
-from grader.exercise import Exercise, all_exercises, find_exercise, require_key
+from grader.exercise import Exercise, all_exercises, find_exercise, own_exercises, require_key
 from grader.lint import exercise_problems
 from grader.report.result import Report
 from grader.validated import Verdicts, verdicts_folder
@@ -360,7 +360,7 @@ def table(results: list[ExerciseValidation]) -> str:
 
 # -- the commands -----------------------------------------------------------------------------------
 def _selected(slugs: list[str]) -> list[Exercise]:
-    return [find_exercise(s) for s in slugs] if slugs else all_exercises()
+    return [find_exercise(s) for s in slugs] if slugs else own_exercises()
 
 
 def _validate_command(args: argparse.Namespace) -> int:

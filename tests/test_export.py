@@ -488,8 +488,9 @@ def test_gradescope_without_cap_sys_admin_keeps_the_reference_from_a_hostile_sub
 def _warm_cache_as_setup_does(root: Path, cache: Path) -> None:
     """setup.sh's step, as root when the image is built (under a strict umask, which JAX's files keep)."""
     python = root / "jaxgrade-venv" / "bin" / "python"
-    done = subprocess.run(["bash", "-c", f'umask 077; exec "{python}" -m grader.export warm-cache -e {SLUG}'],
-                          env={**_container_env(root, cache), "PYTHONPATH": str(root / "source" / "jaxgrade")},
+    done = subprocess.run(["bash", "-c", f'umask 077; exec "{python}" -P -s -m grader.export warm-cache -e {SLUG}'],
+                          env={**_container_env(root, cache), "PYTHONPATH": str(root / "source" / "jaxgrade"),
+                               "JAXGRADE_EXERCISES": str(root / "source" / "exercises")},
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and str(cache) in done.stdout, done.stdout + done.stderr
 
