@@ -109,3 +109,18 @@ def test_jaxgrade_exercises_takes_several_folders_and_names_a_missing_one(tmp_pa
     assert main(["list"]) == 2
     err = capsys.readouterr().err
     assert f"JAXGRADE_EXERCISES names {tmp_path / 'missing'}, which is not a folder" in err and "Traceback" not in err
+
+
+def test_new_from_copies_a_track_exercise_in_to_be_changed(course, capsys):
+    from grader.exercise import find_exercise
+    assert main(["new", "--from", "sgd_step"]) == 0
+    copied = course / "exercises" / "sgd_step"
+    assert (copied / "reference.py").is_file() and find_exercise("sgd_step").directory == copied
+    assert main(["new", "my_replicated", "--from", SEED_EXERCISE.name]) == 0
+    mine = find_exercise("my_replicated")
+    assert mine.directory == course / "exercises" / "my_replicated" and mine.slug == "my_replicated"
+    assert mine.variants("wrong") and [c.id for c in mine.checks] == list(mine.points)
+    assert _listed(capsys)[:3] == ["my_replicated", "ring_allreduce", "sgd_step"]
+    assert main(["new", "--from", "sgd_step"]) == 2  # the course's copy exists already
+    assert "already exists" in capsys.readouterr().err
+    assert main(["new"]) == 2 and "jaxgrade new --from SLUG" in capsys.readouterr().err

@@ -187,6 +187,41 @@ def test_a_students_install_and_pack_hold_no_key_and_grade_the_visible_checks(wh
         assert "Traceback" not in done.stderr and not (work / "a.zip").exists()
 
 
+def test_a_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
+    """An instructor's course beside a jaxgrade installed from the wheel, no checkout
+    (docs/course.md): ``new`` outside any course refuses to write into the installed package;
+    ``init`` makes the course; inside it ``new`` writes there, ``list`` shows the course's
+    exercises with the track's, an exercise of the course's own (with its key) gets full marks
+    for its reference from a folder below the course, and exports a student pack; an autograder
+    export says it needs jaxgrade's source instead of writing a zip no image could install."""
+    command, env = _wheel_installed("venv", wheel[0], tmp_path / "venv")
+
+    def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([*command, *args], capture_output=True, text=True, timeout=300, cwd=cwd, env=env)
+
+    refused = run("new", "stray", cwd=tmp_path)
+    assert refused.returncode == 2 and "no course here" in refused.stderr, refused.stderr
+    assert not list((tmp_path / "venv").glob("lib/python*/site-packages/grader/exercises/stray"))
+    assert run("init", "course", cwd=tmp_path).returncode == 0
+    course = tmp_path / "course"
+    assert run("new", "moe_dispatch", cwd=course).returncode == 0
+    own = course / "exercises" / "ring_replicated"  # an exercise the instructor wrote, key included
+    shutil.copytree(SEED_EXERCISE, own, ignore=shutil.ignore_patterns("__pycache__"))
+    (own / "exercise.toml").write_text((own / "exercise.toml").read_text().replace(
+        'slug = "named_sharding_replicated"', 'slug = "ring_replicated"'))
+    (course / "work").mkdir()
+    listed = run("list", cwd=course / "work")
+    slugs = [line.split()[0] for line in listed.stdout.splitlines()[1:]]
+    assert slugs[:2] == ["moe_dispatch", "ring_replicated"] and "named_sharding_replicated" in slugs, listed.stdout
+    shutil.copy(own / "reference.py", course / "work" / "solution.py")
+    done = run("check", "solution.py", "-e", "ring_replicated", cwd=course / "work")
+    assert done.returncode == 0 and "Score: 10/10" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+    assert run("export", "student", "-e", "ring_replicated", "-o", "pack", cwd=course).returncode == 0
+    assert (course / "pack" / ".jaxgrade" / "exercises" / "ring_replicated" / "checks.py").is_file()
+    done = run("export", "gradescope", "-e", "ring_replicated", "-o", "a.zip", cwd=course)
+    assert done.returncode == 2 and "export from a checkout" in done.stderr and not (course / "a.zip").exists()
+
+
 def _linked_tree(source: Path, destination: Path, skip: tuple[str, ...] = ()) -> None:
     """``source`` copied to ``destination`` as hard links (real files of the copy's own, no data
     written twice), its symlinks kept as symlinks; a copy where the two are on other devices."""
@@ -304,7 +339,7 @@ def test_non_editable_install_carries_exercises_without_keys_and_templates(insta
     assert not list(package.rglob("*.pyc")), "bytecode of the checkout must not ship"
     # The installed copy finds its own exercises and templates, not the source tree's.
     probe = ("import grader.exercise as e, grader.report.render as r; "
-             "print(e.exercises_root()); print(r.templates_root()); "
+             "print(*e.exercise_roots()); print(r.templates_root()); "
              "print(e.find_exercise('named_sharding_replicated').title)")
     shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
                            cwd=tmp_path, env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from grader.errors import ExportError
 from grader.exercise import Exercise
 from grader.export.pack import pinned_constraints, write_pack_record
 from grader.paths import PACKAGE, data_folder
@@ -18,6 +19,16 @@ SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
 def template(name: str) -> str:
     """The text of ``templates/export/NAME`` (a script, the Dockerfile, a page), placeholders unfilled."""
     return (data_folder("templates") / "export" / name).read_text(encoding="utf-8")
+
+
+def require_source() -> None:
+    """Raise an ExportError unless jaxgrade runs from its source (a checkout, or an editable
+    install of one): an autograder bundles that source for its image's pip to build, and an
+    installed wheel holds no pyproject.toml to build from."""
+    if not (SOURCE_ROOT / "pyproject.toml").is_file():
+        raise ExportError(f"this jaxgrade is installed ({PACKAGE}), not run from its source, which an autograder "
+                          "bundles for its image to install: export from a checkout of jaxgrade's repository "
+                          "(pip install -e CHECKOUT; docs/keys.md)")
 
 
 def copy_grader(target: Path) -> None:
