@@ -56,8 +56,6 @@ EXPECT = re.compile(r"^#\s*expect:\s*(\w+)", re.MULTILINE)
 # pyproject.toml's exclude-package-data keeps them out of the wheel.
 KEY_PARTS = ("reference.py", "right", "wrong")
 
-
-
 COURSE_FILE = "jaxgrade.toml"
 _COURSE_KEYS = {"exercises": "the course's exercises folder, relative to the course (default \"exercises\")",
                 "track": "the track's exercises the course uses: \"all\" (default), \"none\" or a list of slugs"}
@@ -69,7 +67,6 @@ _chosen_course: Path | None = None
 @dataclass(frozen=True)
 class Course:
     """A course folder (docs/course.md): its own exercises beside the track's."""
-    root: Path
     exercises: Path
     track: frozenset[str] | None  # the track's exercises it uses; None: all
 
@@ -84,11 +81,15 @@ def _course_settings(folder: Path) -> tuple[Path, dict[str, Any]] | None:
     """The course settings of ``folder``: jaxgrade.toml, else pyproject.toml's [tool.jaxgrade]."""
     for name, inner in ((COURSE_FILE, ()), ("pyproject.toml", ("tool", "jaxgrade"))):
         path = folder / name
-        if not path.is_file():
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError):  # none here (or not one to read): not a course's
+            continue
+        if inner and "tool.jaxgrade" not in text:  # another project's pyproject.toml, broken or not
             continue
         try:
-            table: Any = tomllib.loads(path.read_text())
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+            table: Any = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
             raise ExerciseError(f"{path}: {error}") from None
         for key in inner:
             table = table.get(key) if isinstance(table, dict) else None
@@ -126,7 +127,7 @@ def _course(root: Path, path: Path, table: dict[str, Any]) -> Course:
                             "exercises = \"FOLDER\" to the folder that holds them")
     track = table.get("track", "all")
     if track in ("all", "none"):
-        return Course(root, exercises, None if track == "all" else frozenset())
+        return Course(exercises, None if track == "all" else frozenset())
     if not (isinstance(track, list) and all(isinstance(s, str) for s in track)):
         raise ExerciseError(f"{path}: track = {track!r}; give \"all\", \"none\" or a list of the track's slugs")
     known = {d.name for d in data_folder("exercises").iterdir() if (d / "exercise.toml").is_file()}
@@ -134,7 +135,7 @@ def _course(root: Path, path: Path, table: dict[str, Any]) -> Course:
     if strange:
         raise ExerciseError(f"{path}: track names {', '.join(strange)}, which the track does not have; "
                             f"it has {', '.join(sorted(known))}")
-    return Course(root, exercises, frozenset(track))
+    return Course(exercises, frozenset(track))
 
 
 def _sources() -> list[tuple[Path, frozenset[str] | None]]:
@@ -157,6 +158,7 @@ def _sources() -> list[tuple[Path, frozenset[str] | None]]:
 
 
 def exercise_roots() -> list[Path]:
+    """The folders exercises are found in, in order (see :func:`_sources`)."""
     return [root for root, _ in _sources()]
 
 
@@ -370,10 +372,12 @@ def require_key(exercises: list[Exercise], doing: str) -> None:
     if not missing:
         return
     names = ", ".join(e.slug for e in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    head = f"{doing} needs the answer key (reference.py, right/, wrong/) of {names}, and {missing[0].directory} has none"
+    if missing[0].directory.parent != data_folder("exercises"):  # a course's or a pack's: its author's to write
+        raise ExerciseError(f"{head}: write its reference.py there (docs/authoring.md)")
     raise ExerciseError(
-        f"{doing} needs the answer key (reference.py, right/, wrong/) of {names}, and {missing[0].directory} has "
-        "none: pip install jaxgrade carries what students see of the track, not its keys. The track's keys are in "
-        "jaxgrade's source repository: run jaxgrade from a checkout of it (pip install -e CHECKOUT), or set "
+        f"{head}: pip install jaxgrade carries what students see of the track, not its keys. The track's keys are "
+        "in jaxgrade's source repository: run jaxgrade from a checkout of it (pip install -e CHECKOUT), or set "
         "JAXGRADE_EXERCISES=CHECKOUT/exercises (docs/keys.md)")
 
 

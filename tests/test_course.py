@@ -124,3 +124,14 @@ def test_new_from_copies_a_track_exercise_in_to_be_changed(course, capsys):
     assert main(["new", "--from", "sgd_step"]) == 2  # the course's copy exists already
     assert "already exists" in capsys.readouterr().err
     assert main(["new"]) == 2 and "jaxgrade new --from SLUG" in capsys.readouterr().err
+
+
+def test_another_projects_pyproject_above_is_no_course(tmp_path, monkeypatch, capsys):
+    """A pyproject.toml without [tool.jaxgrade] (even one TOML cannot read) is not a course's."""
+    monkeypatch.delenv("JAXGRADE_EXERCISES", raising=False)
+    (tmp_path / "pyproject.toml").write_text("[project\nname = 'broken'\n")
+    (tmp_path / "src").mkdir()
+    monkeypatch.chdir(tmp_path / "src")
+    assert _listed(capsys) == TRACK
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxgrade\nexercises = 'labs'\n")
+    assert main(["list"]) == 2 and str(tmp_path / "pyproject.toml") in capsys.readouterr().err

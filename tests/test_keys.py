@@ -1,8 +1,9 @@
 """Answer keys never reach students (docs/keys.md): an exercise without its key (reference.py,
 right/, wrong/), as ``pip install jaxgrade`` and the student pack hold it, still loads and its
 checks grade; the instructor's commands that need the key (validate, grade, the autograder
-exports) refuse with one line saying where the keys are, and write nothing. The wheel itself is
-built and searched in tests/test_packaging.py."""
+exports) refuse with one line saying what is missing, and write nothing. Here the keyless copy
+is a folder of JAXGRADE_EXERCISES (its author is told to write the reference); the installed
+track's (the message names jaxgrade's repository) is built and searched in tests/test_packaging.py."""
 from __future__ import annotations
 
 import shutil
@@ -36,7 +37,7 @@ def test_an_exercise_without_its_key_loads_with_its_checks(keyless):
 
 @pytest.mark.parametrize("command", [["validate"], ["validate", SLUG], ["grade", "SUBMISSIONS", "-e", SLUG],
                                      ["export", "gradescope", "-e", SLUG], ["export", "prairielearn", "-e", SLUG]])
-def test_what_needs_the_key_says_where_to_get_it(keyless, tmp_path, capsys, command):
+def test_what_needs_the_key_says_so(keyless, tmp_path, capsys, command):
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     shutil.copy(SEED_EXERCISE / "starter.py", submissions / "alice.py")
@@ -45,7 +46,7 @@ def test_what_needs_the_key_says_where_to_get_it(keyless, tmp_path, capsys, comm
     assert main([*argv, *(["-o", str(out)] if command[0] != "validate" else [])]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"answer key (reference.py, right/, wrong/) of {SLUG}" in err, err
-    assert "jaxgrade's source repository" in err and "JAXGRADE_EXERCISES=CHECKOUT/exercises" in err
+    assert f"{keyless / SLUG} has none: write its reference.py there" in err
     assert not out.exists()  # refused before writing anything
 
 
