@@ -233,7 +233,7 @@ def _timings() -> Timings:
     return found
 
 
-def _course_option(arguments: list[str]) -> tuple[list[str], Path | None]:
+def course_option(arguments: list[str]) -> tuple[list[str], Path | None]:
     """``arguments`` without ``--course DIR`` (or ``--course=DIR``), wherever it stands, and DIR."""
     rest, course = [], None
     items = iter(arguments)
@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None, launcher: Launcher | None = None) -> int
     (grader.warm.client), and grades here when none answers."""
     try:
         given = sys.argv[1:] if argv is None else argv
-        arguments, course = _course_option(given)
+        arguments, course = course_option(given)
         choose_course(course)
         timings = _timings() if arguments[:1] == ["check"] and timings_wanted() else None
         if arguments[:1] == ["check"] and launcher is None:

@@ -11,9 +11,11 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -192,8 +194,9 @@ def test_a_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
     (docs/course.md): ``new`` outside any course refuses to write into the installed package;
     ``init`` makes the course; inside it ``new`` writes there, ``list`` shows the course's
     exercises with the track's, an exercise of the course's own (with its key) gets full marks
-    for its reference from a folder below the course, and exports a student pack; an autograder
-    export says it needs jaxgrade's source instead of writing a zip no image could install."""
+    for its reference from a folder below the course, and exports a student pack and a Gradescope
+    autograder, whose bundled source (its pyproject.toml written from the installed metadata)
+    builds, and whose run_autograder grades the reference 10/10 with it."""
     command, env = _wheel_installed("venv", wheel[0], tmp_path / "venv")
 
     def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -219,7 +222,30 @@ def test_a_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
     assert run("export", "student", "-e", "ring_replicated", "-o", "pack", cwd=course).returncode == 0
     assert (course / "pack" / ".jaxgrade" / "exercises" / "ring_replicated" / "checks.py").is_file()
     done = run("export", "gradescope", "-e", "ring_replicated", "-o", "a.zip", cwd=course)
-    assert done.returncode == 2 and "export from a checkout" in done.stderr and not (course / "a.zip").exists()
+    assert done.returncode == 0, done.stderr[-2000:]
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(course / "a.zip") as archive:
+        archive.extractall(root / "source")
+        for info in archive.infolist():  # extractall drops the mode bits
+            os.chmod(root / "source" / info.filename, stat.S_IMODE(info.external_attr >> 16) or 0o644)
+    source = root / "source" / "jaxgrade"
+    built = subprocess.run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build_py",
+                            "--build-lib", str(tmp_path / "lib")], cwd=source, capture_output=True, text=True,
+                           timeout=300)
+    assert built.returncode == 0, built.stderr[-3000:]
+    files = {str(p.relative_to(tmp_path / "lib")) for p in (tmp_path / "lib").rglob("*") if p.is_file()}
+    assert {"grader/cli.py", "grader/export/command.py", "grader/templates/report.txt.j2"} <= files
+    assert [f for f in files if f.startswith("grader/exercises/")] == ["grader/exercises/README.txt"]
+    if os.geteuid() != 0:
+        pytest.skip("run_autograder grades as root only (Gradescope runs it as root)")
+    shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
+    (root / "submission").mkdir()
+    shutil.copy(own / "reference.py", root / "submission" / "ring_replicated.py")
+    graded = subprocess.run([str(root / "run_autograder")], capture_output=True, text=True, timeout=300, cwd=root,
+                            env={**env, "JAXGRADE_AUTOGRADER_ROOT": str(root),
+                                 "JAXGRADE_PYTHON": str(tmp_path / "venv" / "bin" / "python")})
+    assert graded.returncode == 0, graded.stdout[-3000:] + graded.stderr[-3000:]
+    assert json.loads((root / "results" / "results.json").read_text())["score"] == 10
 
 
 def _linked_tree(source: Path, destination: Path, skip: tuple[str, ...] = ()) -> None:

@@ -164,7 +164,8 @@ def test_usage_errors_and_relative_paths_are_the_clients(warm):
 def test_the_course_is_each_checks_own(warm, tmp_path):
     """``--course DIR`` is read per check by the service that answers it: two courses each holding
     an exercise ``replica`` (docs/course.md), checked one after the other through one service,
-    each graded against its own; then a check that names no course finds no ``replica``."""
+    each graded against its own; then a check that names no course finds no ``replica``. A
+    service started by a check with --course warms up on that course's exercise."""
     folder, _ = warm
     for name in ("A", "B"):
         own = tmp_path / name / "exercises" / "replica"
@@ -180,6 +181,13 @@ def test_the_course_is_each_checks_own(warm, tmp_path):
     unknown = folder.check(REFERENCE, "-e", "replica")
     assert unknown.returncode == 2 and b"unknown exercise 'replica'" in unknown.stderr
     assert folder.served() == before + 3, folder.log()
+    fresh = Folder()
+    try:
+        assert fresh.check(REFERENCE, "-e", "replica", "--course", str(tmp_path / "A")).returncode == 0
+        fresh.wait_for(" ready")
+        assert "warmed on replica" in fresh.log(), fresh.log()
+    finally:
+        fresh.stop()
 
 
 def test_another_environment_is_another_service(warm):

@@ -2,10 +2,11 @@
 export's own scripts and pages (``templates/export/``, found as the report templates are)."""
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from pathlib import Path
 
-from grader.errors import ExportError
 from grader.exercise import Exercise
 from grader.export.pack import pinned_constraints, write_pack_record
 from grader.paths import PACKAGE, data_folder
@@ -21,14 +22,29 @@ def template(name: str) -> str:
     return (data_folder("templates") / "export" / name).read_text(encoding="utf-8")
 
 
-def require_source() -> None:
-    """Raise an ExportError unless jaxgrade runs from its source (a checkout, or an editable
-    install of one): an autograder bundles that source for its image's pip to build, and an
-    installed wheel holds no pyproject.toml to build from."""
-    if not (SOURCE_ROOT / "pyproject.toml").is_file():
-        raise ExportError(f"this jaxgrade is installed ({PACKAGE}), not run from its source, which an autograder "
-                          "bundles for its image to install: export from a checkout of jaxgrade's repository "
-                          "(pip install -e CHECKOUT; docs/keys.md)")
+def installed_pyproject() -> str:
+    """pyproject.toml for the source an installed jaxgrade bundles (a wheel holds none): the name,
+    version, Python and requirements its metadata states, the packages as they lie installed, and
+    exercises/ and templates/ carried inside the package as data, as the repository's own
+    pyproject.toml carries them."""
+    from importlib.metadata import distribution
+
+    installed = distribution("jaxgrade")
+    needs = [r for r in installed.requires or [] if not re.search(r"extra\s*==", r)]
+    scripts = {e.name: e.value for e in installed.entry_points if e.group == "console_scripts"}
+    packages = sorted({".".join(p.parent.relative_to(SOURCE_ROOT).parts) for p in PACKAGE.rglob("__init__.py")
+                       if not {"exercises", "templates", "__pycache__"} & set(p.relative_to(PACKAGE).parts)})
+    data = ("grader.exercises", "grader.templates")
+    return "\n".join([
+        "# Written by jaxgrade export from the installed jaxgrade's metadata (it holds no pyproject.toml).",
+        "[build-system]", 'requires = ["setuptools>=68"]', 'build-backend = "setuptools.build_meta"', "",
+        "[project]", f'name = "{installed.metadata["Name"]}"', f'version = "{installed.version}"',
+        f'requires-python = {json.dumps(installed.metadata["Requires-Python"] or ">=3.11")}',
+        f"dependencies = {json.dumps(needs)}", "",
+        "[project.scripts]", *(f"{name} = {json.dumps(value)}" for name, value in scripts.items()), "",
+        "[tool.setuptools]", "include-package-data = false", f"packages = {json.dumps([*packages, *data])}", "",
+        "[tool.setuptools.package-dir]", *(f'"{p}" = "{p.split(".")[1]}"' for p in data), "",
+        "[tool.setuptools.package-data]", *(f'"{p}" = ["**/*"]' for p in data), ""])
 
 
 def copy_grader(target: Path) -> None:
@@ -39,6 +55,8 @@ def copy_grader(target: Path) -> None:
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         if (SOURCE_ROOT / name).is_file():
             shutil.copy2(SOURCE_ROOT / name, target / name)
+    if not (SOURCE_ROOT / "pyproject.toml").is_file():  # an installed jaxgrade, not a checkout
+        (target / "pyproject.toml").write_text(installed_pyproject())
     if (SOURCE_ROOT / "build_backend").is_dir():  # pyproject.toml's backend-path
         shutil.copytree(SOURCE_ROOT / "build_backend", target / "build_backend", ignore=SKIP)
     if not (target / "README.md").exists():  # pyproject names it as the readme

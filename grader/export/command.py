@@ -12,7 +12,6 @@ from typing import Any
 
 from grader.errors import ExerciseError, ExitCode, ExportError, GraderFailure, UsageError
 from grader.exercise import Exercise, all_exercises, find_exercise, require_key
-from grader.export.bundle import require_source
 from grader.export.container_grading import protect_exercise, shared_compile_cache
 from grader.export.gradescope import autograde, export_gradescope
 from grader.export.prairielearn import export_prairielearn, prairielearn_grade
@@ -43,12 +42,8 @@ def _export(args: argparse.Namespace) -> int:
     exercises = _selected(args)
     if args.image and args.target != "prairielearn":
         raise ExerciseError("--image is for jaxgrade export prairielearn only")
-    if args.target != "student":  # before writing anything: an autograder needs every key, and the source
+    if args.target != "student":  # before writing anything: an autograder needs every exercise's key
         require_key(exercises, f"jaxgrade export {args.target}")
-        try:
-            require_source()
-        except ExportError as error:
-            raise ExerciseError(str(error)) from None
     for exercise in exercises:
         _export_one(args, exercise, _destination(args.target, Path(args.output), exercise.slug, len(exercises) > 1))
     return ExitCode.OK

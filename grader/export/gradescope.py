@@ -17,7 +17,7 @@ from pathlib import Path
 
 from grader.errors import ExerciseError, ExitCode, ExportError, GraderFailure, SandboxError
 from grader.exercise import Exercise, find_exercise, require_key
-from grader.export.bundle import copy_exercise, copy_grader, require_source, template
+from grader.export.bundle import copy_exercise, copy_grader, template
 from grader.export.container_grading import (banner, fresh_results, grade_or_fault, print_protections, scratch,
                                               write_results)
 from grader.source import prepare_folder
@@ -32,7 +32,6 @@ def export_gradescope(exercise: Exercise, output: Path) -> Path:
     if output.suffix != ".zip":
         raise ExportError(f"{output}: Gradescope takes a .zip; name the output e.g. autograder.zip")
     require_key([exercise], "jaxgrade export gradescope")
-    require_source()
     with tempfile.TemporaryDirectory(prefix="jaxgrade-export-") as folder:
         source = Path(folder) / "jaxgrade"
         source.mkdir()

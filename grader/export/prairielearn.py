@@ -14,7 +14,7 @@ from typing import Any
 from grader import __version__
 from grader.errors import ExerciseError, ExitCode, ExportError, GraderFailure, SandboxError
 from grader.exercise import Exercise, find_exercise, require_key
-from grader.export.bundle import copy_exercise, copy_grader, require_source, template
+from grader.export.bundle import copy_exercise, copy_grader, template
 from grader.export.container_grading import (banner, fresh_results, grade_or_fault, print_protections, scratch,
                                               write_results)
 from grader.source import prepare_folder
@@ -56,7 +56,6 @@ def export_prairielearn(exercise: Exercise, output: Path, image: str | None = No
     if output.exists() and (not output.is_dir() or any(output.iterdir())):
         raise ExportError(f"{output} already exists and is not an empty folder; choose a new folder with -o")
     require_key([exercise], "jaxgrade export prairielearn")
-    require_source()
     image = image or PL_IMAGE_PLACEHOLDER.format(version=__version__)
     tests = output / "tests"
     copy_exercise(exercise, tests / "exercises" / exercise.slug)
