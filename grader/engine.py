@@ -86,7 +86,10 @@ def warm_compile_cache(exercise: Exercise, launcher: Launcher | None = None) -> 
     """The compilation cache directory, filled from the exercise's reference solution the
     first time this exercise (at this version of its files) is graded here (its child
     started by ``launcher``, as in :func:`grade`). That grading's time per check is kept next
-    to it (see :func:`check_budgets`)."""
+    to it (see :func:`check_budgets`). None without the exercise's answer key (a student's
+    install): nothing trusted to fill it from, and a submission's child only reads it."""
+    if not exercise.has_key:
+        return None
     directory, marker = compile_cache_of(exercise.slug, exercise.fingerprint)
     if marker is not None:  # not filled yet
         # The reference is trusted and must write the cache, which confined children only read.

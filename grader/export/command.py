@@ -12,12 +12,51 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import ExerciseError, ExitCode, ExportError, GraderFailure, UsageError
-from grader.exercise import Exercise, all_exercises, find_exercise
+from grader.exercise import Exercise, all_exercises, find_exercise, require_key
 from grader.export.container_grading import protect_exercise, shared_compile_cache
 from grader.export.gradescope import autograde, export_gradescope
 from grader.export.prairielearn import export_prairielearn, prairielearn_grade
 from grader.export.repository import export_github_classroom, export_gitlab_ci
 from grader.export.student import export_student
+
+
+def _selected(args: argparse.Namespace) -> list[Exercise]:
+    """The exercises named with -e (in order, each once), or every one with --all."""
+    if args.all == bool(args.exercise):
+        raise UsageError("name the exercises to export with -e SLUG (repeat it for several), or give --all")
+    if args.all:
+        return all_exercises()
+    return [find_exercise(slug) for slug in dict.fromkeys(args.exercise)]
+
+
+def _destination(target: str, output: Path, slug: str, several: bool) -> Path:
+    """``output`` itself for one exercise; for several, a folder holding one export per exercise
+    (``SLUG.zip`` for Gradescope, a folder ``SLUG/`` otherwise)."""
+    if not several:
+        return output
+    if output.suffix == ".zip":
+        raise UsageError(f"{output}: exporting several exercises writes one export each into a folder; give -o a "
+                         "folder")
+    return output / (f"{slug}.zip" if target == "gradescope" else slug)
+
+
+# The exports that grade with the exercise's answer key (the others hold what a student may see).
+KEYED = ("gradescope", "prairielearn")
+
+
+def _export(args: argparse.Namespace) -> int:
+    exercises = _selected(args)
+    if args.image and args.target != "prairielearn":
+        raise ExerciseError("--image is for jaxgrade export prairielearn only")
+    if args.target in KEYED:  # before writing anything: an autograder needs every exercise's key
+        require_key(exercises, f"jaxgrade export {args.target}")
+    for exercise in exercises:
+        output = _destination(args.target, Path(args.output), exercise.slug, len(exercises) > 1)
+        try:
+            print(_export_one(args.target, exercise, output, args.image))
+        except ExportError as error:
+            raise ExerciseError(str(error)) from None
+    return ExitCode.OK
 
 
 def _export_one(target: str, exercise: Exercise, output: Path, image: str | None) -> str:
@@ -44,23 +83,6 @@ def _export_one(target: str, exercise: Exercise, output: Path, image: str | None
     return f"Wrote {path}/: give students this folder; they run  python check  inside it."
 
 
-def _export(args: argparse.Namespace) -> int:
-    if args.image and args.target != "prairielearn":
-        raise ExerciseError("--image is for jaxgrade export prairielearn only")
-    if bool(args.exercise) == args.all:
-        raise UsageError("name the exercise with -e SLUG, or export the whole catalogue with --all")
-    exercises = all_exercises() if args.all else [find_exercise(args.exercise)]
-    for exercise in exercises:  # --all: one export per exercise, inside the folder -o names
-        output = Path(args.output)
-        if args.all:
-            output = output / (f"{exercise.slug}.zip" if args.target == "gradescope" else exercise.slug)
-        try:
-            print(_export_one(args.target, exercise, output, args.image))
-        except ExportError as error:
-            raise ExerciseError(str(error)) from None
-    return ExitCode.OK
-
-
 TARGETS = ("gradescope", "prairielearn", "student", "github-classroom", "gitlab-ci")
 
 
@@ -72,10 +94,12 @@ def add_commands(commands: Any) -> None:
                         help="gradescope: an autograder .zip; prairielearn: a question folder with its external "
                              "grader; student: a folder without solutions or hidden checks; github-classroom, "
                              "gitlab-ci: that folder as a template repository whose CI job grades every push")
-    export.add_argument("-e", "--exercise", help="exercise slug")
-    export.add_argument("--all", action="store_true", help="every exercise of the catalogue, each in -o DIR/SLUG "
-                                                           "(gradescope: DIR/SLUG.zip)")
-    export.add_argument("-o", "--output", required=True, help="the .zip (gradescope) or a new folder")
+    export.add_argument("-e", "--exercise", action="append", default=[],
+                        help="exercise slug; repeat it to export several (each into -o, a folder)")
+    export.add_argument("--all", action="store_true", help="export every exercise, each into -o, a folder")
+    export.add_argument("-o", "--output", required=True,
+                        help="the .zip (gradescope) or a new folder; for several exercises, a folder holding "
+                             "SLUG.zip (gradescope) or SLUG/ for each")
     export.add_argument("--image", help="prairielearn: the grader image's name in info.json (default: a placeholder "
                                         "to replace once you have pushed the image built from image/)")
     export.set_defaults(run=_export)

@@ -13,7 +13,7 @@ from typing import Any
 
 from grader import __version__
 from grader.errors import ExerciseError, ExitCode, GraderFailure, SandboxError
-from grader.exercise import Exercise, find_exercise
+from grader.exercise import Exercise, find_exercise, require_key
 from grader.export.bundle import bundle_source, copy_exercise, empty_folder, template
 from grader.export.container_grading import (banner, fresh_results, grade_or_fault, print_protections, scratch,
                                               write_results)
@@ -52,6 +52,7 @@ def export_prairielearn(exercise: Exercise, output: Path, image: str | None = No
     info.json, question.html, starter.py (the editor's starting code), tests/run.sh and
     tests/exercises/SLUG (what the grader needs, copied to /grade/tests), and image/ (the
     Docker build context of the grader image: jaxgrade's source without any exercise)."""
+    require_key([exercise], "jaxgrade export prairielearn")
     output = empty_folder(output)
     image = image or PL_IMAGE_PLACEHOLDER.format(version=__version__)
     tests = output / "tests"
