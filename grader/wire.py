@@ -400,6 +400,9 @@ class CallReply(TypedDict):
     program: NotRequired[dict[str, Any]]
     tampered: NotRequired[list[str]]  # ``replaces jax.numpy.sum``: named and put back (grader.child.watch)
     between_bytes: NotRequired[int]  # full record: what programs of the call handed each other, per device
+    # full record: the programs the call ran and the dataflow between them, for the witness
+    # (grader.child.account; grader.witness.rerun.malformed checks its shape)
+    account: NotRequired[dict[str, Any]]
     timing: NotRequired[CallTiming]
 
 
