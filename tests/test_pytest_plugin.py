@@ -1,21 +1,28 @@
 """The pytest plugin (grader.pytest_plugin, the ``pytest11`` entry point): a folder that names a
 solution and its exercise runs each check as a test item, from the outside, as a student's
-``pytest`` or an IDE's test explorer runs it (pytester: a real pytest in a scratch folder; a
-subprocess wherever a solution is graded, as its sandboxed child is)."""
+``pytest`` or an IDE's test explorer runs it (pytester: a real pytest in a scratch folder, a
+subprocess for every run: an in-process one drops the modules it imported when it ends, and the
+grader's objects made before it, holding the old ones, fail isinstance checks afterwards)."""
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from grader import find_exercise, grade
+from grader import find_exercise
 from grader.export import export_student
 
 pytest_plugins = ["pytester"]
 
 SLUG = "named_sharding_replicated"
 EXERCISE = find_exercise(SLUG)
+# Read here, not in a test: pytester drops the modules a test imported when it ends, and the
+# exercise keeps its checks module, made with the modules of its time.
+CHECKS = [(check.id, check.category) for check in EXERCISE.checks]
 RIGHT = EXERCISE.directory / "right" / "jitted.py"
 WRONG = EXERCISE.directory / "wrong" / "structure_all_devices.py"  # fails structure.mesh only
 CONFIG = f'solution = "solution.py"\nexercise = "{SLUG}"\n'
@@ -38,15 +45,15 @@ def _junit_points(path) -> dict[str, tuple[float, float]]:
 
 def test_collects_one_item_per_check_named_by_id(pytester):
     _folder(pytester, "right/jitted.py")
-    result = pytester.runpytest_inprocess("--collect-only", "-q")
+    result = pytester.runpytest_subprocess("--collect-only", "-q")
     listed = [line for line in result.outlines if line.startswith("solution.py::")]
-    assert listed == [f"solution.py::{check.id}" for check in EXERCISE.checks]
+    assert listed == [f"solution.py::{check_id}" for check_id, _ in CHECKS]
 
 
 def test_a_folder_without_configuration_collects_nothing_of_it(pytester):
     _folder(pytester, "right/jitted.py", config=None)
     pytester.makepyfile(test_own="def test_own():\n    assert 1 + 1 == 2\n")
-    result = pytester.runpytest_inprocess("--collect-only", "-q")
+    result = pytester.runpytest_subprocess("--collect-only", "-q")
     assert [line for line in result.outlines if "::" in line] == ["test_own.py::test_own"]
     assert "jaxgrade" not in result.stdout.str()
 
@@ -55,7 +62,7 @@ def test_pyproject_table_configures_and_testpaths_do_not_hide_the_solution(pytes
     _folder(pytester, "right/jitted.py", config=None)
     pytester.makepyprojecttoml(f'[tool.pytest.ini_options]\ntestpaths = ["tests"]\n\n[tool.jaxgrade]\n{CONFIG}')
     (pytester.path / "tests").mkdir()
-    result = pytester.runpytest_inprocess("--collect-only", "-q")
+    result = pytester.runpytest_subprocess("--collect-only", "-q")
     assert sum(line.startswith("solution.py::") for line in result.outlines) == len(EXERCISE.points)
 
 
@@ -66,13 +73,13 @@ def test_pyproject_table_configures_and_testpaths_do_not_hide_the_solution(pytes
 ])
 def test_a_wrong_configuration_says_what_to_write(pytester, config, message):
     _folder(pytester, "right/jitted.py", config=config)
-    result = pytester.runpytest_inprocess("--collect-only", "-q")
+    result = pytester.runpytest_subprocess("--collect-only", "-q")
     assert result.ret == pytest.ExitCode.USAGE_ERROR and message in result.stderr.str()
 
 
 def test_an_unknown_exercise_is_one_line_at_collection(pytester):
     _folder(pytester, "right/jitted.py", config='solution = "solution.py"\nexercise = "named_sharding_replicatd"\n')
-    result = pytester.runpytest_inprocess("--collect-only", "-q")
+    result = pytester.runpytest_subprocess("--collect-only", "-q")
     assert result.ret == pytest.ExitCode.INTERRUPTED  # a collection error
     result.stdout.fnmatch_lines(["*jaxgrade: unknown exercise 'named_sharding_replicatd': did you mean "
                                  "named_sharding_replicated?*"])
@@ -84,8 +91,8 @@ def test_a_right_solution_passes_every_check(pytester):
     _folder(pytester, "right/jitted.py")
     result = pytester.runpytest_subprocess("-v")
     result.assert_outcomes(passed=len(EXERCISE.points))
-    for check in EXERCISE.checks:
-        result.stdout.fnmatch_lines([f"solution.py::{check.id} PASSED*"])
+    for check_id, _ in CHECKS:
+        result.stdout.fnmatch_lines([f"solution.py::{check_id} PASSED*"])
     result.stdout.fnmatch_lines([f"jaxgrade: solution.py: score {EXERCISE.max_score:g}/{EXERCISE.max_score:g} · "
                                  "all checks passed"])
 
@@ -103,11 +110,14 @@ def test_a_wrong_solution_fails_its_check_with_the_explanation_and_the_points_of
                                  "expected:  Mesh(np.array(jax.devices()*",
                                  "observed:  a mesh of shape (8,) over 8 devices*",
                                  "hint: *", "FAILED solution.py::structure.mesh*"])
-    report = grade(EXERCISE, WRONG)
-    assert _junit_points(pytester.path / "junit.xml") == {c.id: (c.score, c.max_score) for c in report.checks}
+    checked = subprocess.run([sys.executable, "-m", "grader", "check", str(WRONG), "-e", SLUG, "--format", "json"],
+                             capture_output=True, text=True, timeout=300)
+    report = json.loads(checked.stdout)
+    assert _junit_points(pytester.path / "junit.xml") == \
+        {c["id"]: (c["score"], c["max_score"]) for c in report["checks"]}
 
     selected = pytester.runpytest_subprocess("--jaxgrade", f"solution.py::{SLUG}", "-k", "structure", "-v")
-    structure = [c.id for c in EXERCISE.checks if c.category == "structure"]
+    structure = [check_id for check_id, category in CHECKS if category == "structure"]
     selected.assert_outcomes(passed=len(structure) - 1, failed=1, deselected=len(EXERCISE.points) - len(structure))
 
     again = pytester.runpytest_subprocess("--jaxgrade", "solution.py", "--lf", "-q")
