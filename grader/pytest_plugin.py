@@ -117,7 +117,7 @@ def _settings(config: pytest.Config) -> Settings | None:
     solutions = []
     for given in config.getoption("jaxgrade"):
         file, _, slug = given.partition("::")
-        solutions.append(_solution(config.invocation_params.dir / file, slug or None, f"--jaxgrade {file}::SLUG",
+        solutions.append(_solution(config.invocation_params.dir / file, slug or None, f"--jaxgrade {given}",
                                    "--jaxgrade FILE::SLUG"))
     if not solutions and where is not None:
         file = _text(table, "solution", where)
