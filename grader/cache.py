@@ -33,19 +33,27 @@ def cache_root() -> Path | None:
     return Path(base) / "jaxgrade"
 
 
+def _cache_folder(name: str, private: bool = False) -> Path | None:
+    """The folder ``name`` of the cache root, made if missing (``private``: 0700); None when the
+    cache is off or the folder cannot be made (an unwritable home only costs speed)."""
+    root = cache_root()
+    if root is None:
+        return None
+    directory = root / name
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        if private:
+            directory.chmod(0o700)
+    except OSError:
+        return None
+    return directory
+
+
 def xla_cache_folder(jax_version: str) -> Path | None:
     """The folder (made if missing) holding the XLA programs ``jax_version`` compiled; None when
     the cache is off or cannot be made. ``compile_cache_directory`` is this for the JAX
     installed here."""
-    root = cache_root()
-    if root is None:
-        return None
-    directory = root / f"xla-jax{jax_version}-{LAYOUT}"
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None  # an unwritable home only costs speed
-    return directory
+    return _cache_folder(f"xla-jax{jax_version}-{LAYOUT}")
 
 
 def witness_cache_folder() -> str | None:
@@ -54,16 +62,8 @@ def witness_cache_folder() -> str | None:
     child reads, where one student could read another's compiled programs. None when the cache
     is off or cannot be made."""
     from importlib.metadata import version
-    root = cache_root()
-    if root is None:
-        return None
-    directory = root / f"witness-jax{version('jax')}"
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        directory.chmod(0o700)
-    except OSError:
-        return None
-    return str(directory)
+    directory = _cache_folder(f"witness-jax{version('jax')}", private=True)
+    return None if directory is None else str(directory)
 
 
 def warmed_marker(slug: str, fingerprint: str, source: str = "reference") -> Path | None:

@@ -155,14 +155,12 @@ def test_a_malformed_account_diverges_and_one_the_child_could_not_build_is_no_ve
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["profile_hook_edits_replies.py", "swaps_collective_counter_code.py"])
-def test_a_wrapper_that_edits_the_childs_compiled_facts_changes_nothing_the_witness_read(tmp_path: Path,
-                                                                                         name: str) -> None:
-    """Both gather w twice; what the child says of the compiled programs is edited (a profile hook
-    rewrites the reply as it is framed; a function's __code__ swapped). The witness compiles the
-    programs itself: two all-gathers."""
-    submission = tmp_path / name
-    shutil.copyfile(HOSTILE / name, submission)
+def test_a_wrapper_that_edits_the_childs_compiled_facts_changes_nothing_the_witness_read(tmp_path: Path) -> None:
+    """A step that gathers w twice; what the child says of the compiled programs is edited (a
+    profile hook rewrites the reply as it is framed, the reader's __code__ swapped). The witness
+    compiles the programs itself: two all-gathers (18/18 before the witness)."""
+    submission = tmp_path / "wrapper_edits_compiled_facts.py"
+    shutil.copyfile(HOSTILE / "wrapper_edits_compiled_facts.py", submission)
     report = grade(find_exercise("fsdp_gather_params"), submission)
     found = {c.id: c for c in report.checks}
     assert found["structure.one_gather"].status == "failed", found["structure.one_gather"].message

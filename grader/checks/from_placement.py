@@ -174,12 +174,14 @@ def _witnessed_replay(context: Context, leaf: str, sharding: dict[str, Any], oth
     difference = _difference(Returned(True, leaves=replayed), direct, tolerance)
     if difference is None:
         return None
-    seen = (f"the operations your function ran, run again by the grader with the placed {label} holding other "
-            f"values ({short(other)}) and {label} itself unchanged, do not give what your function returns on those "
-            f"values: {difference.replace('it returned', 'they give', 1)}")
+    seen = (f"the operations your function ran, run again with the placed {label} holding other values "
+            f"({short(other)}) and {label} itself unchanged (by the grader, where no code of yours runs), do not give "
+            f"what your function returns on those values: {difference.replace('it returned', 'they give', 1)}")
     return Outcome.failed(
         f"{opening(f'{what} does not follow the placed {label}', result)}: {seen}. So {what} is not computed from "
-        f"the placed {label} alone: it mixes in the original {label}. Compute {what} from what {via} returns.",
+        f"the placed {label} alone: it is computed again from the original {label}, or mixes it in, or reaches the "
+        f"placed {label} only through a link that carries nothing (such as 0 * the placed array). Compute {what} "
+        f"from what {via} returns.",
         expected=f"{what} computed from the placed {label}: your function's answer on whatever it holds "
                  f"({observed(direct)})", observed=seen, counterexample=f"{label} = {short(other, 64)}")
 

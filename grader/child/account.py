@@ -68,7 +68,7 @@ class _Accountant:
             elif kind == "jit":
                 params, args, outs = event[1:4]
                 self._program(("jit", id(params["jaxpr"])), _jit_primitive(), params, args, list(outs),
-                              self.owner(event))
+                              self.owner(event), _compiled_in_shardings(event, len(args)))
             elif kind == "primitive":
                 _, primitive, params, args, out = event
                 self._program(("primitive", primitive, repr(sorted(params.items(), key=str))), primitive, params,
@@ -118,10 +118,10 @@ class _Accountant:
             self._bind(out, ["step", index, k])
 
     def _program(self, key: Any, primitive: Any, params: dict[str, Any], args: Any, outs: list[Any],
-                 named: tuple[str, bool]) -> None:
+                 named: tuple[str, bool], placed: tuple[Any, ...] | None = None) -> None:
         reads = [self._ref(a) for a in args]
         arrays = [i for i, r in enumerate(reads) if r[0] != "literal"]
-        avals = [self._spec(args[i]) for i in arrays]
+        avals = [self._spec(args[i], placed[i] if placed is not None else None) for i in arrays]
         literal = {i: r[1] for i, r in enumerate(reads) if r[0] == "literal"}
         key = (key, tuple((tuple(a.shape), str(a.dtype), str(a.sharding)) for a in avals), repr(literal))
         if key not in self.exported:
@@ -155,11 +155,14 @@ class _Accountant:
                 return [int(d.id) for d in assignment]
         return None
 
-    def _spec(self, value: Any) -> Any:
+    def _spec(self, value: Any, placed: Any = None) -> Any:
+        """What a program reads: the value's shape and type, and where the program took it in
+        (``placed``: as XLA compiled it), else where the value was, if it was committed there."""
         value = self.concrete(value)
-        sharding = getattr(value, "sharding", None)
+        sharding = placed if placed is not None else getattr(value, "sharding", None)
         return self.jax.ShapeDtypeStruct(self.np.shape(value), self.jax.numpy.result_type(value),
-                                         sharding=sharding if getattr(value, "committed", True) else None)
+                                         sharding=sharding if placed is not None or getattr(value, "committed", True)
+                                         else None)
 
     def _export(self, run: Callable[..., Any], avals: list[Any]) -> int | str:
         """The program's index in ``programs``, or why it cannot be exported."""
@@ -173,6 +176,19 @@ class _Accountant:
         self.size += len(data)
         self.programs.append({"b64": data})
         return len(self.programs) - 1
+
+
+def _compiled_in_shardings(event: tuple[Any, ...], count: int) -> tuple[Any, ...] | None:
+    """Where the executable a jit event ran (a full record keeps it) took in each of its ``count``
+    arguments, as XLA compiled it: an uncommitted argument of a program whose inputs JAX left to
+    the compiler (a shard_map inside a jit) arrives split, not whole. None where that cannot be
+    read one for one (constants hoisted into arguments, arguments the program drops)."""
+    executable = event[6] if len(event) > 6 else None
+    shardings = getattr(executable, "_in_shardings", None)
+    kept = getattr(executable, "_kept_var_idx", None)
+    if shardings is None or kept is None or len(shardings) != count or sorted(kept) != list(range(count)):
+        return None
+    return tuple(shardings)
 
 
 def _jit_primitive() -> Any:

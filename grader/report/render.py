@@ -146,7 +146,7 @@ def explained(report: Graded, *, audience: str = "student", stage: str = "open")
     detail = _environment(False, None).get_template("check.txt.j2")
     shown = view(report, audience, stage)
     for check in shown["checks"]:
-        check["text"] = f"{_finalize(check['message'])}\n{detail.render(c=check)}".strip()
+        check["text"] = f"{check['message']}\n{detail.render(c=check)}".strip()  # view() made it safe to show
     return shown
 
 

@@ -1,7 +1,9 @@
-"""A generic wrapper (issue #55): a sys.setprofile hook that edits the child's replies as they are
-framed, dropping every collective but one from the compiled programs the child describes and
-emptying the tamper watch's findings. The step itself gathers w twice (fsdp_gather_params's
-wrong/structure_gathers_twice)."""
+"""Two generic wrappers of issue #55 at once, on a step that gathers w twice (fsdp_gather_params's
+wrong/structure_gathers_twice): a sys.setprofile hook that edits the child's replies as they are
+framed (every collective but one dropped from the compiled programs the child describes, the
+tamper findings emptied), and the __code__ of the child's own collective reader
+(grader.child.compiled.collectives) swapped for one that reports none: no module dict is
+written, so no version tag moves."""
 import sys
 
 import jax
@@ -22,7 +24,14 @@ def _edit(frame, event, arg):
             message.pop("tampered", None)
 
 
+def _nothing(hlo_text):
+    return []
+
+
 sys.setprofile(_edit)
+_compiled = sys.modules.get("grader.child.compiled")
+if _compiled is not None:
+    _compiled.collectives.__code__ = _nothing.__code__
 
 
 @jax.jit
