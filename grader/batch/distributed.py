@@ -360,6 +360,10 @@ class DaskBackend:
             self._slots_at = now
         return self._slots
 
+    def workers(self) -> int:
+        """The most worker threads the cluster had while grading (as :meth:`slots` counts them)."""
+        return max(1, self._slots // SLOTS_PER_THREAD)
+
     def submit(self, submission: "Submission", key: dict[str, Any]) -> Future[Graded]:
         data = submission.path.read_bytes()
         waited: Future[Graded] = Future()

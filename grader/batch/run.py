@@ -69,6 +69,7 @@ from grader.sandbox.settling import settle
 from grader.report.result import Report
 from grader.sandbox.isolation import IsolationNotice
 from grader.batch.summary import summarize, write_summary
+from grader.batch.throughput import Stopwatch, Throughput
 
 if TYPE_CHECKING:
     from grader.sandbox.pool import Pool
@@ -87,6 +88,7 @@ class BatchOutcome:
     failed: dict[str, str] = field(default_factory=dict)
     interrupted: bool = False
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    throughput: Throughput | None = None  # how fast it graded (None: nothing to grade)
     # The grader's own disk ran short: why (one line), and the files of the run it could not write.
     out_of_space: str = ""
     unsaved: list[str] = field(default_factory=list)
@@ -163,6 +165,9 @@ class Backend(Protocol):
 
     def slots(self) -> int: ...
 
+    def workers(self) -> int:
+        """Submissions it grades at once (the summary states it)."""
+
     def submit(self, submission: Submission, key: dict[str, Any]) -> Future[Graded]:
         """Grade ``submission`` and render its files, its result stored under ``key``."""
 
@@ -212,6 +217,9 @@ class LocalBackend:
 
     def slots(self) -> int:
         return self.jobs * 2  # a short queue: an interrupt leaves little started
+
+    def workers(self) -> int:
+        return self.jobs
 
     def submit(self, submission: Submission, key: dict[str, Any]) -> Future[Graded]:
         if self._processes is not None:
@@ -307,6 +315,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
             expected = expected_seconds(lasted)
             meter.expect({label(s.student, s.name): expected[s.student] for s, _ in todo})
         isolation = IsolationNotice(getattr(meter, "stream", None))  # the layers missing here, said once
+        stopwatch = Stopwatch()
         try:
             if todo:
                 backend.start(exercise, seed, len(todo))
@@ -348,6 +357,9 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
                     backend.abandon()
         finally:
             backend.close()
+            if todo:
+                outcome.throughput = stopwatch.stop(len(outcome.graded), backend.workers(),
+                                                    local=isinstance(backend, LocalBackend))
             if meter:
                 meter.close()
             save()
@@ -417,4 +429,5 @@ def summary_data(exercise: Exercise, seed: int, outcome: BatchOutcome) -> dict[s
     info = {"slug": exercise.slug, "title": exercise.title, "version": exercise.fingerprint,
             "max_score": exercise.max_score, "seed": seed, "jaxgrade": __version__}
     return summarize(outcome.results.values(), problems, exercise=info, checks=checks,
-                     names=outcome.intake.names, notes=outcome.intake.notes)
+                     names=outcome.intake.names, notes=outcome.intake.notes,
+                     throughput=outcome.throughput.as_data() if outcome.throughput else None)
