@@ -118,6 +118,12 @@ class Graded:
         return self.record["report"]
 
 
+def preload_rendering() -> None:
+    """Compile the report templates now, before the grading processes fork (they share them)."""
+    from grader.report.render import preload
+    preload(REPORT_FORMATS)
+
+
 def render_student(submission: Submission, report: Report, key: dict[str, Any]) -> Graded:
     """The student's reports and ``result.json``, as text. A report the grader's environment
     decided is stored without a key: never reused."""

@@ -62,7 +62,8 @@ from grader.batch.lms_names import Roster
 from grader.batch.processes import GradingProcesses
 from grader.batch.progress import Progress
 from grader.batch.results import (Graded, expected_seconds, label, last_duration, load_result, private_folder,
-                                  render_student, result_key, reusable, student_folder, write_student)
+                                  preload_rendering, render_student, result_key, reusable, student_folder,
+                                  write_student)
 from grader.batch.submissions import Intake, Problem, Submission
 from grader.errors import GraderFailure, IntakeError
 from grader.sandbox.settling import settle
@@ -212,6 +213,7 @@ class LocalBackend:
             self._threads = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="jaxgrade-grade")
         else:
             env = child_environment(exercise.devices, "", "", cache)  # what every submission's child runs in
+            preload_rendering()
             self._processes = GradingProcesses(self.jobs, self._pool, env,
                                                lambda start: Worker(exercise, seed, cache, start))
 

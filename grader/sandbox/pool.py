@@ -25,7 +25,11 @@ the *zygote*, is a separate, single-threaded process that only imports modules a
 
 Use :class:`Pool` as the ``launcher`` of :class:`grader.sandbox.process.ChildProcess` (through
 ``grader.engine.grade(..., launcher=pool.launch)``). It is thread-safe: several grading
-threads share one zygote per distinct child environment.
+threads share one zygote per distinct child environment. Processes forked from the grader (a
+class run's grading processes, :mod:`grader.batch.processes`) share it too, each through a
+channel of its own (:meth:`Pool.attach` in the grader, :meth:`Pool.adopt` in the process): the
+zygote answers each channel's forks on it, tells it its children's exits, and kills the children
+a channel asked for when it closes.
 """
 from __future__ import annotations
 
