@@ -25,9 +25,9 @@ from typing import Any, Iterable, Mapping, Sequence
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from grader.batch.gradebook import write_atomically
+from grader.batch.throughput import describe
 from grader.batch.submissions import Problem
 from grader.batch.safe_text import for_html, for_markdown
-from grader.batch.throughput import describe
 
 TOP_FAILURES = 10
 TOP_SLOWEST = 5
