@@ -48,6 +48,24 @@ def xla_cache_folder(jax_version: str) -> Path | None:
     return directory
 
 
+def witness_cache_folder() -> str | None:
+    """The compilation cache of the witness (``grader.witness``), made if missing: the programs
+    it compiles are submissions' own, so it is the grader's alone (0700), never the folder a
+    child reads, where one student could read another's compiled programs. None when the cache
+    is off or cannot be made."""
+    from importlib.metadata import version
+    root = cache_root()
+    if root is None:
+        return None
+    directory = root / f"witness-jax{version('jax')}"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        directory.chmod(0o700)
+    except OSError:
+        return None
+    return str(directory)
+
+
 def warmed_marker(slug: str, fingerprint: str, source: str = "reference") -> Path | None:
     """The file saying the cache was filled from ``source`` (the reference, or the variants)
     for this version of the exercise and of jaxgrade."""

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader import DEPENDENCIES, __version__
-from grader.batch.safe_text import for_terminal
+from grader.report.safe_text import for_terminal
 from grader.errors import ExerciseError, ExitCode, UsageError
-from grader.exercise import Exercise, all_exercises, exercises_for_source, find_exercise
+from grader.exercise import Exercise, all_exercises, choose_course, exercises_for_source, find_exercise
 from grader.report.formats import FORMATS
 from grader.report.visibility import AUDIENCES
 from grader.timings import Timings, process_start
@@ -86,7 +86,7 @@ def _grade(args: argparse.Namespace, path: Path, exercise: Exercise, early: Chil
     from grader.engine import grade
     from grader.child.jax_version import installed_jax, range_warning
     from grader.export.pack import version_warning
-    from grader.report.render import deliver, wants_colour
+    from grader.report.render import deliver, score_line, wants_colour
     from grader.report.visibility import view
     from grader.sandbox.isolation import isolation_line
     from grader.submission import prepared
@@ -111,6 +111,9 @@ def _grade(args: argparse.Namespace, path: Path, exercise: Exercise, early: Chil
     finally:
         if args.output:
             stream.close()
+    if args.output:  # the report went to a file: the log (a CI job's) still gets the score
+        print(f"{score_line(report, audience=args.audience, stage=stage)} · report in {for_terminal(args.output)}",
+              file=sys.stderr)
     if args.timings is not None:
         args.timings.mark("rendered")
         stream.flush()  # the report first, then where its time went
@@ -145,7 +148,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     one of theirs (only that one) or anything else (all: for help, and a misspelt command's
     message). A student's check imports none of the instructors' commands before its child is
     launched (~50 ms), and ``jaxgrade grade`` none of ``export``'s (~90 ms: NumPy, nbformat)."""
-    parser = _Parser(prog="jaxgrade", description="Grade JAX exercises: values and structure.")
+    parser = _Parser(prog="jaxgrade", description="Grade JAX exercises: values and structure.",
+                     epilog="--course DIR, before or after the command: the course in DIR (default: the folder "
+                            "holding jaxgrade.toml here or above; docs/course.md)")
     parser.add_argument("--version", action="version", version=f"jaxgrade {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -153,7 +158,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     check.add_argument("file", help="your solution, a .py file or a notebook")
     check.add_argument("-e", "--exercise", help="exercise slug (default: found from the function your file defines)")
     check.add_argument("--format", choices=FORMATS, default="text",
-                       help="text (default), json, md, html, gradescope, prairielearn, junit, gitlab (JUnit for GitLab) or github; see docs/formats.md")
+                       help="text (default), json, md, html, gradescope, prairielearn, junit, gitlab (JUnit for "
+                            "GitLab), github, or classroom (github, plus the points GitHub Classroom records); see "
+                            "docs/formats.md")
     check.add_argument("--audience", choices=AUDIENCES, default="student",
                        help="student (default: hidden checks withheld) or instructor (everything)")
     check.add_argument("--templates", type=Path, metavar="DIR",
@@ -179,7 +186,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if every or command in ("validate", "list"):
         from grader import validate
         validate.add_commands(commands)
-    if every or command == "new":
+    if every or command in ("new", "init"):
         from grader import scaffold
         scaffold.add_commands(commands)
     if every or command == "grade":
@@ -188,7 +195,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-_INSTRUCTORS = ("export", "validate", "list", "new", "grade")  # the commands build_parser adds on demand
+_INSTRUCTORS = ("export", "validate", "list", "new", "init", "grade")  # the commands build_parser adds on demand
 
 
 # A dependency missing (Jinja2's own too) is an install to fix (a module path that skipped them, a
@@ -231,16 +238,35 @@ def _timings() -> Timings:
     return found
 
 
+def course_option(arguments: list[str]) -> tuple[list[str], Path | None]:
+    """``arguments`` without ``--course DIR`` (or ``--course=DIR``), wherever it stands, and DIR."""
+    rest, course = [], None
+    items = iter(arguments)
+    for item in items:
+        if item == "--course":
+            value = next(items, None)
+            if value is None:
+                raise UsageError("--course needs the course's folder: --course DIR")
+            course = Path(value)
+        elif item.startswith("--course="):
+            course = Path(item.partition("=")[2])
+        else:
+            rest.append(item)
+    return rest, course
+
+
 def main(argv: list[str] | None = None, launcher: Launcher | None = None) -> int:
     """``jaxgrade ARGV``; the exit code. ``launcher``: how a check's child starts (the warm
     service's zygote, grader.warm.service); without one, a check first asks that service
     (grader.warm.client), and grades here when none answers."""
     try:
-        arguments = sys.argv[1:] if argv is None else argv
+        given = sys.argv[1:] if argv is None else argv
+        arguments, course = course_option(given)
+        choose_course(course)
         timings = _timings() if arguments[:1] == ["check"] and timings_wanted() else None
         if arguments[:1] == ["check"] and launcher is None:
             from grader.warm.client import through_service
-            served = through_service(arguments)
+            served = through_service(given)  # the service reads --course itself, in this working folder
             if served is not None:
                 return served
         args = build_parser(command=arguments[0] if arguments else None).parse_args(arguments)
@@ -261,6 +287,7 @@ def main(argv: list[str] | None = None, launcher: Launcher | None = None) -> int
         print(crash_line(error), file=sys.stderr)
         return ExitCode.CRASH
     finally:  # what closed children left is given back in the background: done before returning
+        choose_course(None)  # the warm service answers many commands: --course was this one's
         if launcher is None:  # (the warm service answers first, and gives back while it waits)
             from grader.sandbox.settling import settle
             settle()

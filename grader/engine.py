@@ -6,7 +6,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import shlex
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -14,13 +13,14 @@ from typing import Any, Callable
 from grader import __version__
 from grader.cache import compile_cache_directory, compile_cache_of, warmed_marker  # noqa: F401 (the first: callers' name for it)
 from grader.checks.base import Check, Context
-from grader.checks.tampering import tampering_outcome
-from grader.checks.values import ValueProperty
+from grader.checks.tampering import divergence_outcome, forgeable, tampering_note, tampering_outcome
+from grader.checks.values import ValueProperty, answer_on
 from grader.errors import Malformed, SandboxError
 from grader.exercise import Exercise, hidden_from_child
 from grader.observe.session import Session
 from grader.outcome import Outcome
 from grader.report.result import CheckResult, Report
+from grader.report.safe_text import for_shell
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import ChildProcess, Launcher
 from grader.timings import Timings
@@ -86,7 +86,10 @@ def warm_compile_cache(exercise: Exercise, launcher: Launcher | None = None) -> 
     """The compilation cache directory, filled from the exercise's reference solution the
     first time this exercise (at this version of its files) is graded here (its child
     started by ``launcher``, as in :func:`grade`). That grading's time per check is kept next
-    to it (see :func:`check_budgets`)."""
+    to it (see :func:`check_budgets`). None without the exercise's answer key (a student's
+    install): nothing trusted to fill it from, and a submission's child only reads it."""
+    if not exercise.has_key:
+        return None
     directory, marker = compile_cache_of(exercise.slug, exercise.fingerprint)
     if marker is not None:  # not filled yet
         # The reference is trusted and must write the cache, which confined children only read.
@@ -234,6 +237,8 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
         checks = exercise.checks
         run_order = _run_order(exercise)
         values = next((c for c in checks if isinstance(c, ValueProperty)), None)
+        if values is not None:  # the witness's recomputation agrees with a call as a value check would
+            session.tolerance = lambda arguments: _tolerance(values, arguments)
         pending = list(seeds)
         while pending:
             seed = pending.pop(0)
@@ -273,12 +278,16 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
                     run(check, not_loaded if loaded is not None and not loaded.ok else None)
                 else:  # the incidents every other check ran into
                     run(check, not_loaded if loaded is not None and not loaded.ok and not session.incidents else None)
-            tampered = tampering_outcome(list(session.tampered))
-            if tampered is not None:  # whichever request found it, the structure checks' own included
-                for check in checks:
-                    if check.category == "structure" and results[check.id].status != "skipped":
-                        results[check.id] = _result(check, exercise.points[check.id], tampered,
-                                                    exercise.visibility_of(check.id), results[check.id].duration_s)
+            override, note = _structure_override(session)
+            for check in checks:  # whichever request found it, the structure checks' own included
+                if check.category != "structure" or results[check.id].status == "skipped":
+                    continue
+                if override is not None:
+                    results[check.id] = _result(check, exercise.points[check.id], override,
+                                                exercise.visibility_of(check.id), results[check.id].duration_s)
+                elif note and results[check.id].status == "passed":
+                    advisory = " ".join(filter(None, (results[check.id].advisory, note)))
+                    results[check.id] = dataclasses.replace(results[check.id], advisory=advisory)
             graded.append((seed, results, time.monotonic() - (started if first else seed_started)))
             if first and settled_by is not None and any(
                     c.category == settled_by and results[c.id].status == "failed"
@@ -305,6 +314,29 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
             for seed, found, seconds in graded]
 
 
+def _tolerance(values: ValueProperty, arguments: Any) -> Any:
+    """The value check's tolerance on ``arguments``, or None where its oracle does not take them."""
+    try:
+        return answer_on(values, arguments)[1]
+    except Exception:  # noqa: BLE001 (an oracle that refuses some input: the witness's own bound then)
+        return None
+
+
+def _structure_override(session: Session) -> tuple[Outcome | None, str | None]:
+    """What every structure check reports instead of its own outcome, and the note a passing
+    one carries: the witness's divergence fails them all; a change to the machinery that the
+    witness's reproduction leaves nothing to forge with (``tampering.forgeable``) is a note;
+    any other change fails them all, as the child named it."""
+    verdict = session.witnessed
+    if verdict is not None and verdict.status == "diverged":
+        return divergence_outcome(verdict.detail), None
+    tampered = list(session.tampered)
+    if verdict is not None and verdict.status == "reproduced":
+        forged = [change for change in tampered if forgeable(change)]
+        return tampering_outcome(forged), (tampering_note(tampered) if tampered and not forged else None)
+    return tampering_outcome(tampered), None
+
+
 def _report(exercise: Exercise, checks: list[Check], results: dict[str, CheckResult], seed: int, seconds: float,
             shown: str, sha256: str | None, session: Session, output: dict[str, Any]) -> Report:
     ordered = tuple(results[c.id] for c in checks)
@@ -314,7 +346,7 @@ def _report(exercise: Exercise, checks: list[Check], results: dict[str, CheckRes
     environment = {"jaxgrade": __version__, "jax": session.environment.get("jax"),
                    "platform": session.environment.get("platform"), "devices": exercise.devices, "seed": seed,
                    "protections": session.environment.get("protections", {})}
-    command = f"jaxgrade check {shlex.quote(shown)} -e {exercise.slug} --seed {seed}"
+    command = f"jaxgrade check {for_shell(shown)} -e {exercise.slug} --seed {seed}"
     return Report(exercise=exercise.slug, title=exercise.title, status=status, checks=ordered,
                   submission={"path": shown, "sha256": sha256}, environment=environment,
                   duration_s=seconds, command=command, output=output)

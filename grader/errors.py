@@ -155,3 +155,13 @@ class ChildFailure(SubmissionFault):
 class Malformed(SubmissionFault, ValueError):
     """A reply from the child that is not what the protocol says (a forged channel): the
     submission's doing, never the grader's."""
+
+
+class Unverifiable(Exception):
+    """In the witness, an account it cannot run (a sharding or step of a kind it does not know,
+    a program that does not compile there): no verdict either way, never an accusation."""
+
+
+class Refused(Exception):
+    """In the witness, an account with a program that calls something the witness never runs
+    (a host callback): what was handed over is not a program of XLA's alone."""

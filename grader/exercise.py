@@ -15,6 +15,11 @@ An author's mistake is an :class:`ExerciseError` whose message names the file an
 change, never a traceback: ``grader.lint.exercise_problems`` lists everything ``jaxgrade validate`` and
 the test suite require of an exercise (docs/authoring.md states the same list).
 
+The answer key (docs/keys.md) is ``reference.py``, ``right/`` and ``wrong/``: the wheel and the
+student pack carry the rest, and an exercise without its key still loads and grades its checks
+(``jaxgrade check``); the instructor's commands (validate, grade, the autograder exports) need
+the key and say where to get it (:func:`require_key`).
+
 Optional tables in exercise.toml: ``[visibility]`` maps a check id to visible, after_due_date,
 after_published or hidden (default visible); ``[release]`` holds ``due`` (a date-time with a UTC
 offset) and ``published`` (see grader/release.py and grader/report/visibility.py).
@@ -47,21 +52,130 @@ _WHAT = {"SIGNATURE": "grader.arguments.Signature({name: Array(...)}, returns=..
          "PROBE": "a dict from parameter name to the argument structure is observed on",
          "CHECKS": "a list of checks from grader.authoring"}
 EXPECT = re.compile(r"^#\s*expect:\s*(\w+)", re.MULTILINE)
+# What of an exercise folder only the instructor and the autograder hold (docs/keys.md):
+# pyproject.toml's exclude-package-data keeps them out of the wheel.
+KEY_PARTS = ("reference.py", "right", "wrong")
+
+COURSE_FILE = "jaxgrade.toml"
+_COURSE_KEYS = {"exercises": "the course's exercises folder, relative to the course (default \"exercises\")",
+                "track": "the track's exercises the course uses: \"all\" (default), \"none\" or a list of slugs"}
+# ``jaxgrade --course DIR``: the course for this command, in place of the one found from the
+# working folder (grader.cli sets it per command, and the warm service per request).
+_chosen_course: Path | None = None
 
 
+@dataclass(frozen=True)
+class Course:
+    """A course folder (docs/course.md): its own exercises beside the track's."""
+    exercises: Path
+    track: frozenset[str] | None  # the track's exercises it uses; None: all
 
-def exercises_root() -> Path:
-    """``JAXGRADE_EXERCISES`` when set (an exported autograder points it at its bundled exercise),
-    else the exercises jaxgrade ships (see grader.paths)."""
+
+def choose_course(folder: Path | None) -> None:
+    """Use the course in ``folder`` (None: the one found from the working folder) from now on."""
+    global _chosen_course
+    _chosen_course = None if folder is None else Path(folder).resolve()
+
+
+def _course_settings(folder: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The course settings of ``folder``: jaxgrade.toml, else pyproject.toml's [tool.jaxgrade]."""
+    for name, inner in ((COURSE_FILE, ()), ("pyproject.toml", ("tool", "jaxgrade"))):
+        path = folder / name
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError):  # none here (or not one to read): not a course's
+            continue
+        if inner and "tool.jaxgrade" not in text:  # another project's pyproject.toml, broken or not
+            continue
+        try:
+            table: Any = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise ExerciseError(f"{path}: {error}") from None
+        for key in inner:
+            table = table.get(key) if isinstance(table, dict) else None
+        if isinstance(table, dict):
+            return path, table
+    return None
+
+
+def find_course() -> Course | None:
+    """The course: ``--course DIR``'s, else the first folder from the working one upwards
+    holding jaxgrade.toml or a pyproject.toml with [tool.jaxgrade] (as pytest finds its
+    rootdir); None outside any course."""
+    if _chosen_course is not None:
+        found = _course_settings(_chosen_course)
+        if found is None:
+            raise ExerciseError(f"--course {_chosen_course}: no {COURSE_FILE} there (nor [tool.jaxgrade] in a "
+                                f"pyproject.toml); make one with  jaxgrade init {_chosen_course}")
+        return _course(_chosen_course, *found)
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        found = _course_settings(folder)
+        if found is not None:
+            return _course(folder, *found)
+    return None
+
+
+def _course(root: Path, path: Path, table: dict[str, Any]) -> Course:
+    unknown = sorted(set(table) - set(_COURSE_KEYS))
+    if unknown:
+        raise ExerciseError(f"{path}: unknown setting(s) {', '.join(unknown)}; a course has "
+                            + "; ".join(f"{k}: {v}" for k, v in _COURSE_KEYS.items()))
+    exercises = root / str(table.get("exercises", "exercises"))
+    if not exercises.is_dir():
+        raise ExerciseError(f"{path}: the course's exercises folder {exercises} does not exist; create it, or set "
+                            "exercises = \"FOLDER\" to the folder that holds them")
+    track = table.get("track", "all")
+    if track in ("all", "none"):
+        return Course(exercises, None if track == "all" else frozenset())
+    if not (isinstance(track, list) and all(isinstance(s, str) for s in track)):
+        raise ExerciseError(f"{path}: track = {track!r}; give \"all\", \"none\" or a list of the track's slugs")
+    known = {d.name for d in data_folder("exercises").iterdir() if (d / "exercise.toml").is_file()}
+    strange = sorted(set(track) - known)
+    if strange:
+        raise ExerciseError(f"{path}: track names {', '.join(strange)}, which the track does not have; "
+                            f"it has {', '.join(sorted(known))}")
+    return Course(exercises, frozenset(track))
+
+
+def _sources() -> list[tuple[Path, frozenset[str] | None]]:
+    """The folders exercises are found in, in order (a slug in an earlier one hides a later
+    one's), each with the slugs taken from it (None: all): the folders ``JAXGRADE_EXERCISES``
+    lists (separated by ``os.pathsep``; they replace the rest: an exported autograder or pack
+    points it at its exercise, an instructor at a checkout's keys, docs/keys.md), else the
+    course's exercises folder, then the track jaxgrade ships (see grader.paths), all of it or
+    the course's choice."""
     if "JAXGRADE_EXERCISES" in os.environ:
-        return Path(os.environ["JAXGRADE_EXERCISES"])
-    return data_folder("exercises")
+        roots = [Path(p) for p in os.environ["JAXGRADE_EXERCISES"].split(os.pathsep) if p]
+        missing = [str(r) for r in roots if not r.is_dir()]
+        if missing or not roots:
+            raise ExerciseError(f"JAXGRADE_EXERCISES names {', '.join(missing) or 'no folder'}, which is not a "
+                                f"folder: set it to folders of exercises (separated by {os.pathsep!r}) or unset it")
+        return [(root, None) for root in roots]
+    course = find_course()
+    track = data_folder("exercises")
+    return [(course.exercises, None), (track, course.track)] if course else [(track, None)]
+
+
+def exercise_roots() -> list[Path]:
+    """The folders exercises are found in, in order (see :func:`_sources`)."""
+    return [root for root, _ in _sources()]
+
+
+def _exercise_folders() -> dict[str, Path]:
+    """Every exercise's folder by slug (its folder's name), the first root's first."""
+    found: dict[str, Path] = {}
+    for root, taken in _sources():
+        for folder in sorted(root.iterdir()):
+            if (folder / "exercise.toml").is_file() and (taken is None or folder.name in taken):
+                found.setdefault(folder.name, folder)
+    return found
 
 
 def hidden_from_child(exercise: "Exercise") -> tuple[str, ...]:
     """What a grading's child must not see of the exercises: all of them (references, checks) and
     this one's folder (it may lie elsewhere: an exported pack's)."""
-    return (str(exercises_root()), str(exercise.directory))
+    return (*map(str, exercise_roots()), str(exercise.directory))
 
 
 @dataclass(frozen=True)
@@ -94,6 +208,11 @@ class Exercise:
     @property
     def reference(self) -> Path:
         return self.directory / "reference.py"
+
+    @property
+    def has_key(self) -> bool:
+        """Whether the answer key is here: the reference (``pip install jaxgrade`` carries none)."""
+        return self.reference.is_file()
 
     stated_signature: str | None = None  # exercise.toml's signature, checked against SIGNATURE
 
@@ -246,17 +365,40 @@ def _visibility(meta: dict[str, Any], meta_path: Path) -> dict[str, str]:
     return dict(table)
 
 
+def require_key(exercises: list[Exercise], doing: str) -> None:
+    """Raise an ExerciseError saying where the answer keys are when any of ``exercises`` lacks
+    its own: ``doing`` (validating, grading a class, an autograder export) needs the reference."""
+    missing = [e for e in exercises if not e.has_key]
+    if not missing:
+        return
+    names = ", ".join(e.slug for e in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    head = f"{doing} needs the answer key (reference.py, right/, wrong/) of {names}, and {missing[0].directory} has none"
+    if missing[0].directory.parent != data_folder("exercises"):  # a course's or a pack's: its author's to write
+        raise ExerciseError(f"{head}: write its reference.py there (docs/authoring.md)")
+    raise ExerciseError(
+        f"{head}: pip install jaxgrade carries what students see of the track, not its keys. The track's keys are "
+        "in jaxgrade's source repository: run jaxgrade from a checkout of it (pip install -e CHECKOUT), or set "
+        "JAXGRADE_EXERCISES=CHECKOUT/exercises (docs/keys.md)")
+
+
 def all_exercises() -> list[Exercise]:
-    root = exercises_root()
-    return [load_exercise(d) for d in sorted(root.iterdir()) if (d / "exercise.toml").is_file()]
+    return [load_exercise(d) for d in _exercise_folders().values()]
+
+
+def own_exercises() -> list[Exercise]:
+    """What ``jaxgrade validate`` proves without slugs: in a course, the course's own exercises
+    (the track's are proven where they are written); elsewhere every exercise."""
+    course = None if "JAXGRADE_EXERCISES" in os.environ else find_course()
+    return [e for e in all_exercises() if course is None or e.directory.parent == course.exercises]
 
 
 def find_exercise(slug: str) -> Exercise:
     """The exercise named ``slug``; an ExerciseError for an unknown one, proposing the close
     names (a misspelling: "did you mean named_sharding_replicated?"), else listing them all."""
-    directory = exercises_root() / slug
-    if not (directory / "exercise.toml").is_file():
-        known = [e.slug for e in all_exercises()]
+    folders = _exercise_folders()
+    directory = folders.get(slug)
+    if directory is None:
+        known = list(folders)
         close = difflib.get_close_matches(slug, known, n=3, cutoff=0.6)
         if close:
             raise ExerciseError(f"unknown exercise {slug!r}: did you mean {' or '.join(close)}? "

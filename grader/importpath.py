@@ -109,3 +109,15 @@ def real_locations() -> tuple[str, ...]:
         except OSError:
             continue
     return tuple(dict.fromkeys(found))
+
+
+def boot(statement: str) -> str:
+    """The ``python -I -c`` code of a child (or a zygote, or the witness): its ``sys.path`` made the parent's
+    folders of the grader, JAX and their dependencies (grader.child.search_path), then
+    ``statement``. ``-I`` alone would keep only the interpreter's own: a PYTHONPATH, ``--user``
+    or checkout install's JAX would be missing, or another version found in its place. The first
+    statement notes the instant (``first_line``) the child's timings start from (grader.timings)."""
+    order, needed = dependency_folders()
+    return (f"import sys, time; first_line = time.monotonic(); sys.path.insert(0, {GRADER_FOLDER!r}); "
+            "from grader.child.search_path import adopt; "
+            f"adopt({list(order)!r}, {list(needed)!r}, {GRADER_FOLDER!r}); {statement}")

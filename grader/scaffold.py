@@ -1,4 +1,5 @@
-"""``jaxgrade new SLUG``: start a new exercise folder with every part the format needs.
+"""``jaxgrade new SLUG``: start a new exercise folder with every part the format needs, in the
+course's exercises folder (docs/course.md); ``jaxgrade init DIR``: start a course.
 
 The folder grades once the two things only the author knows are written: the reference
 solution and the expected answer in checks.py. ``jaxgrade validate SLUG`` then grades the
@@ -10,10 +11,14 @@ still requires: structure checks, the mistakes students make, other correct solu
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import shutil
 from pathlib import Path
 
-from grader.exercise import exercises_root
+from grader.errors import UsageError
+from grader.exercise import COURSE_FILE, exercise_roots, find_course, find_exercise
+from grader.paths import PACKAGE, data_folder
 
 SLUG = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -126,15 +131,21 @@ def {function}_solution(x: jax.Array) -> jax.Array:
 '''
 
 
-def scaffold(slug: str, root: Path, *, function: str | None = None, title: str | None = None,
-             devices: int = 8) -> Path:
-    """Write the folder ``root/slug`` and return it; refuses to touch an existing one."""
+def _new_folder(root: Path, slug: str) -> Path:
+    """``root/slug`` for a new exercise: a ValueError for a bad slug, FileExistsError for a taken one."""
     if not SLUG.match(slug):
         raise ValueError(f"{slug!r} is not a valid slug: use lower-case letters, digits and underscores, "
                          "starting with a letter (e.g. shard_rows)")
     directory = root / slug
     if directory.exists():
         raise FileExistsError(f"{directory} already exists; choose another slug or remove it first")
+    return directory
+
+
+def scaffold(slug: str, root: Path, *, function: str | None = None, title: str | None = None,
+             devices: int = 8) -> Path:
+    """Write the folder ``root/slug`` and return it; refuses to touch an existing one."""
+    directory = _new_folder(root, slug)
     values = {"slug": slug, "function": function or slug, "devices": devices,
               "title": title or slug.replace("_", " ").capitalize()}
     if not values["function"].isidentifier():
@@ -149,25 +160,112 @@ def scaffold(slug: str, root: Path, *, function: str | None = None, title: str |
     return directory
 
 
-def _new_command(args: argparse.Namespace) -> int:
-    from grader.errors import ExitCode, UsageError
+def copy_in(source: Path, slug: str, root: Path) -> Path:
+    """Copy the exercise folder ``source`` to ``root/slug``, to be changed there (``jaxgrade new
+    --from``): under its own slug it takes the place of the track's, under another it is one
+    more; exercise.toml's slug is rewritten to match. Refuses to touch an existing folder."""
+    directory = _new_folder(root, slug)
+    shutil.copytree(source, directory, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "pack.json"))
+    toml = directory / "exercise.toml"
+    toml.write_text(re.sub(r'(?m)^slug\s*=.*$', f'slug = "{slug}"', toml.read_text(), count=1))
+    return directory
 
-    root = Path(args.root) if args.root else exercises_root()
+
+def new_exercises_folder() -> Path:
+    """Where ``jaxgrade new`` writes without --root: the first folder of JAXGRADE_EXERCISES, else
+    the course's exercises folder, else a checkout's exercises/ (the track's authors); never
+    the package of an installed jaxgrade."""
+    if "JAXGRADE_EXERCISES" in os.environ:
+        return exercise_roots()[0]
+    course = find_course()
+    if course is not None:
+        return course.exercises
+    track = data_folder("exercises")
+    if track.parent == PACKAGE:
+        raise UsageError(f"no course here ({COURSE_FILE} in this folder or one above): start one with  jaxgrade init "
+                         "DIR  and run jaxgrade new inside it, or give --course DIR or --root FOLDER")
+    return track
+
+
+COURSE_TOML = '''# A jaxgrade course (docs/course.md): jaxgrade run in this folder, or any folder under it, grades
+# the course's own exercises (folders under `exercises`) beside the track's that jaxgrade ships.
+exercises = "exercises"
+# The track's exercises the course uses: "all", "none", or a list of slugs, e.g.
+# track = ["named_sharding_replicated", "sgd_step"]
+track = "all"
+'''
+COURSE_README = '''# {name}
+
+A jaxgrade course. `jaxgrade list` shows its exercises (the ones in `exercises/`, then the
+track's); `jaxgrade new SLUG` starts one in `exercises/`; `jaxgrade validate` proves this
+course's own; `jaxgrade export student --all -o packs/` writes each one's student pack
+(jaxgrade's docs/course.md says more).
+'''
+
+
+def init_course(folder: Path) -> Path:
+    """Write a course skeleton into ``folder`` (new, or without a course file): jaxgrade.toml, an
+    empty exercises/ and a README."""
+    folder = Path(folder)
+    if (folder / COURSE_FILE).exists():
+        raise FileExistsError(f"{folder / COURSE_FILE} exists already: {folder} is a course")
+    (folder / "exercises").mkdir(parents=True, exist_ok=True)
+    (folder / COURSE_FILE).write_text(COURSE_TOML)
+    if not (folder / "README.md").exists():
+        (folder / "README.md").write_text(COURSE_README.format(name=folder.resolve().name))
+    return folder
+
+
+def _init_command(args: argparse.Namespace) -> int:
+    from grader.errors import ExitCode
+
     try:
-        directory = scaffold(args.slug, root, function=args.function, title=args.title, devices=args.devices)
+        folder = init_course(Path(args.folder))
+    except OSError as error:  # the folder cannot be written, or is a course already
+        raise UsageError(str(error)) from None
+    print(f"Wrote {folder / COURSE_FILE} and {folder / 'exercises'}/. Next: cd {folder} and  jaxgrade new SLUG")
+    return ExitCode.OK
+
+
+def _new_command(args: argparse.Namespace) -> int:
+    from grader.errors import ExitCode
+
+    if args.slug is None and args.source is None:
+        raise UsageError("name the new exercise (jaxgrade new SLUG), or the track's exercise to copy in "
+                         "(jaxgrade new --from SLUG)")
+    source = find_exercise(args.source) if args.source else None
+    slug = args.slug or args.source
+    root = Path(args.root) if args.root else new_exercises_folder()
+    try:
+        if source is None:
+            directory = scaffold(slug, root, function=args.function, title=args.title, devices=args.devices)
+        else:
+            directory = copy_in(source.directory, slug, root)
     except (ValueError, FileExistsError) as error:
         raise UsageError(str(error)) from None
-    print(f"Wrote {directory}. Next: write reference.py and expected() in checks.py, then run "
-          f"jaxgrade validate {args.slug}")
+    if source is None:
+        print(f"Wrote {directory}. Next: write reference.py and expected() in checks.py, then run "
+              f"jaxgrade validate {slug}")
+    else:
+        keyless = "" if source.has_key else (" It has no answer key (reference.py, right/, wrong/): this jaxgrade "
+                                              "was installed without the track's keys (docs/keys.md).")
+        print(f"Copied {source.directory} to {directory}: change it there, then run jaxgrade validate {slug}."
+              + keyless)
     return ExitCode.OK
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
-    """Register ``new`` with the jaxgrade parser (called by grader.cli)."""
+    """Register ``new`` and ``init`` with the jaxgrade parser (called by grader.cli)."""
     new = commands.add_parser("new", help="scaffold a new exercise folder")
-    new.add_argument("slug", help="the exercise's folder name, e.g. shard_rows")
+    new.add_argument("slug", nargs="?", help="the exercise's folder name, e.g. shard_rows")
+    new.add_argument("--from", dest="source", metavar="SLUG",
+                     help="copy this exercise (the track's) into the course to change it, under its own slug "
+                          "(it replaces the track's) or the one given")
     new.add_argument("--function", help="the function students write (default: the slug)")
     new.add_argument("--title", help="the exercise's title (default: from the slug)")
     new.add_argument("--devices", type=int, default=8, help="simulated CPU devices (default 8)")
-    new.add_argument("--root", help="the exercises folder (default: the one jaxgrade grades from)")
+    new.add_argument("--root", help="the exercises folder (default: the course's, docs/course.md)")
     new.set_defaults(run=_new_command)
+    init = commands.add_parser("init", help="start a course folder: jaxgrade.toml and exercises/")
+    init.add_argument("folder", nargs="?", default=".", help="the course's folder (default: this one)")
+    init.set_defaults(run=_init_command)

@@ -97,7 +97,8 @@ def early_child(exercise: Exercise, path: Path) -> ChildProcess | None:
     from grader.exercise import hidden_from_child
     from grader.sandbox.process import ChildProcess
     try:
-        cache, unfilled = compile_cache_of(exercise.slug, exercise.fingerprint)
+        # without the answer key the grading uses no cache (grader.engine.warm_compile_cache)
+        cache, unfilled = compile_cache_of(exercise.slug, exercise.fingerprint) if exercise.has_key else (None, None)
         if unfilled is not None:
             return None
         return ChildProcess(exercise.devices, exercise.limits, cache,

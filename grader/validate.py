@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from grader.errors import ExerciseError, ExitCode
-from grader.exercise import Exercise, all_exercises, find_exercise
+from grader.exercise import Exercise, all_exercises, find_exercise, own_exercises, require_key
 from grader.lint import exercise_problems
 from grader.report.result import Report
 from grader.validated import Verdicts, verdicts_folder
@@ -173,6 +173,7 @@ def run_jobs(jobs: list[Job], exercise: Exercise, launcher: Callable[..., Any] |
 
 def jobs_for(exercise: Exercise, seeds: Sequence[int], variant_seeds: Sequence[int]) -> list[Job]:
     """Every grading validation needs; raises ExerciseError for a malformed exercise."""
+    require_key([exercise], "validating")
     exercise.checks, exercise.probe  # noqa: B018 — loads checks.py, matches ids and fits the probe
     directory = str(exercise.directory)
     if not exercise.variants("wrong"):
@@ -359,11 +360,12 @@ def table(results: list[ExerciseValidation]) -> str:
 
 # -- the commands -----------------------------------------------------------------------------------
 def _selected(slugs: list[str]) -> list[Exercise]:
-    return [find_exercise(s) for s in slugs] if slugs else all_exercises()
+    return [find_exercise(s) for s in slugs] if slugs else own_exercises()
 
 
 def _validate_command(args: argparse.Namespace) -> int:
     exercises = _selected(args.slugs)
+    require_key(exercises, "jaxgrade validate")
     seeds = tuple(range(args.seeds))
     variant_seeds = tuple(range(args.variant_seeds)) if args.variant_seeds is not None else seeds
     total = sum(1 for _ in exercises)

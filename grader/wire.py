@@ -357,7 +357,8 @@ class HostData(TypedDict):
 class CollectiveData(TypedDict):
     kind: str  # as XLA names it: all-reduce, all-gather, ...
     bytes: int
-    times: NotRequired[int]  # per run of its program: a loop's body runs it once per iteration
+    # per run of its program: a loop's body runs it once per iteration; None in a loop of unknown trip count
+    times: NotRequired[int | None]
 
 
 class MemoryData(TypedDict):
@@ -399,6 +400,9 @@ class CallReply(TypedDict):
     program: NotRequired[dict[str, Any]]
     tampered: NotRequired[list[str]]  # ``replaces jax.numpy.sum``: named and put back (grader.child.watch)
     between_bytes: NotRequired[int]  # full record: what programs of the call handed each other, per device
+    # full record: the programs the call ran and the dataflow between them, for the witness
+    # (grader.child.account; grader.witness.rerun.malformed checks its shape)
+    account: NotRequired[dict[str, Any]]
     timing: NotRequired[CallTiming]
 
 

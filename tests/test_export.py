@@ -1,13 +1,18 @@
 """jaxgrade export: the Gradescope autograder zip, run for real against a fake /autograder tree
 (and inside a simulated container without CAP_SYS_ADMIN, against a hostile submission); the
 PrairieLearn question folder, whose run script grades a fake /grade tree and whose results.json
-is read as PrairieLearn documents it; and the student folder, which must hold no reference
+is read as PrairieLearn documents it; the student folder, which must hold no reference
 solution, no known-wrong or right variants and no hidden check, and whose check script grades
-the visible checks."""
+the visible checks; and the GitHub Classroom and GitLab CI template repositories, whose CI files
+are checked against GitHub's workflow schema (SchemaStore's github-workflow.json, in tests/data)
+and GitLab's keywords, and whose grading commands run for real on right and wrong solutions."""
 from __future__ import annotations
 
 import json
 import os
+import hashlib
+import re
+import shlex
 import shutil
 import socket
 import stat
@@ -15,6 +20,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import xml.etree.ElementTree as ET
 import zipfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,7 +32,8 @@ from conftest import WITHHELD_VISIBILITY
 from grader.cli import main
 from grader.errors import ExerciseError, ExportError
 from grader.exercise import find_exercise, load_exercise
-from grader.export import copy_exercise, export_gradescope, export_prairielearn, export_student, visible_checks_source
+from grader.export import (copy_exercise, export_github_classroom, export_gitlab_ci, export_gradescope,
+                           export_prairielearn, export_student, visible_checks_source)
 
 REPO = Path(__file__).resolve().parent.parent
 SLUG = "named_sharding_replicated"
@@ -85,13 +92,18 @@ def full_temporary_directory(folder: Path) -> Iterator[Path]:
 # --- Gradescope -----------------------------------------------------------------------------------
 
 def test_zip_holds_the_scripts_the_source_and_only_what_grading_needs(autograder_zip):
+    """The source pip installs holds no exercise; the graded one, its key included, lies beside it."""
     with zipfile.ZipFile(autograder_zip) as archive:
         names = set(archive.namelist())
         modes = {i.filename: stat.S_IMODE(i.external_attr >> 16) for i in archive.infolist()}
         setup = archive.read("setup.sh").decode()
+        run = archive.read("run_autograder").decode()
     assert {"setup.sh", "run_autograder", "jaxgrade/pyproject.toml", "jaxgrade/grader/report/render.py",
-            "jaxgrade/templates/report.md.j2", f"jaxgrade/exercises/{SLUG}/checks.py",
-            f"jaxgrade/exercises/{SLUG}/exercise.toml"} <= names
+            "jaxgrade/templates/report.md.j2", f"exercises/{SLUG}/checks.py", f"exercises/{SLUG}/reference.py",
+            f"exercises/{SLUG}/exercise.toml"} <= names
+    assert [n for n in names if n.startswith("jaxgrade/exercises/")] == ["jaxgrade/exercises/README.txt"]
+    assert {n.split("/")[1] for n in names if n.startswith("exercises/")} == {SLUG}
+    assert 'JAXGRADE_EXERCISES="$SOURCE/exercises"' in setup and 'JAXGRADE_EXERCISES="$ROOT/source/exercises"' in run
     assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
     assert not [n for n in names if "/wrong/" in n or "/right/" in n or "__pycache__" in n or n.startswith("tests/")]
     assert 'pip install -c "$SOURCE/jaxgrade/constraints.txt" "$SOURCE/jaxgrade"' in setup and "python3.11" in setup
@@ -99,10 +111,10 @@ def test_zip_holds_the_scripts_the_source_and_only_what_grading_needs(autograder
 
 
 @pytest.mark.slow
-def test_bundled_source_installs_the_exercise_and_templates(autograder_zip, tmp_path):
+def test_bundled_source_installs_the_templates_and_no_exercise(autograder_zip, tmp_path):
     """What setup.sh's pip install builds, minus downloading the dependencies: setuptools'
     build_py over the bundled source, reading its pyproject.toml, must lay out the package
-    with the exercise and the templates inside it."""
+    with the templates inside it and no exercise (the graded one stays beside the source)."""
     with zipfile.ZipFile(autograder_zip) as archive:
         archive.extractall(tmp_path / "source")
     done = subprocess.run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build_py",
@@ -110,8 +122,8 @@ def test_bundled_source_installs_the_exercise_and_templates(autograder_zip, tmp_
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     built = {str(p.relative_to(tmp_path / "lib")) for p in (tmp_path / "lib").rglob("*") if p.is_file()}
-    assert {"grader/export/__init__.py", "grader/templates/report.html.j2", f"grader/exercises/{SLUG}/checks.py",
-            f"grader/exercises/{SLUG}/reference.py"} <= built
+    assert {"grader/export/__init__.py", "grader/templates/report.html.j2"} <= built
+    assert [p for p in built if p.startswith("grader/exercises/")] == ["grader/exercises/README.txt"]
     # pip builds it with the backend its pyproject.toml names, which must travel with it
     assert (tmp_path / "source" / "jaxgrade" / "build_backend" / "jaxgrade_build.py").is_file()
 
@@ -179,7 +191,7 @@ def test_run_autograder_writes_no_results_when_the_grader_itself_fails(autograde
     """A broken grader must not record a score: Gradescope then flags the run for the instructor."""
     root = _fake_autograder(autograder_zip, tmp_path / "autograder")
     shutil.copy(EXERCISE_DIR / "reference.py", root / "submission" / f"{SLUG}.py")
-    (root / "source" / "jaxgrade" / "exercises" / SLUG / "exercise.toml").write_text("not = [toml")
+    (root / "source" / "exercises" / SLUG / "exercise.toml").write_text("not = [toml")
     _assert_grader_fault(_run_autograder(root), root, "exercise.toml")
 
 
@@ -191,16 +203,16 @@ def test_setup_closes_the_bundled_exercise_to_other_users(autograder_zip, tmp_pa
     stray = root / "source" / "solution_backup.py"
     shutil.copy(EXERCISE_DIR / "reference.py", stray)
     stray.chmod(0o644)
-    env = {**os.environ, "PYTHONPATH": str(root / "source" / "jaxgrade")}
-    env.pop("JAXGRADE_EXERCISES", None)
+    env = {**os.environ, "PYTHONPATH": str(root / "source" / "jaxgrade"),
+           "JAXGRADE_EXERCISES": str(root / "source" / "exercises")}  # as setup.sh sets it
     # cwd: `python -m` puts it first on sys.path, and from the repository it would import (and lock) its own copy
     done = subprocess.run([sys.executable, "-m", "grader.export", "lock", "--root", str(root), "-e", SLUG],
                           env=env, cwd=root, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "(3 copies) are closed to other users" in done.stdout
-    exercise = root / "source" / "jaxgrade" / "exercises" / SLUG
+    exercise = root / "source" / "exercises" / SLUG
     assert not exercise.stat().st_mode & 0o007 and not stray.stat().st_mode & 0o007
-    assert stat.S_IMODE((root / "source" / "jaxgrade" / "exercises").stat().st_mode) & 0o005  # only the copies
+    assert stat.S_IMODE((root / "source" / "exercises").stat().st_mode) & 0o005  # only the copies
 
 
 @ROOT_ONLY
@@ -220,7 +232,7 @@ def test_run_autograder_records_nothing_when_a_check_cannot_be_judged(autograder
     not become the student's score."""
     root = _fake_autograder(autograder_zip, tmp_path / "autograder")
     shutil.copy(EXERCISE_DIR / "reference.py", root / "submission" / f"{SLUG}.py")
-    bundled = root / "source" / "jaxgrade" / "exercises" / SLUG
+    bundled = root / "source" / "exercises" / SLUG
     with open(bundled / "checks.py", "a") as checks:
         checks.write("\n\nfrom grader.checks.base import Check as _Check\n\n\n"
                      "class _Broken(_Check):\n    category = \"structure\"\n\n"
@@ -273,7 +285,7 @@ def attempt(path):
         print(text)
 
 
-places = [ROOT + "/source/jaxgrade/exercises/named_sharding_replicated"]
+places = [ROOT + "/source/exercises/named_sharding_replicated", ROOT + "/source/jaxgrade/exercises/named_sharding_replicated"]
 places += glob.glob(ROOT + "/source/jaxgrade/build/lib*/grader/exercises/named_sharding_replicated")
 for entry in sys.path:
     places.append(os.path.join(entry, "grader", "exercises", "named_sharding_replicated"))
@@ -312,6 +324,28 @@ def _blocked_ancestor(path: Path) -> tuple[Path, str] | None:
     return None
 
 
+def _venv_installing(source: Path, venv: Path) -> Path:
+    """A virtualenv at ``venv`` whose jaxgrade is a real (non-editable) install of the bundled
+    ``source``, as the export's pip does; its site-packages."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    site = Path(subprocess.run([str(venv / "bin" / "python"), "-c",
+                                "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    # JAX and the other dependencies come from this test run's environment (its site-packages,
+    # added as a plain path: the editable install of the repository is not in it) ...
+    (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # ... and jaxgrade is installed from the bundled source as pip does: setuptools builds it
+    # inside the source (leaving build/), the built package is copied into site-packages and
+    # compiled (pip's offline steps, done by hand).
+    built = subprocess.run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build"],
+                           cwd=source, capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-3000:]
+    shutil.copytree(source / "build" / "lib", site, dirs_exist_ok=True)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(site / "grader")], check=True, timeout=300)
+    assert (site / "grader" / "exercises" / "README.txt").is_file()
+    return site
+
+
 @pytest.fixture
 def container_root(autograder_zip):
     """An autograder tree as Gradescope's image holds it after setup.sh, in a folder other users
@@ -320,24 +354,8 @@ def container_root(autograder_zip):
     root.chmod(0o755)
     try:
         _fake_autograder(autograder_zip, root)
-        venv = root / "jaxgrade-venv"
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-        site = Path(subprocess.run([str(venv / "bin" / "python"), "-c",
-                                    "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                   capture_output=True, text=True, check=True).stdout.strip())
-        # JAX and the other dependencies come from this test run's environment (its site-packages,
-        # added as a plain path: the editable install of the repository is not in it) ...
-        (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-        # ... and jaxgrade is installed from the bundled source as setup.sh's pip does: setuptools
-        # builds it inside the source (leaving build/, a third copy of the exercise), the built
-        # package is copied into site-packages and compiled (pip's offline steps, done by hand).
-        source = root / "source" / "jaxgrade"
-        built = subprocess.run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build"],
-                               cwd=source, capture_output=True, text=True, timeout=300)
-        assert built.returncode == 0, built.stderr[-3000:]
-        shutil.copytree(source / "build" / "lib", site, dirs_exist_ok=True)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(site / "grader")], check=True, timeout=300)
-        assert (site / "grader" / "exercises" / SLUG / "__pycache__").is_dir()
+        site = _venv_installing(root / "source" / "jaxgrade", root / "jaxgrade-venv")
+        assert not (site / "grader" / "exercises" / SLUG).exists()  # the image's jaxgrade holds no exercise
         yield root
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -349,10 +367,11 @@ def _container_env(root: Path, cache: Path | None = None) -> dict[str, str]:
             "JAXGRADE_NO_DAEMON": "1"}
 
 
-def _in_container(root: Path, *, user: int | None = None, timeout: int = 300,
-                  cache: Path | None = None) -> subprocess.CompletedProcess:
-    """run_autograder as Gradescope runs it, in a simulated container: root (or ``user``) with
-    Docker's default capabilities only, in a mount namespace where Python is reachable by others."""
+def _in_container(root: Path, *, user: int | None = None, timeout: int = 300, cache: Path | None = None,
+                  command: list[str] | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """run_autograder (or ``command``) as Gradescope runs it, in a simulated container: root (or
+    ``user``) with Docker's default capabilities only, in a mount namespace where Python is
+    reachable by others."""
     python = _blocked_ancestor(Path(sys.base_prefix))
     expose = ""
     if python:  # tmpfs over the closed folder, holding only the way to Python (as confine does)
@@ -362,10 +381,69 @@ def _in_container(root: Path, *, user: int | None = None, timeout: int = 300,
                   f'mount --move "$stage" "{folder}/{step}"; rmdir "$stage"; ')  # no empty folder left in /tmp
     capabilities = ",".join(f"+{c}" for c in DOCKER_DEFAULT_CAPABILITIES)
     who = f"--reuid={user} --regid={user} --clear-groups " if user is not None else ""
+    run = " ".join(shlex.quote(part) for part in command or [f"{root}/run_autograder"])
     script = (f"set -e; {expose}cd {root}; exec setpriv --bounding-set=-all,{capabilities} --inh-caps=-all "
-              f"{who}-- {root}/run_autograder")
+              f"{who}-- {run}")
     return subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", script],
-                          env=_container_env(root, cache), capture_output=True, text=True, timeout=timeout)
+                          env=env or _container_env(root, cache), capture_output=True, text=True, timeout=timeout)
+
+
+# Run as the sandbox's uid in the container: every regular file under the roots it can open, and
+# the size and SHA-256 of those whose size is one of the keys'.
+READABLE_PROBE = """
+import hashlib, json, os, sys
+sizes = set(json.loads(sys.argv[1]))
+readable, matches = 0, []
+for top in sys.argv[2:]:
+    for folder, _, files in os.walk(top):
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                with open(path, "rb") as handle:
+                    readable += 1
+                    if os.path.getsize(path) in sizes:
+                        matches.append([path, hashlib.sha256(handle.read()).hexdigest()])
+            except OSError:
+                pass
+print(json.dumps({"readable": readable, "matches": matches}))
+"""
+
+
+def _every_key(graded: str) -> dict[str, str]:
+    """SHA-256 → name of every answer key of the track (each exercise's reference and right/ and
+    wrong/ variants, docs/keys.md) and of the graded exercise's checks.py, which may hold hidden checks."""
+    from grader.exercise import KEY_PARTS
+    keys = {}
+    for exercise in sorted((REPO / "exercises").iterdir()):
+        found = [p for part in KEY_PARTS for p in [exercise / part, *(exercise / part).glob("*")] if p.is_file()]
+        if exercise.name == graded:
+            found.append(exercise / "checks.py")
+        keys.update({hashlib.sha256(p.read_bytes()).hexdigest(): str(p.relative_to(REPO)) for p in found})
+    return keys
+
+
+def _assert_no_key_readable(root: Path, roots: list[Path], env: dict[str, str] | None = None) -> None:
+    """A process of the sandbox's uid (PROBE_UID: no account, no group, as a submission's child),
+    in the simulated container, opens every file under ``roots``, the dependencies'
+    site-packages and the Python installation: none holds any exercise's key."""
+    from grader.sandbox.container import PROBE_UID
+    keys = _every_key(SLUG)
+    sizes = sorted({(REPO / name).stat().st_size for name in keys.values()})
+    probe = Path(tempfile.mkdtemp(prefix="jaxgrade-probe-", dir="/tmp"))
+    try:
+        probe.chmod(0o755)
+        (probe / "probe.py").write_text(READABLE_PROBE)
+        (probe / "probe.py").chmod(0o644)
+        tops = [*map(str, roots), sysconfig.get_paths()["purelib"], sys.base_prefix]
+        done = _in_container(root, user=PROBE_UID, env=env, timeout=600,
+                             command=[sys.executable, "-I", str(probe / "probe.py"), json.dumps(sizes), *tops])
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    found = json.loads(done.stdout)
+    assert found["readable"] > 1000, found["readable"]  # it did read the container: JAX, the grader, Python
+    leaked = [f"{path} (a copy of {keys[digest]})" for path, digest in found["matches"] if digest in keys]
+    assert not leaked, leaked
 
 
 @pytest.fixture
@@ -406,20 +484,18 @@ def test_gradescope_without_cap_sys_admin_keeps_the_reference_from_a_hostile_sub
     assert results["stdout_visibility"] == "hidden"
     assert [t["extra_data"]["id"] for t in results["tests"]] == list(find_exercise(SLUG).points)
     assert {t["visibility"] for t in results["tests"]} == {"visible"} and "sandbox" not in json.dumps(results["tests"])
-    # every copy of the exercise in the image is closed to other users
-    site = next((root / "jaxgrade-venv").glob("lib/python*/site-packages"))
-    copies = [root / "source" / "jaxgrade" / "exercises" / SLUG, site / "grader" / "exercises" / SLUG,
-              *(root / "source" / "jaxgrade" / "build").glob(f"lib*/grader/exercises/{SLUG}")]
-    assert len(copies) == 3
-    for copy in copies:
-        assert not copy.stat().st_mode & 0o007, copy
+    # the one copy of the exercise in the image is closed to other users, and no key of any
+    # exercise is anywhere the submission's uid can read
+    assert not (root / "source" / "exercises" / SLUG).stat().st_mode & 0o007
+    _assert_no_key_readable(root, [root])
 
 
 def _warm_cache_as_setup_does(root: Path, cache: Path) -> None:
     """setup.sh's step, as root when the image is built (under a strict umask, which JAX's files keep)."""
     python = root / "jaxgrade-venv" / "bin" / "python"
-    done = subprocess.run(["bash", "-c", f'umask 077; exec "{python}" -m grader.export warm-cache -e {SLUG}'],
-                          env={**_container_env(root, cache), "PYTHONPATH": str(root / "source" / "jaxgrade")},
+    done = subprocess.run(["bash", "-c", f'umask 077; exec "{python}" -P -s -m grader.export warm-cache -e {SLUG}'],
+                          env={**_container_env(root, cache), "PYTHONPATH": str(root / "source" / "jaxgrade"),
+                               "JAXGRADE_EXERCISES": str(root / "source" / "exercises")},
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and str(cache) in done.stdout, done.stdout + done.stderr
 
@@ -487,7 +563,7 @@ def test_gradescope_fails_closed_when_a_copy_cannot_be_closed(container_root):
     submission could read it: nothing is graded."""
     root = container_root
     shutil.copy(EXERCISE_DIR / "reference.py", root / "submission" / f"{SLUG}.py")
-    exercise = root / "source" / "jaxgrade" / "exercises" / SLUG
+    exercise = root / "source" / "exercises" / SLUG
     script = (f'mount --bind "{exercise}" "{exercise}" && mount -o remount,bind,ro "{exercise}" && '
               f'exec "{root}/run_autograder"')
     done = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", script],
@@ -498,6 +574,28 @@ def test_gradescope_fails_closed_when_a_copy_cannot_be_closed(container_root):
 def test_cli_export_gradescope_wants_a_zip(tmp_path, capsys):
     assert main(["export", "gradescope", "-e", SLUG, "-o", str(tmp_path / "autograder.tar")]) == 2
     assert "Gradescope takes a .zip" in capsys.readouterr().err
+
+
+def test_cli_exports_several_exercises_each_into_the_folder(tmp_path, capsys):
+    out = tmp_path / "autograders"
+    assert main(["export", "gradescope", "-e", SLUG, "-e", "sgd_step", "-e", SLUG, "-o", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [f"{SLUG}.zip", "sgd_step.zip"]
+    with zipfile.ZipFile(out / "sgd_step.zip") as archive:  # each holds its own exercise alone
+        assert {n.split("/")[1] for n in archive.namelist() if n.startswith("exercises/")} == {"sgd_step"}
+    assert main(["export", "gradescope", "-e", SLUG, "-e", "sgd_step", "-o", str(tmp_path / "both.zip")]) == 2
+    assert "give -o a folder" in capsys.readouterr().err
+    for neither_or_both in ([], ["-e", SLUG, "--all"]):
+        assert main(["export", "student", *neither_or_both, "-o", str(tmp_path / "s")]) == 2
+        assert "-e SLUG (repeat it for several), or give --all" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_cli_exports_every_exercise_with_all(tmp_path):
+    assert main(["export", "prairielearn", "--all", "-o", str(tmp_path / "questions")]) == 0
+    track = sorted(p.name for p in (REPO / "exercises").iterdir() if (p / "exercise.toml").is_file())
+    assert sorted(p.name for p in (tmp_path / "questions").iterdir()) == track
+    for slug in track:
+        assert [p.name for p in (tmp_path / "questions" / slug / "tests" / "exercises").iterdir()] == [slug]
 
 
 # --- PrairieLearn ---------------------------------------------------------------------------------
@@ -587,6 +685,36 @@ def test_prairielearn_run_script_grades_a_submission(prairielearn_question, tmp_
     assert read["results"]["jaxgrade"]["protections"]["secrets"]["active"]
     assert not (root / "tests" / "exercises" / SLUG).stat().st_mode & 0o007  # closed to the submission's uid
     assert "protections for this submission" in done.stdout
+
+
+@pytest.mark.slow
+@CONTAINER
+def test_prairielearn_container_exposes_no_key_to_the_submission(prairielearn_question):
+    """The grader image as its Dockerfile builds it (jaxgrade installed from image/jaxgrade, whose
+    copy is then removed), a grading job in /grade as PrairieLearn's host lays it out, run.sh run as
+    root with Docker's default capabilities and no namespaces: the submission gets full marks, the
+    exercise in /grade/tests is closed to other users, and no key of any exercise is anywhere the
+    submission's uid can read."""
+    from test_render import prairielearn_reads
+    root = Path(tempfile.mkdtemp(prefix="jaxgrade-prairielearn-", dir="/tmp"))
+    root.chmod(0o755)
+    try:
+        shutil.copytree(prairielearn_question / "image" / "jaxgrade", root / "opt" / "jaxgrade-src")
+        site = _venv_installing(root / "opt" / "jaxgrade-src", root / "venv")
+        shutil.rmtree(root / "opt")  # the Dockerfile's rm -rf /opt/jaxgrade-src
+        assert not (site / "grader" / "exercises" / SLUG).exists()
+        grade = _fake_grade(prairielearn_question, root / "grade", EXERCISE_DIR / "reference.py")
+        env = {**_container_env(root), "JAXGRADE_GRADE_ROOT": str(grade),
+               "JAXGRADE_PYTHON": str(root / "venv" / "bin" / "python")}
+        done = _in_container(root, env=env, command=["bash", str(grade / "tests" / "run.sh")])
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        read = prairielearn_reads((grade / "results" / "results.json").read_text())
+        assert read["gradable"] and read["score"] == 1.0, read
+        assert read["results"]["jaxgrade"]["protections"]["secrets"]["active"]
+        assert not (grade / "tests" / "exercises" / SLUG).stat().st_mode & 0o007
+        _assert_no_key_readable(root, [root], env=env)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.mark.slow
@@ -725,3 +853,191 @@ def test_exercise_toml_rejects_bad_visibility(tmp_path):
     (directory / "exercise.toml").write_text(toml + '\n[release]\ndue = 2026-12-01\n')
     with pytest.raises(ExerciseError, match="UTC offset"):
         load_exercise(directory)
+
+
+# --- CI template repositories (GitHub Classroom, GitLab CI) ---------------------------------------
+
+# GitHub Actions' workflow schema from SchemaStore, unchanged (where from: github-workflow.SOURCE.txt beside it).
+WORKFLOW_SCHEMA = REPO / "tests" / "data" / "github-workflow.json"
+RIGHT, WRONG = EXERCISE_DIR / "right" / "jitted.py", EXERCISE_DIR / "wrong" / "value_skips_first.py"
+
+
+@pytest.fixture(scope="module")
+def classroom(exercise, tmp_path_factory) -> Path:
+    return export_github_classroom(exercise, tmp_path_factory.mktemp("classroom") / SLUG)
+
+
+@pytest.fixture(scope="module")
+def gitlab(exercise, tmp_path_factory) -> Path:
+    return export_gitlab_ci(exercise, tmp_path_factory.mktemp("gitlab") / SLUG)
+
+
+def _workflow(repository: Path) -> dict:
+    import yaml
+    return yaml.safe_load((repository / ".github" / "workflows" / "classroom.yml").read_text())
+
+
+def _validate_workflow(workflow: dict) -> None:
+    import jsonschema
+    jsonschema.Draft7Validator(json.loads(WORKFLOW_SCHEMA.read_text())).validate(workflow)
+
+
+def _shell(command: str, cwd: Path, bin: Path = Path(sys.executable).parent,
+           **env: str) -> subprocess.CompletedProcess:
+    """A CI step's command in bash, where ``python`` is ``bin``'s (default: this venv's, jaxgrade
+    installed) and CI is set, as on GitHub's and GitLab's runners."""
+    path = f"{bin}{os.pathsep}{os.environ['PATH']}"
+    environ = {**{k: v for k, v in os.environ.items() if k != "JAXGRADE_EXERCISES"}, "PATH": path, "CI": "true", **env}
+    return subprocess.run(["bash", "-e", "-c", command], cwd=cwd, env=environ, capture_output=True, text=True,
+                          timeout=600)
+
+
+def _template_files(repository: Path) -> set[str]:
+    return {str(p.relative_to(repository)) for p in repository.rglob("*")
+            if p.is_file() and ".jaxgrade/jaxgrade/" not in str(p.relative_to(repository)) + "/"}
+
+
+def test_github_classroom_template_is_a_repository_with_a_valid_workflow(classroom):
+    files = _template_files(classroom)
+    assert {".github/workflows/classroom.yml", "README.md", f"{SLUG}.py", "check", "constraints.txt",
+            f".jaxgrade/exercises/{SLUG}/checks.py"} <= files
+    assert (classroom / ".jaxgrade" / "jaxgrade" / "pyproject.toml").is_file()  # the source the job installs
+    reference_body = (EXERCISE_DIR / "reference.py").read_text().split("def ", 1)[1]
+    assert reference_body not in _all_text(classroom) and not list(classroom.rglob("reference.py"))
+    assert (classroom / "README.md").read_text().startswith((EXERCISE_DIR / "statement.md").read_text().rstrip())
+    workflow = _workflow(classroom)
+    _validate_workflow(workflow)
+    steps = workflow["jobs"]["autograding"]["steps"]
+    runs = [s["run"] for s in steps if "run" in s]
+    assert runs == ["python -m pip install -c constraints.txt ./.jaxgrade/jaxgrade", "python check --format classroom"]
+    grading = next(s for s in steps if s.get("run", "").startswith("python check"))
+    reporter = steps[-1]
+    assert reporter["uses"] == "classroom-resources/autograding-grading-reporter@v1"
+    assert reporter["with"]["runners"] == grading["id"] == "jaxgrade"  # the reporter's runner is the grading step
+    assert reporter["env"] == {"JAXGRADE_RESULTS": "${{ steps.jaxgrade.outputs.result }}"}
+    assert "!cancelled()" in reporter["if"]  # also after a grading without full marks (exit 1)
+
+
+@pytest.mark.parametrize("break_it", [
+    lambda w: w["jobs"]["autograding"].pop("runs-on"),
+    lambda w: w["jobs"]["autograding"]["steps"][0].update(run="echo", uses="actions/checkout@v4"),
+    lambda w: w.update(permissions={"classroom": "write"}),
+])
+def test_the_workflow_schema_is_not_a_rubber_stamp(classroom, break_it):
+    import jsonschema
+    workflow = _workflow(classroom)
+    break_it(workflow)
+    with pytest.raises(jsonschema.ValidationError):
+        _validate_workflow(workflow)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant, points", [(RIGHT, (10, 10)), (WRONG, (7, 10))])
+def test_classroom_records_the_points_jaxgrade_check_gives(classroom, tmp_path, variant, points):
+    """The workflow's grading step, run as the runner runs it, and its result read as the reporter
+    reads it (tests/test_render.py reproduces the reporter's decoding from its source): the same
+    points per check, and the same total, as jaxgrade check --format json on the same file."""
+    from test_render import classroom_reporter_reads, points_per_check, step_outputs
+    repository = tmp_path / "repository"
+    shutil.copytree(classroom, repository, symlinks=True)
+    shutil.copy(variant, repository / f"{SLUG}.py")
+    (tmp_path / "output").write_text(""), (tmp_path / "summary.md").write_text("")
+    grading = next(s for s in _workflow(repository)["jobs"]["autograding"]["steps"] if s.get("id") == "jaxgrade")
+    done = _shell(grading["run"], repository, GITHUB_OUTPUT=str(tmp_path / "output"),
+                  GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"))
+    assert done.returncode == (0 if points[0] == points[1] else 1), done.stdout[-3000:] + done.stderr[-3000:]
+    outputs = step_outputs((tmp_path / "output").read_text())
+    read = classroom_reporter_reads("jaxgrade", {"JAXGRADE_RESULTS": outputs["result"]})
+    checked = json.loads(_shell(f"jaxgrade check {SLUG}.py -e {SLUG} --format json", repository).stdout)
+    assert read["points"] == points == (checked["score"], checked["max_score"]) and read["logged"] == [points[0]]
+    assert points_per_check(read["results"][0]) == {c["id"]: c["score"] for c in checked["checks"]}
+    assert read["failed"] == (None if points[0] == points[1] else "Some tests failed.")
+    summary = (tmp_path / "summary.md").read_text()
+    assert summary.startswith("# jaxgrade · ") and f"**Score: {points[0]}/{points[1]}**" in summary
+    assert f"::error file={SLUG}.py," in done.stdout or points[0] == points[1]  # annotations on the file
+
+
+def _gitlab_job(repository: Path) -> dict:
+    import yaml
+    return yaml.safe_load((repository / ".gitlab-ci.yml").read_text())["jaxgrade"]
+
+
+def test_gitlab_ci_template_declares_the_junit_report_and_the_score(gitlab):
+    files = _template_files(gitlab)
+    assert {".gitlab-ci.yml", "README.md", f"{SLUG}.py", "check", "constraints.txt"} <= files
+    job = _gitlab_job(gitlab)
+    assert set(job) <= {"image", "variables", "cache", "script", "allow_failure", "coverage", "artifacts"}
+    assert job["artifacts"]["when"] == "always" and job["allow_failure"] == {"exit_codes": [1]}
+    report = job["artifacts"]["reports"]["junit"]
+    grading = [line for line in job["script"] if "check" in line.split()]
+    assert grading == [f"python check --format gitlab -o {report}"]  # one grading, into the declared file
+    assert job["image"].startswith("python:3.")
+
+
+@pytest.mark.slow
+def test_gitlab_ci_script_writes_the_junit_it_declares_and_logs_the_score(gitlab, tmp_path):
+    repository = tmp_path / "repository"
+    shutil.copytree(gitlab, repository, symlinks=True)
+    shutil.copy(WRONG, repository / f"{SLUG}.py")
+    job = _gitlab_job(repository)
+    script = [line for line in job["script"] if "pip install" not in line]  # jaxgrade is installed here
+    done = _shell("\n".join(script), repository)
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]  # allowed: graded, not full marks
+    junit = ET.parse(repository / job["artifacts"]["reports"]["junit"]).getroot()
+    cases = junit.findall(".//testcase")
+    assert len(cases) == 9 and len(junit.findall(".//testcase/failure")) == 2
+    assert {c.get("file") for c in cases} == {f"{SLUG}.py"}  # GitLab links each test to the file
+    log = done.stdout + done.stderr
+    found = re.compile(job["coverage"].strip("/"), re.MULTILINE).findall(log)
+    assert found and found[-1] == "70.0"  # GitLab's coverage: the last match in the log
+    assert "jaxgrade: score 7/10 (70.0%) · some checks failed" in log
+
+
+def test_cli_exports_the_whole_catalogue_and_wants_one_of_e_or_all(tmp_path, capsys):
+    from grader.exercise import all_exercises
+    assert main(["export", "student", "--all", "-o", str(tmp_path / "all")]) == 0
+    slugs = [e.slug for e in all_exercises()]
+    assert sorted(p.name for p in (tmp_path / "all").iterdir()) == slugs
+    assert all((tmp_path / "all" / slug / "check").is_file() for slug in slugs)
+    assert capsys.readouterr().out.count("Wrote ") == len(slugs)
+    assert main(["export", "gitlab-ci", "-o", str(tmp_path / "none")]) == 2
+    assert main(["export", "gitlab-ci", "--all", "-e", SLUG, "-o", str(tmp_path / "both")]) == 2
+    assert "with -e SLUG (repeat it for several), or give --all" in capsys.readouterr().err
+    assert main(["export", "github-classroom", "-e", SLUG, "-o", str(tmp_path / "gh")]) == 0
+    assert "GitHub Classroom" in capsys.readouterr().out and (tmp_path / "gh" / ".github").is_dir()
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(tmp_path_factory) -> Path:
+    """A new virtual environment with pip and nothing else: where a CI job's commands start."""
+    venv = tmp_path_factory.mktemp("ci-venv") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    return venv / "bin"
+
+
+@pytest.mark.slow
+def test_every_ci_command_grades_in_a_fresh_venv(classroom, gitlab, fresh_venv, tmp_path):
+    """A student's repository from each template, every command of its CI file in order, in a
+    virtual environment that had only pip: the bundled jaxgrade installed with constraints.txt,
+    then the one grading. Classroom records the points and GitLab reads the JUnit of jaxgrade check."""
+    from test_render import classroom_reporter_reads, step_outputs
+    github = tmp_path / "github"
+    shutil.copytree(classroom, github, symlinks=True)
+    shutil.copy(WRONG, github / f"{SLUG}.py")
+    (tmp_path / "output").write_text("")
+    for step in _workflow(github)["jobs"]["autograding"]["steps"]:
+        if "run" in step:
+            done = _shell(step["run"], github, fresh_venv, GITHUB_OUTPUT=str(tmp_path / "output"))
+            expected = 1 if step.get("id") == "jaxgrade" else 0  # 1: graded, not full marks
+            assert done.returncode == expected, done.stdout[-3000:] + done.stderr[-3000:]
+    result = step_outputs((tmp_path / "output").read_text())["result"]
+    read = classroom_reporter_reads("jaxgrade", {"JAXGRADE_RESULTS": result})
+    assert read["points"] == (7, 10)
+    lab = tmp_path / "gitlab"
+    shutil.copytree(gitlab, lab, symlinks=True)
+    shutil.copy(WRONG, lab / f"{SLUG}.py")
+    job = _gitlab_job(lab)
+    done = _shell("\n".join(job["script"]), lab, fresh_venv)
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    junit = ET.parse(lab / job["artifacts"]["reports"]["junit"]).getroot()
+    assert len(junit.findall(".//testcase")) == 9 and len(junit.findall(".//testcase/failure")) == 2

@@ -16,7 +16,7 @@ from grader.batch.gradebook import (canvas_rows, feedback_comment, gradebook_row
                                     write_gradebook, write_lms_gradebook)
 from grader.batch.intake import Problem
 from grader.batch.lms_assignment import read_lms_file
-from grader.batch.safe_text import for_csv
+from grader.report.safe_text import for_csv
 from grader.errors import UsageError
 
 CHECKS = ["load.function", "value.random_vectors", "limits.resources"]

@@ -21,7 +21,9 @@ LAYERS = (
     ("grader", "grader.errors", "grader.outcome", "grader.release", "grader.arguments", "grader.strategies",
      "grader.source", "grader.notebook_runs",
      # grader.child here too: grader.source writes the cell table the child reads (grader.child.cells)
-     "grader.cache", "grader.wire", "grader.child"),
+     "grader.cache", "grader.wire", "grader.child",
+     # the witness runs beside the child, in a process of its own that runs no submission's code
+     "grader.witness"),
     ("grader.sandbox",),
     ("grader.observe",),
     ("grader.checks",),

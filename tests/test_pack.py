@@ -46,7 +46,7 @@ def test_every_export_records_this_jax_and_pins_what_is_installed(exercise, tmp_
     assert "pip install -c constraints.txt jaxgrade" in (student / "README.md").read_text()
 
     with zipfile.ZipFile(export_gradescope(exercise, tmp_path / "autograder.zip")) as archive:
-        assert json.loads(archive.read(f"jaxgrade/exercises/{SLUG}/{PACK_FILE}"))["jax"] == version("jax")
+        assert json.loads(archive.read(f"exercises/{SLUG}/{PACK_FILE}"))["jax"] == version("jax")
         assert _pins(archive.read("jaxgrade/constraints.txt").decode())["jax"] == version("jax")
     question = export_prairielearn(exercise, tmp_path / "question")
     assert read_pack_record(question / "tests" / "exercises" / SLUG)["jax"] == version("jax")

@@ -1,17 +1,21 @@
-"""A plain (non-editable) install carries the exercises and templates with the package, a wheel
+"""A plain (non-editable) install carries the exercises (what students see of them: no answer
+key, docs/keys.md) and templates with the package, a wheel
 and an editable install build without a warning, and the grader grades from wherever it is
 installed: a wheel in a venv, in a user site-packages, in a ``--target`` folder on PYTHONPATH,
 in a conda-like prefix (a whole CPython of its own, no venv), each with JAX and the rest in the
 same folder, where a child must find them."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -122,6 +126,128 @@ def test_a_wheel_grades_a_lazy_import_with_full_marks_however_installed(wheel, k
     assert "Score: 10/10" in done.stdout and "CPU 0" in done.stdout  # rich drew the layout
 
 
+def _keys_of_the_track() -> dict[str, str]:
+    """SHA-256 → name of every answer key of the track (docs/keys.md): each exercise's reference
+    and its right/ and wrong/ variants."""
+    from grader.exercise import KEY_PARTS
+    found = [p for exercise in (REPO / "exercises").iterdir() for part in KEY_PARTS
+             for p in [exercise / part, *(exercise / part).glob("*")] if p.is_file()]
+    return {hashlib.sha256(p.read_bytes()).hexdigest(): str(p.relative_to(REPO)) for p in found}
+
+
+def _files_under(top: Path) -> list[Path]:
+    """Every regular file under ``top``, symlinks not followed (the venv's links to this test
+    run's dependencies are not what the wheel installed)."""
+    return [Path(folder) / name for folder, _, names in os.walk(top) for name in names
+            if (Path(folder) / name).is_file() and not (Path(folder) / name).is_symlink()]
+
+
+def test_a_students_install_and_pack_hold_no_key_and_grade_the_visible_checks(wheel, tmp_path):
+    """A student's environment: the wheel pip-installed into a venv of its own (its dependencies
+    linked in, as everywhere here: this machine installs nothing from an index), and the student
+    pack that install exports. Every file the wheel installed (its RECORD) and every file of the
+    venv and the pack: none is, by content or by name, a reference or a variant of any exercise
+    of the track. There, ``jaxgrade check`` of a right variant (a file and a notebook) and the
+    pack's check script give full marks, and validate and the Gradescope export say where the
+    keys are instead of crashing."""
+    import nbformat
+
+    venv = tmp_path / "venv"
+    command, env = _wheel_installed("venv", wheel[0], venv)
+    pack = tmp_path / "pack"
+    made = subprocess.run([*command, "export", "student", "-e", SEED_EXERCISE.name, "-o", str(pack)],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert made.returncode == 0, made.stderr[-3000:]
+    record = next(venv.glob("lib/python*/site-packages/jaxgrade-*.dist-info/RECORD"))
+    recorded = [record.parent.parent / line.split(",")[0] for line in record.read_text().splitlines()]
+    assert len(recorded) > 200 and any(p.name == "checks.py" for p in recorded)
+    files = sorted({*recorded, *_files_under(venv), *_files_under(pack)})
+    keys = _keys_of_the_track()
+    sizes = {(REPO / name).stat().st_size for name in keys.values()}
+    copies = [f"{p} (a copy of {keys[digest]})" for p in files if p.is_file() and p.stat().st_size in sizes
+              and (digest := hashlib.sha256(p.read_bytes()).hexdigest()) in keys]
+    named = [str(p) for p in files if p.name == "reference.py" or p.parent.name in ("right", "wrong")]
+    assert not copies and not named, copies + named
+
+    right = (SEED_EXERCISE / "right" / "jitted.py").read_text()
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "solution.py").write_text(right)
+    book = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(right)])
+    nbformat.write(book, work / "solution.ipynb")
+    for name in ("solution.py", "solution.ipynb"):
+        done = subprocess.run([*command, "check", name, "-e", SEED_EXERCISE.name], capture_output=True, text=True,
+                              timeout=300, cwd=work, env=env)
+        assert done.returncode == 0 and "Score: 10/10" in done.stdout, name + done.stdout[-3000:] + done.stderr[-2000:]
+    (pack / f"{SEED_EXERCISE.name}.py").write_text(right)
+    done = subprocess.run([str(venv / "bin" / "python"), "check"], capture_output=True, text=True, timeout=300,
+                          cwd=pack, env=env)
+    assert done.returncode == 0 and "Score: 10/10" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+    for args in (["validate", SEED_EXERCISE.name], ["export", "gradescope", "-e", SEED_EXERCISE.name, "-o", "a.zip"]):
+        done = subprocess.run([*command, *args], capture_output=True, text=True, timeout=300, cwd=work, env=env)
+        assert done.returncode == 2 and "jaxgrade's source repository" in done.stderr, done.stderr[-2000:]
+        assert "Traceback" not in done.stderr and not (work / "a.zip").exists()
+
+
+def test_a_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
+    """An instructor's course beside a jaxgrade installed from the wheel, no checkout
+    (docs/course.md): ``new`` outside any course refuses to write into the installed package;
+    ``init`` makes the course; inside it ``new`` writes there, ``list`` shows the course's
+    exercises with the track's, an exercise of the course's own (with its key) gets full marks
+    for its reference from a folder below the course, and exports a student pack and a Gradescope
+    autograder, whose bundled source (its pyproject.toml written from the installed metadata)
+    builds, and whose run_autograder grades the reference 10/10 with it."""
+    command, env = _wheel_installed("venv", wheel[0], tmp_path / "venv")
+
+    def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([*command, *args], capture_output=True, text=True, timeout=300, cwd=cwd, env=env)
+
+    refused = run("new", "stray", cwd=tmp_path)
+    assert refused.returncode == 2 and "no course here" in refused.stderr, refused.stderr
+    assert not list((tmp_path / "venv").glob("lib/python*/site-packages/grader/exercises/stray"))
+    assert run("init", "course", cwd=tmp_path).returncode == 0
+    course = tmp_path / "course"
+    assert run("new", "moe_dispatch", cwd=course).returncode == 0
+    own = course / "exercises" / "ring_replicated"  # an exercise the instructor wrote, key included
+    shutil.copytree(SEED_EXERCISE, own, ignore=shutil.ignore_patterns("__pycache__"))
+    (own / "exercise.toml").write_text((own / "exercise.toml").read_text().replace(
+        'slug = "named_sharding_replicated"', 'slug = "ring_replicated"'))
+    (course / "work").mkdir()
+    listed = run("list", cwd=course / "work")
+    slugs = [line.split()[0] for line in listed.stdout.splitlines()[1:]]
+    assert slugs[:2] == ["moe_dispatch", "ring_replicated"] and "named_sharding_replicated" in slugs, listed.stdout
+    shutil.copy(own / "reference.py", course / "work" / "solution.py")
+    done = run("check", "solution.py", "-e", "ring_replicated", cwd=course / "work")
+    assert done.returncode == 0 and "Score: 10/10" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+    assert run("export", "student", "-e", "ring_replicated", "-o", "pack", cwd=course).returncode == 0
+    assert (course / "pack" / ".jaxgrade" / "exercises" / "ring_replicated" / "checks.py").is_file()
+    done = run("export", "gradescope", "-e", "ring_replicated", "-o", "a.zip", cwd=course)
+    assert done.returncode == 0, done.stderr[-2000:]
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(course / "a.zip") as archive:
+        archive.extractall(root / "source")
+        for info in archive.infolist():  # extractall drops the mode bits
+            os.chmod(root / "source" / info.filename, stat.S_IMODE(info.external_attr >> 16) or 0o644)
+    source = root / "source" / "jaxgrade"
+    built = subprocess.run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build_py",
+                            "--build-lib", str(tmp_path / "lib")], cwd=source, capture_output=True, text=True,
+                           timeout=300)
+    assert built.returncode == 0, built.stderr[-3000:]
+    files = {str(p.relative_to(tmp_path / "lib")) for p in (tmp_path / "lib").rglob("*") if p.is_file()}
+    assert {"grader/cli.py", "grader/export/command.py", "grader/templates/report.txt.j2"} <= files
+    assert [f for f in files if f.startswith("grader/exercises/")] == ["grader/exercises/README.txt"]
+    if os.geteuid() != 0:
+        pytest.skip("run_autograder grades as root only (Gradescope runs it as root)")
+    shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
+    (root / "submission").mkdir()
+    shutil.copy(own / "reference.py", root / "submission" / "ring_replicated.py")
+    graded = subprocess.run([str(root / "run_autograder")], capture_output=True, text=True, timeout=300, cwd=root,
+                            env={**env, "JAXGRADE_AUTOGRADER_ROOT": str(root),
+                                 "JAXGRADE_PYTHON": str(tmp_path / "venv" / "bin" / "python")})
+    assert graded.returncode == 0, graded.stdout[-3000:] + graded.stderr[-3000:]
+    assert json.loads((root / "results" / "results.json").read_text())["score"] == 10
+
+
 def _linked_tree(source: Path, destination: Path, skip: tuple[str, ...] = ()) -> None:
     """``source`` copied to ``destination`` as hard links (real files of the copy's own, no data
     written twice), its symlinks kept as symlinks; a copy where the two are on other devices."""
@@ -223,18 +349,23 @@ def test_pip_install_prints_no_warning(installed):
     assert not warnings, "\n".join(warnings[:20])
 
 
-def test_non_editable_install_carries_exercises_and_templates(installed, tmp_path):
+def test_non_editable_install_carries_exercises_without_keys_and_templates(installed, tmp_path):
     target, _ = installed
     package = target / "grader"
     for relative in ("exercises/named_sharding_replicated/exercise.toml",
                      "exercises/named_sharding_replicated/checks.py",
-                     "exercises/named_sharding_replicated/wrong/structure_no_placement.py",
+                     "exercises/named_sharding_replicated/starter.py",
+                     "exercises/named_sharding_replicated/statement.md",
                      "templates/report.txt.j2", "templates/export/gradescope/run_autograder"):
         assert (package / relative).is_file(), relative
+    track = sorted(p.name for p in (REPO / "exercises").iterdir() if (p / "exercise.toml").is_file())
+    assert sorted(p.parent.name for p in (package / "exercises").glob("*/exercise.toml")) == track
+    assert {p.name for p in (package / "exercises").glob("*/*")} == {"exercise.toml", "checks.py", "starter.py",
+                                                                      "statement.md"}
     assert not list(package.rglob("*.pyc")), "bytecode of the checkout must not ship"
     # The installed copy finds its own exercises and templates, not the source tree's.
     probe = ("import grader.exercise as e, grader.report.render as r; "
-             "print(e.exercises_root()); print(r.templates_root()); "
+             "print(*e.exercise_roots()); print(r.templates_root()); "
              "print(e.find_exercise('named_sharding_replicated').title)")
     shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
                            cwd=tmp_path, env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"})

@@ -53,6 +53,16 @@ def _graded(exercise, relative: str) -> Report:
 
 
 @pytest.fixture(scope="module")
+def hostile(tmp_path_factory) -> Report:
+    """A wrong variant saved under a name that holds a bidi override, printing escape sequences."""
+    folder = tmp_path_factory.mktemp("hostile")
+    path = folder / "essay\u202egnp.\u202cpy_.py"
+    source = (REPO / "exercises" / SLUG / "wrong" / "value_skips_first.py").read_text()
+    path.write_text(source + '\nprint("\\x1b[2J\\x1b[31mPASSED 10/10\\x1b[0m \\u202e\\r\\x07")\n')
+    return grade(find_exercise(SLUG), path, display_path=path.name)
+
+
+@pytest.fixture(scope="module")
 def reports() -> dict[str, Report]:
     exercise = find_exercise(SLUG)
     return {name: _graded(exercise, relative) for name, relative in VARIANTS.items()}
@@ -215,11 +225,46 @@ def test_control_characters_cannot_redraw_the_terminal(reports):
     for format in ("text", "md", "github", "junit", "html"):
         out = render(report, format)
         assert not re.search("[\x00-\x08\x0b-\x1f\x7f]", out), format
-        assert "\ufffd[2K" in out, format
+        assert "\\x1b[2K" in out, format
     printed = render(report, "text").split("Your program printed 22 bytes:\n")[1]
     assert all(line.startswith("  | ") for line in printed.splitlines())
     coloured = render(report, "text", colour=True)
     assert "\033[31mFAIL" in coloured and "\x1b[2K" not in coloured
+
+
+# What a CI page or a terminal must never receive raw: C0 and C1 controls (ESC, CSI, CR, BEL)
+# and the bidi controls that reorder the text around them (U+061C, U+200E/F, U+202A-202E, U+2066-2069).
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _strings(value: object) -> list[str]:
+    """Every string in decoded JSON, keys included."""
+    if isinstance(value, dict):
+        return [s for key, item in value.items() for s in (key, *_strings(item))]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return [value] if isinstance(value, str) else []
+
+
+@pytest.mark.parametrize("format", [f for f in FORMATS if f != "json"])
+def test_a_hostile_file_name_and_output_are_shown_escaped_in_every_format(hostile, format):
+    """A real grading of a file whose name holds U+202E and U+202C (the right-to-left override
+    and its end) and which prints a terminal escape: every format shows them as \\u202e,
+    \\u202c and \\x1b, never raw; JSON formats in every string a platform would show."""
+    out = render(hostile, format)
+    shown = "\n".join(_strings(json.loads(out))) if format in ("gradescope", "prairielearn") else out
+    assert not RAW_CONTROL.search(shown), (format, RAW_CONTROL.search(shown))
+    assert "\\x1b[2J" in shown, format  # the program's output, where the format shows it
+    if format != "prairielearn":  # PrairieLearn's results name no file
+        assert "\\u202egnp" in shown and "\\u202c" in shown, format
+
+
+def test_the_command_a_report_prints_still_names_the_hostile_file(hostile):
+    """The reproduce command is in bash's $'...' quoting, which the escaping leaves as it is."""
+    assert hostile.command.startswith("jaxgrade check $'")
+    quoted = hostile.command.split(" ")[2]
+    named = subprocess.run(["bash", "-c", f"printf %s {quoted}"], capture_output=True, text=True, check=True)
+    assert named.stdout == hostile.submission["path"] and quoted in render(hostile, "text")
 
 
 def test_github_output_cannot_issue_workflow_commands(reports, tmp_path):
@@ -714,6 +759,60 @@ def test_gradescope_maps_visibility(hidden):
 PRAIRIELEARN_SCHEMA = REPO / "tests" / "data" / "prairielearn.schema.json"
 
 
+def step_outputs(text: str) -> dict[str, str]:
+    """The outputs GitHub's runner reads from a step's $GITHUB_OUTPUT file: ``name=value`` lines
+    (and ``name<<DELIMITER`` blocks, which jaxgrade never writes: refused here)."""
+    outputs = {}
+    for line in text.splitlines():
+        assert "<<" not in line.split("=", 1)[0], line
+        name, value = line.split("=", 1)
+        outputs[name] = value
+    return outputs
+
+
+def classroom_reporter_reads(runners: str, environ: dict[str, str]) -> dict:
+    """What GitHub Classroom's reporter (classroom-resources/autograding-grading-reporter) makes
+    of its runners' results, reproduced from its source: src/main.js reads, for each id of the
+    comma-separated ``runners`` input, ``process.env[id.trim().toUpperCase() + "_RESULTS"]``,
+    decodes it with ``Buffer.from(value, "base64").toString("utf-8")`` (lenient: characters
+    outside the alphabet are skipped, bad UTF-8 becomes U+FFFD) and ``JSON.parse``; it fails the
+    run when any result's status is "fail" or "error"; src/notify-classroom.js skips a result
+    whose ``max_score`` is falsy, adds up every test's ``score`` and each ``max_score``, and
+    posts "Points {total}/{max}" as the annotation Classroom records (none when the maximum is
+    0). Returns the points, the messages it would fail the run with, and the decoded results."""
+    import base64
+    results = []
+    for runner in runners.split(","):
+        encoded = environ.get(f"{runner.strip().upper()}_RESULTS")
+        if encoded is None:  # Buffer.from(undefined) throws: the run fails, nothing is recorded
+            return {"points": None, "failed": "The first argument must be of type string", "results": results}
+        kept = re.sub(r"[^A-Za-z0-9+/=_-]", "", encoded).replace("-", "+").replace("_", "/")
+        text = base64.b64decode(kept + "=" * (-len(kept.rstrip("=")) % 4), validate=False)
+        results.append(json.loads(text.decode("utf-8", "replace")))
+    total = maximum = 0
+    for result in results:
+        if not result.get("max_score"):
+            continue
+        maximum += result["max_score"]
+        total += sum(test["score"] for test in result["tests"])
+    failed = ("Some tests failed." if any(r["status"] == "fail" for r in results)
+              else "Some tests errored." if any(r["status"] == "error" for r in results) else None)
+    # src/console-results.js's "Total points for RUNNER: X/Y" (helpers/test-helpers.js getTestScore)
+    logged = [sum(t["status"] == "pass" for t in r["tests"]) / len(r["tests"]) * (r.get("max_score") or 0)
+              for r in results]
+    return {"points": (total, maximum) if maximum else None, "logged": logged, "failed": failed,
+            "results": results}
+
+
+def points_per_check(result: dict) -> dict[str, float]:
+    """A classroom result's points for each check id (a check is one test per point)."""
+    points: dict[str, float] = {}
+    for test in result["tests"]:
+        check = test["name"].split(":")[0]
+        points[check] = points.get(check, 0) + test["score"]
+    return points
+
+
 def prairielearn_reads(text: str) -> dict:
     """What PrairieLearn makes of a results.json, per its documented contract (the schema in
     tests/data transcribes it): the grader host refuses files over 1 MB and unparsable JSON;
@@ -743,7 +842,7 @@ def test_prairielearn_results_follow_the_documented_format(reports):
     assert "smallest failing input:  x = jnp.array([1.0], dtype=jnp.float32)" in vectors["output"]
     assert "Score: 7/10" in results["message"] and "# Forged heading" in results["output"]
     # PrairieLearn turns ANSI escapes in output into colours: the student's own are neutralised first
-    assert not re.search("[\x00-\x08\x0b-\x1f\x7f]", results["output"]) and "\ufffd[31m" in results["output"]
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f]", results["output"]) and "\\x1b[31m" in results["output"]
     passed = prairielearn_reads(render(reports["reference"], "prairielearn"))
     assert passed["gradable"] and passed["score"] == 1.0
 
@@ -783,6 +882,62 @@ def test_prairielearn_withholds_hidden_checks_but_counts_them(hidden):
 
 # --- templates and arguments ----------------------------------------------------------------------
 
+def _deliver_classroom(report: Report, tmp_path: Path, audience: str = "student") -> tuple[str, dict]:
+    from io import StringIO
+    from grader.report.render import deliver
+    tmp_path.mkdir(exist_ok=True)
+    outputs, summary, stream = tmp_path / "output", tmp_path / "summary.md", StringIO()
+    outputs.write_text(""), summary.write_text("")
+    deliver(report, "classroom", stream, audience=audience,
+            environ={"GITHUB_OUTPUT": str(outputs), "GITHUB_STEP_SUMMARY": str(summary)})
+    found = step_outputs(outputs.read_text())
+    read = classroom_reporter_reads("jaxgrade", {"JAXGRADE_RESULTS": found["result"]} if "result" in found else {})
+    assert summary.read_text() == render(report, "md", audience=audience)
+    return stream.getvalue(), read
+
+
+def test_classroom_result_gives_each_check_its_points(reports, tmp_path):
+    log, read = _deliver_classroom(reports["value_skips_first"], tmp_path)
+    assert read["points"] == (7, 10) and read["failed"] == "Some tests failed."
+    assert read["logged"] == [7]  # the reporter's own log line says the points Classroom records
+    checks = reports["value_skips_first"].checks
+    assert points_per_check(read["results"][0]) == {c.id: c.score for c in checks}
+    tests = read["results"][0]["tests"]
+    assert len(tests) == 10 and tests[0]["name"] == f"{checks[0].id}: {checks[0].title}"
+    first, second = (t for t in tests if t["name"].startswith("value.random_vectors"))  # a 2-point check
+    assert first["name"].endswith("(point 1 of 2)") and second["name"].endswith("(point 2 of 2)")
+    assert first["status"] == second["status"] == "fail" and "Hint:" in first["message"] and not second["message"]
+    assert first["test_code"].startswith("JAX_") and not second["test_code"]
+    github = render(reports["value_skips_first"], "github")  # the same log: annotations, then the fenced report
+    assert log.split("::stop-commands::")[0] == github.split("::stop-commands::")[0] and "::error " in log
+    _, read = _deliver_classroom(reports["reference"], tmp_path / "right")
+    assert read["points"] == (10, 10) and read["logged"] == [10] and read["failed"] is None
+    halves = dataclasses.replace(reports["value_skips_first"], checks=tuple(
+        dataclasses.replace(c, score=c.score / 2, max_score=c.max_score / 2) for c in checks))
+    _, read = _deliver_classroom(halves, tmp_path / "halves")  # points that are not whole: a test per check
+    assert read["points"] == (3.5, 5) and len(read["results"][0]["tests"]) == len(checks)
+    assert points_per_check(read["results"][0]) == {c.id: c.score for c in halves.checks}
+
+
+def test_classroom_counts_hidden_checks_without_naming_them(hidden, tmp_path):
+    _, read = _deliver_classroom(hidden["value_skips_first"], tmp_path)
+    assert read["points"] == (7, 10) and read["logged"] == [7]  # every check counts: Classroom records one total
+    hidden_tests = [t for t in read["results"][0]["tests"] if t["name"].startswith("2 hidden checks")]
+    assert [(t["name"], t["score"]) for t in hidden_tests] == [("2 hidden checks (point 1 of 2)", 1),
+                                                              ("2 hidden checks (point 2 of 2)", 0)]
+    text = json.dumps(read["results"])
+    assert not [s for s in SECRETS if s in text]
+
+
+def test_classroom_records_nothing_for_a_grader_fault(reports, tmp_path):
+    broken = dataclasses.replace(reports["reference"], checks=tuple(
+        dataclasses.replace(c, status="error", score=0.0, message="the sandbox could not be set up")
+        if c.id.startswith("structure.") else c for c in reports["reference"].checks))
+    log, read = _deliver_classroom(broken, tmp_path)
+    assert read["points"] is None and read["failed"]  # the reporter fails the run, Classroom records no points
+    assert "::error title=jaxgrade%3A grader fault::" in log.splitlines()[-1]
+
+
 def test_instructor_templates_override_and_still_get_the_view(hidden, tmp_path):
     (tmp_path / "report.txt.j2").write_text(
         "{{ report.exercise }}: {{ report.score | points }}/{{ report.max_score | points }}\n"
@@ -800,10 +955,12 @@ def test_text_colour_only_when_asked(reports):
 
 
 def test_unknown_arguments_say_what_to_do(reports):
-    with pytest.raises(ValueError, match="choose one of text, json, md, html, gradescope, junit, gitlab, github, prairielearn"):
+    with pytest.raises(ValueError, match="choose one of text, json, md, html, gradescope, junit, gitlab, github, "
+                                         "classroom, prairielearn"):
         render(reports["reference"], "pdf")
     with pytest.raises(ValueError, match="choose one of student, instructor"):
         render(reports["reference"], "md", audience="teacher")
     with pytest.raises(ValueError, match="does not exist"):
         render(reports["reference"], "md", templates=Path("/no/such/folder"))
-    assert set(FORMATS) == {"text", "json", "md", "html", "gradescope", "junit", "gitlab", "github", "prairielearn"}
+    assert set(FORMATS) == {"text", "json", "md", "html", "gradescope", "junit", "gitlab", "github", "classroom",
+                            "prairielearn"}

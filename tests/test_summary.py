@@ -1,6 +1,6 @@
 """grader.batch.summary: the class summary's numbers (distribution, pass rates, common failures,
 slowest, trouble, identical files) and its two renderings (self-contained HTML, Markdown).
-grader.batch.safe_text: what students control (file names, messages that quote their code) is
+grader.report.safe_text: what students control (file names, messages that quote their code) is
 laid out as text, never as markup, in each medium; the histogram has a text alternative that
 states every bar's count."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import html5lib
 import pytest
 
 from grader.batch.intake import Problem
-from grader.batch.safe_text import for_html, for_markdown, for_terminal, shown_name
+from grader.report.safe_text import for_html, for_markdown, for_terminal, shown_name
 from grader.batch.summary import failure_pattern, histogram_text, render_summary, summarize
 from grader.batch.throughput import Throughput
 

@@ -161,6 +161,35 @@ def test_usage_errors_and_relative_paths_are_the_clients(warm):
     assert folder.served() == before + 2
 
 
+def test_the_course_is_each_checks_own(warm, tmp_path):
+    """``--course DIR`` is read per check by the service that answers it: two courses each holding
+    an exercise ``replica`` (docs/course.md), checked one after the other through one service,
+    each graded against its own; then a check that names no course finds no ``replica``. A
+    service started by a check with --course warms up on that course's exercise."""
+    folder, _ = warm
+    for name in ("A", "B"):
+        own = tmp_path / name / "exercises" / "replica"
+        shutil.copytree(SEED_EXERCISE, own, ignore=shutil.ignore_patterns("__pycache__", "right", "wrong"))
+        toml = own / "exercise.toml"
+        toml.write_text(toml.read_text().replace('slug = "named_sharding_replicated"', 'slug = "replica"')
+                        .replace('title = "NamedSharding (replicated)"', f'title = "Course {name}"'))
+        (tmp_path / name / "jaxgrade.toml").write_text('track = "none"\n')
+    before = folder.served()
+    for name in ("A", "B"):
+        done = folder.check(REFERENCE, "-e", "replica", "--course", str(tmp_path / name))
+        assert done.returncode == 0 and f"jaxgrade · Course {name} (replica)" in done.stdout.decode(), done.stderr
+    unknown = folder.check(REFERENCE, "-e", "replica")
+    assert unknown.returncode == 2 and b"unknown exercise 'replica'" in unknown.stderr
+    assert folder.served() == before + 3, folder.log()
+    fresh = Folder()
+    try:
+        assert fresh.check(REFERENCE, "-e", "replica", "--course", str(tmp_path / "A")).returncode == 0
+        fresh.wait_for(" ready")
+        assert "warmed on replica" in fresh.log(), fresh.log()
+    finally:
+        fresh.stop()
+
+
 def test_another_environment_is_another_service(warm):
     folder, _ = warm
     before = folder.served()

@@ -4,7 +4,7 @@
                    [--gradebook canvas|moodle] [--assignment "TITLE (ID)"] [--points N] [--lms-file FILE]
 
 Everything printed here that comes from a file or folder name is escaped for the terminal
-(:func:`grader.batch.safe_text.for_terminal`).
+(:func:`grader.report.safe_text.for_terminal`).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from grader.batch.gradebook import GRADEBOOK_FORMATS, canvas_rows, moodle_rows, 
 from grader.batch.lms_assignment import CANVAS_COLUMN, LmsAssignment, read_lms_file
 from grader.batch.progress import Progress
 from grader.batch.run import NO_SPACE, BatchOutcome, grade_class, problems_of
-from grader.batch.safe_text import for_terminal
+from grader.report.safe_text import for_terminal
 from grader.errors import ClusterError, ExitCode, IntakeError, UsageError
 from grader.report.visibility import shown_to
 

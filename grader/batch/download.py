@@ -9,7 +9,7 @@ from pathlib import PurePosixPath
 from typing import Callable, NamedTuple
 
 from grader.batch.lms_names import Owner
-from grader.batch.safe_text import shown_name
+from grader.report.safe_text import shown_name
 from grader.batch.submissions import Problem
 from grader.batch.tree import Tree, read_file
 from grader.errors import NotebookError

@@ -19,7 +19,7 @@ one assignment column, a "Points Possible" row, one row per student. ``gradebook
 holds and why. Both LMS files give the score out of the LMS assignment's points (``points``,
 default the exercise's maximum): Moodle skips a grade above its maximum without a word.
 
-Every cell that holds text from a student goes through :func:`grader.batch.safe_text.for_csv`
+Every cell that holds text from a student goes through :func:`grader.report.safe_text.for_csv`
 (no control characters, no formulas). Every file here is replaced atomically and created
 readable by its owner only.
 """
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Collection, Iterable, Sequence
 
 from grader.batch.submissions import Problem
-from grader.batch.safe_text import for_csv
+from grader.report.safe_text import for_csv
 
 FIXED = ("student", "score", "max_score", "status")
 LMS_COLUMNS = ("name", "late")

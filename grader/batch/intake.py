@@ -42,7 +42,7 @@ from pathlib import Path, PurePosixPath
 from grader.batch.download import Download
 from grader.batch.layouts import TopLevel, layout_of
 from grader.batch.lms_names import Roster
-from grader.batch.safe_text import shown_name
+from grader.report.safe_text import shown_name
 from grader.batch.submissions import Intake, Problem, ProblemReason, Submission
 from grader.batch.tree import judge_links, tree_of_folder, write_private
 from grader.batch.zip_reader import tree_of_zip

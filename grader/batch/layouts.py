@@ -16,7 +16,7 @@ from typing import Protocol
 from grader.batch.download import Candidate, Download
 from grader.batch.lms_names import (MOODLE_FILE, MOODLE_FOLDER, RESUBMISSION, CanvasName, Owner, Roster, canvas_names,
                                     canvas_owners, most)
-from grader.batch.safe_text import shown_name
+from grader.report.safe_text import shown_name
 from grader.source import SUFFIXES
 
 

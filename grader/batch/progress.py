@@ -5,7 +5,7 @@ import sys
 import time
 from typing import Mapping, TextIO
 
-from grader.batch.safe_text import for_terminal
+from grader.report.safe_text import for_terminal
 
 
 class Progress:

@@ -7,9 +7,9 @@ graded); :func:`write_summary` lays it out as ``summary.html`` (self-contained: 
 and an inline SVG histogram, no scripts, nothing fetched) and ``summary.md``.
 
 Names and messages come from students. Every value either template prints loses its control
-characters (:func:`grader.batch.safe_text.for_html`); the HTML template is autoescaped, and the
+characters (:func:`grader.report.safe_text.for_html`); the HTML template is autoescaped, and the
 Markdown template passes every student-controlled value through the ``md`` filter
-(:func:`grader.batch.safe_text.for_markdown`: no raw HTML, links, mentions or broken tables).
+(:func:`grader.report.safe_text.for_markdown`: no raw HTML, links, mentions or broken tables).
 The histogram has a text alternative that states every bar's count.
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from grader.batch.gradebook import write_atomically
 from grader.batch.throughput import describe
 from grader.batch.submissions import Problem
-from grader.batch.safe_text import for_html, for_markdown
+from grader.report.safe_text import for_html, for_markdown
 
 TOP_FAILURES = 10
 TOP_SLOWEST = 5

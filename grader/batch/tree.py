@@ -14,7 +14,7 @@ import stat
 from collections import defaultdict
 from pathlib import Path, PurePosixPath
 
-from grader.batch.safe_text import shown_name
+from grader.report.safe_text import shown_name
 from grader.errors import IntakeError
 
 MAX_FILE_BYTES = 1 << 20  # a solution to one exercise is a few kB; 1 MiB is not a solution

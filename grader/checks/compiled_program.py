@@ -121,6 +121,10 @@ class CommunicatesAtMost(_Budget):
         programs = own_programs(returned, self.own_only)
         moved = sum(program.communicated for program in programs)
         observed = f"{_size(moved)} per device: {_listed(_collectives(programs)) or 'no collective'}"
+        if any(program.unbounded for program in programs):
+            return Outcome.failed(f"Your function's collectives move {observed}, and one of them runs in a loop whose "
+                                  f"number of steps depends on the data, so the bytes it moves have no bound; the task "
+                                  f"allows at most {words}.", expected=want, observed=f"no bound ({observed})")
         if moved > limit:
             return Outcome.failed(f"Your function's collectives move {observed}; the task allows at most {words}.",
                                   expected=want, observed=observed)
@@ -236,7 +240,8 @@ def _itemsize(dtype: str | None) -> int:
 
 def _collectives(programs: tuple[CompiledProgram, ...]) -> list[tuple[str, int, str]]:
     """(kind, bytes per device, where) of each collective the programs hold."""
-    return [(c.kind, c.bytes, program.function + (f", {c.times} times a run, in a loop" if c.times > 1 else "")
+    return [(c.kind, c.bytes, program.function + (", in a loop of unknown length" if c.times is None else
+                                                  f", {c.times} times a run, in a loop" if c.times > 1 else "")
              + (f", run {program.runs} times" if program.runs > 1 else ""))
             for program in programs for c in program.collectives]
 

@@ -104,6 +104,11 @@ class ResultFromPlacement(StructureCheck):
                 return Outcome.failed(f"{where}{seen}. The task asks for {what} computed from the placed {label} "
                                       "on every input.", expected=f"{what} computed from the placed {label}",
                                       observed=seen)
+            if arguments is context.probe and chosen is not None and chosen.via == "device_put" and not chosen.within:
+                problem = _witnessed_replay(context, leaf, chosen.sharding, other, direct, tolerance, label, via,
+                                            what, self.result)
+                if problem is not None:
+                    return problem
             # the probe call's own operations run again: the function never knows (a witness that can
             # only fail it: a forged record can make a replay look honest, the feeding call below cannot)
             replayed = _replayed(context, chosen, leaf, self.result) if arguments is context.probe else None
@@ -151,6 +156,32 @@ class ResultFromPlacement(StructureCheck):
         return Outcome.failed(f"{opening(observed, self.result)}. Compute {what} from the placed {label} "
                               f"({VIA_NAME[chosen.via]} gives it), and place before computing, not after.",
                               expected=f"{what} computed from the placed {label}", observed=observed)
+
+
+def _witnessed_replay(context: Context, leaf: str, sharding: dict[str, Any], other: np.ndarray, direct: Returned,
+                      tolerance: Any, label: str, via: str, what: str, result: str) -> Outcome | None:
+    """The probe call's own operations, run again by the witness (no Python of the submission's
+    runs, so nothing can notice) with every eager placement of ``leaf`` onto ``sharding`` holding
+    ``other``: they must give what the function returns when called on ``other`` (``direct``). A
+    result computed from the original, plus a term that is zero only while the placed copy equals
+    it, moves with the placed copy without being computed from it. None when they do, or where
+    the witness cannot say."""
+    order = [path for name in context.session.parameters for path, _ in argument_leaves({name: context.probe[name]})]
+    replayed = context.session.replay_placed(probe_call(context), context.probe, order.index(leaf), sharding, other) \
+        if leaf in order else None
+    if replayed is None:
+        return None
+    difference = _difference(Returned(True, leaves=replayed), direct, tolerance)
+    if difference is None:
+        return None
+    seen = (f"the operations your function ran, run again by the grader with the placed {label} holding other "
+            f"values ({short(other)}) and {label} itself unchanged, do not give what your function returns on those "
+            f"values: {difference.replace('it returned', 'they give', 1)}")
+    return Outcome.failed(
+        f"{opening(f'{what} does not follow the placed {label}', result)}: {seen}. So {what} is not computed from "
+        f"the placed {label} alone: it mixes in the original {label}. Compute {what} from what {via} returns.",
+        expected=f"{what} computed from the placed {label}: your function's answer on whatever it holds "
+                 f"({observed(direct)})", observed=seen, counterexample=f"{label} = {short(other, 64)}")
 
 
 def _other_values(value: Any) -> list[np.ndarray]:

@@ -15,12 +15,45 @@ from grader.outcome import Outcome
 SHOWN = 3  # changes named in the message; the rest counted
 
 
+# The packages whose namespaces hold what the grader observes JAX with: a change there, even one
+# put back within the call, could have forged what the child saw.
+OBSERVED_PACKAGES = ("jax", "jaxlib", "numpy", "ml_dtypes", "grader")
+PUT_BACK = " while your code runs, and puts it back"
+
+
+def forgeable(change: str) -> bool:
+    """Whether a change the child named could have forged a fact of the structure checks once
+    the witness reproduced the call's account: all but a standard-library namespace written and
+    put back within the call (``warnings.catch_warnings``, ``logging`` configuration do that)."""
+    if not change.endswith(PUT_BACK):
+        return True
+    label = change.removeprefix("rewrites ").removesuffix(PUT_BACK)
+    return label.partition(".")[0] in OBSERVED_PACKAGES
+
+
+def divergence_outcome(detail: str) -> Outcome:
+    """The failure every structure check reports when the call's account does not reproduce
+    what the call returned (``grader.observe.witnessed``)."""
+    return Outcome.failed("What your code reported is not what it computed: the programs handed over for your call, "
+                          f"run again by the grader, do not give what your function returned ({detail}). Solve the "
+                          "task with JAX's public API and leave the grader's machinery alone", hint_applies=False)
+
+
+def tampering_note(tampered: list[str]) -> str:
+    """The note on a passing structure check for changes the witness found harmless."""
+    return (f"Your code {_named(tampered)}; the grader re-derived what your function computed and found it as "
+            "reported, so this costs nothing.")
+
+
+def _named(tampered: list[str]) -> str:
+    return "; ".join(tampered[:SHOWN]) + (f"; and {len(tampered) - SHOWN} more" if len(tampered) > SHOWN else "")
+
+
 def tampering_outcome(tampered: list[str]) -> Outcome | None:
     """The failure every structure check reports, or None when nothing was changed."""
     if not tampered:
         return None
-    named = "; ".join(tampered[:SHOWN]) + (f"; and {len(tampered) - SHOWN} more" if len(tampered) > SHOWN else "")
     return Outcome.failed(f"Your code changes the machinery the grader observes JAX with, so nothing it saw of what "
-                          f"your function did can be trusted: it {named}. Solve the task with JAX's public API and "
+                          f"your function did can be trusted: it {_named(tampered)}. Solve the task with JAX's public API and "
                           "leave JAX's, NumPy's, Python's and the grader's functions and classes as they are "
                           "(jax.config.update is fine)", hint_applies=False)

@@ -34,6 +34,11 @@ from grader.observe.returned import COLLECTIVE_KINDS
 from grader.outcome import Category, Outcome
 
 
+# The collective XLA runs for each collective as written (psum and pmean reduce alike).
+EXECUTED_AS = {"psum": "all-reduce", "pmean": "all-reduce", "all_gather": "all-gather",
+               "psum_scatter": "reduce-scatter", "ppermute": "collective-permute", "all_to_all": "all-to-all"}
+
+
 @dataclass(frozen=True, kw_only=True)
 class CollectiveCount(Check):
     """The probe call runs ``operation`` exactly ``exactly`` times (or at least ``at_least``,
@@ -94,9 +99,18 @@ class CollectiveCount(Check):
                 return Outcome.failed(f"The program could not be inspected: {why}.", expected=want,
                                       observed=str(why))
             count, observed = self._written(program)
+            count = self._executed(count, probe_call(context)) if count else count
             where = "your program performs"
         low = self.exactly if self.exactly is not None else self.at_least
         high = self.exactly if self.exactly is not None else self.at_most
+        if count is None:
+            if high is None:
+                return Outcome.passed(f"{where[:1].upper()}{where[1:]} {observed}, in a loop ({want}).")
+            return Outcome.failed(f"{where[:1].upper()}{where[1:]} {observed} inside a loop whose number of steps "
+                                  f"depends on the data, so it runs an unbounded number of times; the task asks for "
+                                  f"{want}. Give the loop a fixed number of steps (jax.lax.fori_loop with Python "
+                                  "integers, jax.lax.scan) or move the collective out of it.", expected=want,
+                                  observed=f"{observed}, run an unbounded number of times")
         if (low is not None and count < low) or (high is not None and count > high):
             extra = (" A collective inside a loop runs once per step; one in each of several programs, once in each."
                      if self.compiled and count > (high if high is not None else count) else "")
@@ -104,14 +118,38 @@ class CollectiveCount(Check):
                                   expected=want, observed=observed)
         return Outcome.passed(f"{where[:1].upper()}{where[1:]} {observed} ({want}).")
 
-    def _run(self, returned: Any) -> tuple[int, str]:
-        count, places = 0, []
+    def _run(self, returned: Any) -> tuple[int | None, str]:
+        count: int | None = 0
+        places = []
         for program in own_programs(returned, self.own_only):
-            runs = sum(c.times for c in program.collectives if c.kind == self.operation) * program.runs
+            ours = [c.times for c in program.collectives if c.kind == self.operation]
+            if None in ours:
+                count = None
+                places.append(f"in a loop of unknown length in {program.function}")
+                continue
+            runs = sum(ours) * program.runs  # type: ignore[arg-type]
             if runs:
-                count += runs
+                count = None if count is None else count + runs
                 places.append(f"{runs} in {program.function}")
-        return count, f"{count} {self.operation}" + (f" ({', '.join(places[:4])})" if places else "")
+        shown = "an unbounded number of" if count is None else str(count)
+        return count, f"{shown} {self.operation}" + (f" ({', '.join(places[:4])})" if places else "")
+
+    def _executed(self, written: int, returned: Any) -> int | None:
+        """A collective as written counts its runs: each of its kind that XLA runs in a loop
+        adds a run per further iteration, and one in a loop of unknown length makes the count
+        unbounded. Straight-line code counts its equations, whatever XLA adds around them."""
+        kind = EXECUTED_AS.get(self.operation)
+        if kind is None or not returned.ok:
+            return written
+        extra = 0
+        for program in own_programs(returned, self.own_only):
+            for collective in program.collectives:
+                if collective.kind != kind:
+                    continue
+                if collective.times is None:
+                    return None
+                extra += (collective.times - 1) * program.runs
+        return written + extra
 
     def _written(self, program: Program) -> tuple[int, str]:
         found = [n for n in program.nodes if n.primitive in names_of(self.operation) and not n.inlined]

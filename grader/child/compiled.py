@@ -12,7 +12,8 @@ an executable served from a cache is the same program.
 The module is one SPMD program per device, so every figure is per device. A collective's
 ``bytes`` is the size of its result on one device (what an all-gather assembles, the slice a
 reduce-scatter keeps, the whole operand of an all-reduce); one inside a loop body runs once
-per iteration (``times``: the trip counts XLA knows, multiplied).
+per iteration (``times``: the trip counts XLA knows, multiplied; None, unbounded, in a loop
+whose trip count XLA does not know: a ``while_loop`` whose condition reads data).
 """
 from __future__ import annotations
 
@@ -58,7 +59,8 @@ def _sizes(shape_text: str) -> list[int]:
 def collectives(hlo_text: str) -> list[CollectiveData]:
     """The collective operations of an HLO module's text, each ``{"kind", "bytes", "times"}``:
     ``times`` is how often one run of the program runs it (a collective in a loop's body runs
-    once per iteration: XLA's known trip count of each enclosing while loop, multiplied)."""
+    once per iteration: XLA's known trip count of each enclosing while loop, multiplied; None
+    inside a loop whose trip count XLA does not know)."""
     found: list[CollectiveData] = []
     times = _times_run(hlo_text)
     computation = ""
@@ -78,11 +80,12 @@ def collectives(hlo_text: str) -> list[CollectiveData]:
     return found
 
 
-def _times_run(hlo_text: str) -> dict[str, int]:
+def _times_run(hlo_text: str) -> dict[str, int | None]:
     """How many times one run of the module runs each computation: the entry once, a while
-    loop's body its known trip count times (once when XLA does not know it) for each time the
-    loop runs, any other called computation (a fusion, a call, a branch) as often as its caller."""
-    calls: dict[str, list[tuple[str, int]]] = {}  # computation -> (called computation, times per run of it)
+    loop's body its known trip count times (None, unbounded, when XLA does not know it) for each
+    time the loop runs, any other called computation (a fusion, a call, a branch) as often as its
+    caller."""
+    calls: dict[str, list[tuple[str, int | None]]] = {}  # computation -> (called, times per run of it)
     entry, computation = "", ""
     for line in hlo_text.splitlines():
         header = _COMPUTATION.match(line)
@@ -92,15 +95,18 @@ def _times_run(hlo_text: str) -> dict[str, int]:
             continue
         trips = _TRIP_COUNT.search(line)
         for role, called in _CALLED.findall(line):
-            calls.setdefault(computation, []).append((called, int(trips.group(1)) if role == "body" and trips else 1))
+            trip = (int(trips.group(1)) if trips else None) if role == "body" else 1
+            calls.setdefault(computation, []).append((called, trip))
         for group in _BRANCHES.findall(line):
             calls.setdefault(computation, []).extend((name, 1) for name in _NAME.findall(group))
-    times: dict[str, int] = {}
-    todo = [(entry, 1)]
+    times: dict[str, int | None] = {}
+    todo: list[tuple[str, int | None]] = [(entry, 1)]
     while todo and len(times) < 10_000:  # a module's call graph has no cycles; the bound is a guard
         name, count = todo.pop()
-        times[name] = max(times.get(name, 0), count)
-        todo.extend((called, count * trips) for called, trips in calls.get(name, ()))
+        known = times.get(name, 0)
+        times[name] = None if count is None or known is None else max(known, count)
+        todo.extend((called, None if count is None or trips is None else count * trips)
+                    for called, trips in calls.get(name, ()))
     return times
 
 

@@ -23,7 +23,7 @@ CHILD_MODULES = ("grader.child.entry", "grader.child.server", "grader.child.pins
                  "grader.wire", "grader.child.recorder", "grader.child.jaxpr_graph", "grader.child.ownership",
                  "grader.child.swap", "grader.child.route_host", "grader.child.route_eager", "grader.child.route_jit",
                  "grader.child.route_compile", "grader.child.route_aot", "grader.child.jit_calls",
-                 "grader.child.dataflow", "grader.child.compiled", "grader.child.watch")
+                 "grader.child.dataflow", "grader.child.compiled", "grader.child.watch", "grader.child.account")
 
 
 class _Pinned:

@@ -70,6 +70,12 @@ class Recorder:
                       *route_compile.install(self, compiler, pjit, pxla),
                       *route_aot.install(self, stages, pxla)]
 
+    def owner_of(self, event: tuple[Any, ...]) -> tuple[str, bool]:
+        """The function a recorded jit event's program compiles, and whether it is the
+        submission's own (as ``compiled.programs`` names each program)."""
+        call = event[5][0] if len(event) > 6 and len(event[5]) == 3 else None
+        return self.ownership.source(event[1], *((call[1], call[2]) if call is not None else ()))
+
     @property
     def student_files(self) -> tuple[str, ...]:
         return self.ownership.student_files

@@ -41,9 +41,10 @@ class Child:
         from jax._src.array import ArrayImpl
         from jax.sharding import NamedSharding, SingleDeviceSharding
 
+        from grader.child.account import account_of_call
         from grader.child.cells import read_cells
         from grader.child.compiled import held_between
-        from grader.child.dataflow import placements_of, program_of_call
+        from grader.child.dataflow import concrete, is_staged, placements_of, program_of_call
         from grader.child.jaxpr_graph import program_of
         from grader.child.replay import Replayer
 
@@ -54,6 +55,7 @@ class Child:
             program_of, program_of_call, placements_of
         self.replayer = Replayer(self.jax, self.np)
         self.held_between = held_between
+        self.account_of_call, self.concrete, self.is_staged = account_of_call, concrete, is_staged
         # The shared compilation cache is read-only here (grader.child.confine): a miss is not news.
         warnings.filterwarnings("ignore", message="Error writing persistent compilation cache entry")
         warnings.filterwarnings("ignore", message="Error reading persistent compilation cache entry")
@@ -349,6 +351,9 @@ class Child:
             reply["between_bytes"] = self.held_between(events, leaves, returned)
             reply["program"] = self.program_of_call(events, leaves, returned, self.describe_sharding,
                                                     lambda v: type(v) is self.ArrayImpl, self.replayer.follows)
+            reply["account"] = self.account_of_call(events, leaves, returned, self.jax, self.np,
+                                                    self.describe_sharding, self.concrete, self.is_staged,
+                                                    recorder.owner_of)
         return reply
 
     def trace(self, named: list[list[Any]]) -> TraceReply:

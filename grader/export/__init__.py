@@ -1,11 +1,15 @@
-"""Package an exercise for where it is used: a Gradescope autograder, a PrairieLearn question, or
-a student's folder.
+"""Package an exercise for where it is used: a Gradescope autograder, a PrairieLearn question,
+a student's folder, or a template repository graded by GitHub Classroom or GitLab CI.
 
     jaxgrade export gradescope -e SLUG -o autograder.zip
     jaxgrade export prairielearn -e SLUG -o DIR [--image NAME]
     jaxgrade export student -e SLUG -o DIR
+    jaxgrade export github-classroom -e SLUG -o DIR
+    jaxgrade export gitlab-ci -e SLUG -o DIR
+    jaxgrade export TARGET --all -o DIR              (every exercise, each in DIR/SLUG)
 
-One module per platform (:mod:`.gradescope`, :mod:`.prairielearn`, :mod:`.student`), what they
+One module per platform (:mod:`.gradescope`, :mod:`.prairielearn`, :mod:`.student`,
+:mod:`.repository` for both CI platforms), what they
 bundle (:mod:`.bundle`: the source, an exercise's files, the scripts in templates/export/),
 grading inside their containers (:mod:`.container_grading`, with grader.sandbox.container), and
 the command line (:mod:`.command`; ``python -m grader.export`` is what the exported scripts run).
@@ -24,13 +28,15 @@ if TYPE_CHECKING:
     from grader.export.command import add_commands
     from grader.export.gradescope import autograde, export_gradescope
     from grader.export.prairielearn import export_prairielearn, prairielearn_grade
+    from grader.export.repository import export_github_classroom, export_gitlab_ci
     from grader.export.student import export_student, visible_checks_source
 
 # Each public name, and the module of this package that defines it.
 _HOMES = {"copy_exercise": "bundle", "add_commands": "command", "autograde": "gradescope",
           "export_gradescope": "gradescope", "export_prairielearn": "prairielearn",
           "prairielearn_grade": "prairielearn", "export_student": "student",
-          "visible_checks_source": "student"}
+          "visible_checks_source": "student", "export_github_classroom": "repository",
+          "export_gitlab_ci": "repository"}
 __all__ = sorted(_HOMES)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import GraderFailure
-from grader.exercise import Exercise, exercises_root
+from grader.exercise import Exercise
 from grader.report.result import Report
 from grader.sandbox.container import COVERED_BY, Protection, block_network, judge_protections, protect_secrets
 from grader.source import Prepared
@@ -20,7 +20,7 @@ from grader.source import Prepared
 
 def protect_exercise(root: Path, exercise: Exercise) -> Protection:
     """:func:`grader.sandbox.container.protect_secrets` for ``exercise``, under the autograder tree ``root``."""
-    return protect_secrets(root, exercise.directory, exercise.slug, exercises_root())
+    return protect_secrets(root, exercise.directory, exercise.slug, exercise.directory.parent)
 
 
 def banner(lines: list[str]) -> str:

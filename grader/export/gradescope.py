@@ -2,8 +2,10 @@
 
 The zip holds ``setup.sh`` (run once on Gradescope's Ubuntu image: installs Python 3.11+ and the
 bundled jaxgrade source with pip), ``run_autograder`` (run per submission: grades the ``.py``
-file in /autograder/submission and writes /autograder/results/results.json) and the source under
-``jaxgrade/``. Both scripts are templates/export/gradescope/. ``JAXGRADE_AUTOGRADER_ROOT`` moves
+file in /autograder/submission and writes /autograder/results/results.json), the source under
+``jaxgrade/`` (no exercise inside: what pip installs holds no key) and the graded exercise, its
+key included, under ``exercises/SLUG`` (JAXGRADE_EXERCISES points there; the scripts close it
+to every user but root before grading, grader.sandbox.container). Both scripts are templates/export/gradescope/. ``JAXGRADE_AUTOGRADER_ROOT`` moves
 /autograder (the tests point it at a temporary tree) and ``JAXGRADE_PYTHON`` picks the interpreter.
 """
 from __future__ import annotations
@@ -14,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 from grader.errors import ExerciseError, ExitCode, ExportError, GraderFailure, SandboxError
-from grader.exercise import Exercise, find_exercise
+from grader.exercise import Exercise, find_exercise, require_key
 from grader.export.bundle import copy_exercise, copy_grader, template
 from grader.export.container_grading import (banner, fresh_results, grade_or_fault, print_protections, scratch,
                                               write_results)
@@ -29,11 +31,12 @@ def export_gradescope(exercise: Exercise, output: Path) -> Path:
     output = Path(output)
     if output.suffix != ".zip":
         raise ExportError(f"{output}: Gradescope takes a .zip; name the output e.g. autograder.zip")
+    require_key([exercise], "jaxgrade export gradescope")
     with tempfile.TemporaryDirectory(prefix="jaxgrade-export-") as folder:
         source = Path(folder) / "jaxgrade"
         source.mkdir()
         copy_grader(source)
-        copy_exercise(exercise, source / "exercises" / exercise.slug)
+        copy_exercise(exercise, Path(folder) / "exercises" / exercise.slug)
         output.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as archive:
             for name in SCRIPTS:
@@ -41,9 +44,9 @@ def export_gradescope(exercise: Exercise, output: Path) -> Path:
                 info.external_attr = (stat.S_IFREG | 0o755) << 16
                 info.compress_type = zipfile.ZIP_DEFLATED
                 archive.writestr(info, template(f"gradescope/{name}").replace("@SLUG@", exercise.slug))
-            for path in sorted(source.rglob("*")):
+            for path in sorted(Path(folder).rglob("*")):
                 if path.is_file():
-                    archive.write(path, str(Path("jaxgrade") / path.relative_to(source)))
+                    archive.write(path, str(path.relative_to(folder)))
     return output
 
 

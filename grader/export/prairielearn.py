@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
-from grader.errors import ExerciseError, ExitCode, ExportError, GraderFailure, SandboxError
-from grader.exercise import Exercise, find_exercise
-from grader.export.bundle import copy_exercise, copy_grader, template
+from grader.errors import ExerciseError, ExitCode, GraderFailure, SandboxError
+from grader.exercise import Exercise, find_exercise, require_key
+from grader.export.bundle import bundle_source, copy_exercise, empty_folder, template
 from grader.export.container_grading import (banner, fresh_results, grade_or_fault, print_protections, scratch,
                                               write_results)
 from grader.source import prepare_folder
@@ -52,9 +52,8 @@ def export_prairielearn(exercise: Exercise, output: Path, image: str | None = No
     info.json, question.html, starter.py (the editor's starting code), tests/run.sh and
     tests/exercises/SLUG (what the grader needs, copied to /grade/tests), and image/ (the
     Docker build context of the grader image: jaxgrade's source without any exercise)."""
-    output = Path(output)
-    if output.exists() and (not output.is_dir() or any(output.iterdir())):
-        raise ExportError(f"{output} already exists and is not an empty folder; choose a new folder with -o")
+    require_key([exercise], "jaxgrade export prairielearn")
+    output = empty_folder(output)
     image = image or PL_IMAGE_PLACEHOLDER.format(version=__version__)
     tests = output / "tests"
     copy_exercise(exercise, tests / "exercises" / exercise.slug)
@@ -66,12 +65,8 @@ def export_prairielearn(exercise: Exercise, output: Path, image: str | None = No
     (output / "question.html").write_text(question.replace("@SLUG@", exercise.slug)
                                           .replace("@STATEMENT@", _pl_statement(exercise)))
     (output / "starter.py").write_text(exercise.starter.read_text().replace("THIS_FILE.py", f"{exercise.slug}.py"))
-    source = output / "image" / "jaxgrade"
-    source.mkdir(parents=True)
-    copy_grader(source)
-    (source / "exercises").mkdir()
-    (source / "exercises" / "README.txt").write_text("No exercise is built into the grader image: PrairieLearn "
-                                                     "copies the question's tests/ folder to /grade/tests.\n")
+    bundle_source(output / "image" / "jaxgrade", "No exercise is built into the grader image: PrairieLearn "
+                                                 "copies the question's tests/ folder to /grade/tests.\n")
     dockerfile = template("prairielearn/Dockerfile")
     (output / "image" / "Dockerfile").write_text(dockerfile.replace("@BASE@", PL_BASE_IMAGE)
                                                  .replace("@VERSION@", __version__))

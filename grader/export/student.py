@@ -15,7 +15,7 @@ from typing import Any
 
 from grader.errors import ExportError
 from grader.exercise import Exercise, load_exercise
-from grader.export.bundle import template
+from grader.export.bundle import empty_folder, template
 from grader.export.pack import pinned_constraints, write_pack_record
 from grader.starter import starter_notebook, starter_text, write_notebook
 
@@ -100,13 +100,13 @@ def _defines(node: ast.stmt) -> set[str]:
     return set()
 
 
-def export_student(exercise: Exercise, output: Path) -> Path:
-    """Write the student's folder for ``exercise`` to ``output`` (which must not exist or be empty)."""
+def write_student_files(exercise: Exercise, output: Path) -> list[str]:
+    """What every export for students holds, written into the new or empty folder ``output``:
+    the exercise's copy under ``.jaxgrade/exercises`` (visible checks only, no reference), the
+    starter as ``SLUG.py``, the ``check`` script and constraints.txt. Returns the visible checks' ids."""
     import tomllib
 
-    output = Path(output)
-    if output.exists() and (not output.is_dir() or any(output.iterdir())):
-        raise ExportError(f"{output} already exists and is not an empty folder; choose a new folder with -o")
+    output = empty_folder(output)
     checks_py = exercise.directory / "checks.py"
     visible = [c.id for c in exercise.checks if exercise.visibility_of(c.id) == "visible"]
     meta = tomllib.loads((exercise.directory / "exercise.toml").read_text())
@@ -122,21 +122,32 @@ def export_student(exercise: Exercise, output: Path) -> Path:
     (inner / "exercise.toml").write_text(_student_toml(exercise, meta, visible))
     write_pack_record(exercise, inner)
     (output / "constraints.txt").write_text(pinned_constraints())  # the versions the pack was made with
-    shutil.copy2(exercise.directory / "statement.md", output / "statement.md")
     solution = output / f"{exercise.slug}.py"
     solution.write_text(starter_text(exercise, solution.name))
-    book = output / f"{exercise.slug}.ipynb"  # the same start as a notebook, checked by the folder's script
-    write_notebook(starter_notebook(exercise, book.name, check=f"!python check {book.name}"), book)
     script = output / "check"
     script.write_text(template("student/check").replace("@SLUG@", exercise.slug))
     script.chmod(0o755)
-    withheld = len(exercise.points) - len(visible)
-    note = (f"Your instructor grades {withheld} more check{'s' if withheld != 1 else ''} that are not "
-            f"included here." if withheld else "")
-    readme = template("student/README.md").format(title=exercise.title, slug=exercise.slug, visible=len(visible),
-                                                  withheld=note)
-    (output / "README.md").write_text(readme.rstrip() + "\n")
     exported = load_exercise(inner)  # the copy must load and hold exactly the visible checks
     if [c.id for c in exported.checks] != visible:
         raise ExportError(f"the exported checks are {[c.id for c in exported.checks]}, expected {visible}")
+    return visible
+
+
+def withheld_note(exercise: Exercise, visible: list[str]) -> str:
+    """The README's sentence on the checks a student's folder leaves out ("" when none)."""
+    withheld = len(exercise.points) - len(visible)
+    return (f"Your instructor grades {withheld} more check{'s' if withheld != 1 else ''} that are not "
+            f"included here." if withheld else "")
+
+
+def export_student(exercise: Exercise, output: Path) -> Path:
+    """Write the student's folder for ``exercise`` to ``output`` (which must not exist or be empty)."""
+    output = Path(output)
+    visible = write_student_files(exercise, output)
+    shutil.copy2(exercise.directory / "statement.md", output / "statement.md")
+    book = output / f"{exercise.slug}.ipynb"  # the same start as a notebook, checked by the folder's script
+    write_notebook(starter_notebook(exercise, book.name, check=f"!python check {book.name}"), book)
+    readme = template("student/README.md").format(title=exercise.title, slug=exercise.slug, visible=len(visible),
+                                                  withheld=withheld_note(exercise, visible))
+    (output / "README.md").write_text(readme.rstrip() + "\n")
     return output

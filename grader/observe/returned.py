@@ -183,10 +183,10 @@ class Collective:
     """A collective operation XLA runs: ``kind`` as XLA names it ("all-reduce", "all-gather",
     "reduce-scatter", "collective-permute", "all-to-all"), ``bytes``, its result's size on
     one device, and ``times``, how often one run of its program runs it (in a loop's body: once
-    per iteration)."""
+    per iteration; None, unbounded, in a loop whose trip count depends on data)."""
     kind: str
     bytes: int
-    times: int = 1
+    times: int | None = 1
 
 
 @dataclass(frozen=True)
@@ -219,9 +219,15 @@ class CompiledProgram:
     memory: DeviceMemory
 
     @property
+    def unbounded(self) -> bool:
+        """Some collective of it runs in a loop whose trip count depends on data."""
+        return any(c.times is None for c in self.collectives)
+
+    @property
     def communicated(self) -> int:
-        """Bytes of collective results per device over all its runs."""
-        return self.runs * sum(c.bytes * c.times for c in self.collectives)
+        """Bytes of collective results per device over all its runs, a collective in a loop of
+        unknown trip count counted once (``unbounded`` says so)."""
+        return self.runs * sum(c.bytes * (1 if c.times is None else c.times) for c in self.collectives)
 
 
 JIT_STATUSES, HOST_KINDS = ("traced", "compiled", "cached"), ("callback", "custom_rule", "round_trip")
@@ -268,7 +274,8 @@ def _program(data: ProgramData) -> CompiledProgram:
         if type(value) is not int or value < 0:
             raise ValueError(f"{value!r} is not a count")
         return value
-    collectives = tuple(Collective(c["kind"], count(c["bytes"]), max(1, count(c.get("times", 1))))
+    collectives = tuple(Collective(c["kind"], count(c["bytes"]),
+                                   None if c.get("times", 1) is None else max(1, count(c.get("times", 1))))
                         for c in data["collectives"][:64])
     if any(c.kind not in COLLECTIVE_KINDS for c in collectives) or not isinstance(data["own"], bool):
         raise ValueError("an unknown collective, or ownership not a bool")
@@ -310,6 +317,8 @@ class Returned:
     programs: tuple[CompiledProgram, ...] = ()  # in a full record: every XLA program it ran, once each
     # in a full record: bytes per device of the arrays one program made and a later one read
     between_bytes: int = 0
+    account: Any = None  # in a full record: the account the child handed over (grader.child.account)
+    reproduced: bool = False  # in a full record: the witness ran the account and it gave what was returned
 
     @property
     def jax_failed(self) -> bool:

@@ -26,20 +26,25 @@ import os
 import shutil
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
+
+import numpy as np
 
 from grader.arguments import encode
 from grader.errors import ChildFailure, Malformed, SandboxError
 from grader.observe.described import check_program, check_reply
 from grader.observe.program import Program
-from grader.observe.returned import (Incident, Returned, parse_compilations, parse_host, parse_jit_calls,
+from grader.observe.witnessed import Witnessed, witnessed
+from grader.observe.returned import (Incident, Leaf, Returned, parse_compilations, parse_host, parse_jit_calls,
                                      parse_leaves, parse_programs, safe_reply, safe_text)
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import INTERFERED, ChildProcess, Launch, Launcher
 from grader.source import helper_at, left_behind, left_behind_note
 from grader.timings import Timings
+from grader.wire import decode_array, encode_array
+from grader.witness import shared
 
 # Of the time an import has, the share the notebook cells the graded function does not need have
 # in all (``grader.child.run_cells``): a demo that hangs is skipped, and the cells
@@ -104,6 +109,12 @@ class Session:
         # child named it (``replaces jax.numpy.sum``), in the order first seen: every structure
         # check fails while any is here (grader.checks.tampering)
         self.tampered: dict[str, None] = {}
+        # What the witness made of each fully recorded call's account, the first that diverged
+        # kept over any other (grader.observe.witnessed); None before any full call.
+        self.witnessed: Witnessed | None = None
+        # How far the witness's recomputation may be from a call's result, on its arguments (the
+        # value checks' tolerance, set by the engine); None: ``grader.observe.witnessed.RELATIVE``.
+        self.tolerance: Callable[[Mapping[str, Any]], Any] | None = None
         self.withheld = False  # a check not shown to students yet is running (set by the engine)
         # Whether this grading has drawn inputs from its seed yet (Context.draw): calls from then on
         # may depend on it. The first grading's incidents met before that belong to every grading.
@@ -136,6 +147,8 @@ class Session:
                     early.close()
                 self._child = ChildProcess(launch.devices, launch.limits, launch.compile_cache, hide=launch.hide,
                                            launcher=launch.launcher)
+            # the witness of the probe call's account imports JAX while the child starts
+            shared(self.devices, self.limits.memory_mib, self.compile_cache is not None).warm()
         return self._child
 
     def _ready_child(self) -> ChildProcess:
@@ -354,11 +367,49 @@ class Session:
             returned = self._returned(reply, during)
         except ILL_TYPED as error:
             return Returned(False, incident=self._protocol(error, during))
+        if record == "full" and returned.ok:
+            returned = self._witnessed(returned, arguments)
         if counterfactual is None or counterfactual.capture:
             self.calls.append((arguments, returned))
             if not self.seeded:
                 self._unseeded_calls = len(self.calls)
         return returned
+
+    def _witnessed(self, returned: Returned, arguments: Mapping[str, Any]) -> Returned:
+        """The call as the witness re-derives it: on a reproduced account, the witness's own
+        reading of the programs stands for the child's."""
+        witness = shared(self.devices, self.limits.memory_mib, self.compile_cache is not None)
+        # compiling and running the call's programs again: about what the call itself may take
+        seconds = 2 * self.limits.call_s
+        tolerance = self.tolerance(arguments) if self.tolerance is not None else None
+        verdict = witnessed(witness.check(returned.account, self._named(arguments), seconds), returned.leaves,
+                            tolerance)
+        if self.witnessed is None or self.witnessed.status != "diverged":
+            self.witnessed = verdict
+        if verdict.status == "reproduced":
+            return replace(returned, programs=verdict.programs, reproduced=not verdict.breaks)
+        return returned
+
+    def replay_placed(self, returned: Returned, arguments: Mapping[str, Any], leaf: int, sharding: dict[str, Any],
+                      value: np.ndarray) -> tuple[Leaf, ...] | None:
+        """What a fully recorded call's own operations give, run again by the witness with every
+        eager placement of argument leaf ``leaf`` (in call order) onto ``sharding`` placing
+        ``value`` instead; None where the witness cannot say (the account was not reproduced,
+        or places no such leaf)."""
+        if not returned.reproduced:
+            return None
+        witness = shared(self.devices, self.limits.memory_mib, self.compile_cache is not None)
+        answer = witness.check(returned.account, self._named(arguments), 2 * self.limits.call_s,
+                               {"arg": leaf, "sharding": sharding, "value": encode_array(value)})
+        if answer.get("ok") is not True or answer.get("swapped", 0) < 1:
+            return None
+        try:
+            outputs = [decode_array(o) if o is not None else None for o in answer["outputs"]]
+        except (KeyError, TypeError, ValueError):
+            return None
+        if len(outputs) != len(returned.leaves):
+            return None
+        return tuple(replace(leaf_, array=o) for leaf_, o in zip(returned.leaves, outputs))
 
     def _returned(self, reply: dict[str, Any], during: str) -> Returned:
         if reply.get("internal") is True:
@@ -385,7 +436,7 @@ class Session:
                         compilations=parse_compilations(reply.get("compilations", [])),
                         host=parse_host(reply.get("host", [])), swapped=_count(reply.get("swapped")),
                         programs=parse_programs(reply.get("programs", [])),
-                        between_bytes=_count(reply.get("between_bytes")) or 0)
+                        between_bytes=_count(reply.get("between_bytes")) or 0, account=reply.get("account"))
 
     def _exception_incident(self, exception: str, error: str, during: str) -> Incident | None:
         """Exceptions that are really a limit or the end of the process become incidents."""

@@ -3,4 +3,4 @@ named apart so that the command line knows them without importing Jinja2 before 
 spawned (docs/performance.md)."""
 from __future__ import annotations
 
-FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "gitlab", "github", "prairielearn")
+FORMATS = ("text", "json", "md", "html", "gradescope", "junit", "gitlab", "github", "classroom", "prairielearn")

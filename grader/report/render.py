@@ -2,10 +2,12 @@
 
 Every format except ``json`` is a Jinja2 template in ``templates/`` (an instructor overrides one
 by putting a file of the same name in ``--templates DIR``), fed by :func:`grader.report.visibility.view`,
-which has already removed what the audience may not see. ``json`` is the jaxgrade.report/1
-record, the same for every audience; ``gradescope`` maps each check's visibility onto
-Gradescope's own, and Gradescope does the hiding; ``prairielearn`` is PrairieLearn's external
-grader results.json, laid out from the audience's view. See docs/formats.md.
+which has already removed what the audience may not see and escaped every string (control and
+bidi characters shown as ``\\x1b``, ``\\u202e``): every format lays out that view, never the
+report's raw text. ``json`` is the jaxgrade.report/1 record, the same for every audience;
+``gradescope`` maps each check's visibility onto Gradescope's own, and Gradescope does the
+hiding; ``prairielearn`` is PrairieLearn's external grader results.json, laid out from the
+audience's view. See docs/formats.md.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from grader.paths import data_folder
+from grader.report.classroom import classroom_result, step_output
 from grader.report.shape import Graded
 from grader.release import STAGES
 from grader.report.formats import FORMATS
@@ -33,9 +36,6 @@ TEMPLATES = {"text": "report.txt.j2", "md": "report.md.j2", "html": "report.html
              "gitlab": "report.junit.xml.j2"}
 MARKUP = {"html": "html", "junit": "xml", "gitlab": "xml"}  # templates whose every value is escaped
 
-# Control characters: XML cannot hold them, HTML5 calls them parse errors, and on a terminal
-# (escape sequences, carriage returns) they could redraw the report. Student output holds any byte.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff]")
 # Markdown punctuation that could format, link, mention or open HTML in student-influenced text.
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&@#])")
 # Lines the GitHub runner would read as a workflow command (``::cmd::`` and the legacy ``##[cmd]``).
@@ -82,14 +82,6 @@ def _indent_all(text: object, prefix: str = "    ") -> str:
     return "\n".join(prefix + line if line else line for line in str(text).splitlines())
 
 
-def _finalize(value: object) -> object:
-    """Every value a template prints loses its control characters (shown as U+FFFD), except the
-    grader's own markup: escaped HTML/XML and the colours of ``paint`` (both ``Markup``)."""
-    if isinstance(value, Markup) or not isinstance(value, str):
-        return value
-    return _CONTROL.sub("\ufffd", value.replace("\r\n", "\n"))
-
-
 @functools.lru_cache(maxsize=32)
 def _environment(colour: bool, extra: Path | None, markup: str | None = None) -> Environment:
     """``markup`` is ``html`` or ``xml`` for templates whose every value must be escaped.
@@ -100,11 +92,10 @@ def _environment(colour: bool, extra: Path | None, markup: str | None = None) ->
     search = [str(extra)] if extra else []
     env = Environment(loader=FileSystemLoader([*search, str(templates_root())]), undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                      autoescape=select_autoescape(enabled_extensions=()) if markup is None else True,
-                      finalize=_finalize)
+                      autoescape=select_autoescape(enabled_extensions=()) if markup is None else True)
 
     def paint(text: str, style: str) -> str:
-        return Markup(f"\033[{COLOURS[style]}m{_finalize(text)}\033[0m") if colour and style in COLOURS else text
+        return Markup(f"\033[{COLOURS[style]}m{text}\033[0m") if colour and style in COLOURS else text
 
     env.filters.update(paint=paint, indent_all=_indent_all, points=_points, md=_md, code=_code,
                        codeblock=_codeblock, no_attachments=_no_attachments, seconds=lambda v: f"{v:.3f}")
@@ -129,7 +120,7 @@ def render(report: Graded, format: str = "text", *, colour: bool = False, templa
         return json.dumps(gradescope(report, templates=templates), indent=2) + "\n"
     if format == "prairielearn":
         return json.dumps(prairielearn(report, templates=templates, audience=audience, stage=stage), indent=2) + "\n"
-    if format == "github":
+    if format in ("github", "classroom"):  # classroom: github's log; deliver() adds Classroom's result
         return _github(report, templates, audience, stage)
     if format in TEMPLATES:
         env = _environment(colour and format == "text", templates, MARKUP.get(format))
@@ -181,8 +172,14 @@ def gradescope(report: Graded, *, templates: Path | None = None) -> dict[str, An
             "test_output_format": "md", "test_name_format": "text", "visibility": "visible",
             "stdout_visibility": "hidden",
             "extra_data": {"exercise": report.exercise, "status": report.status,
-                           "submission": dict(report.submission), "environment": dict(report.environment)},
+                           "submission": instructor["submission"], "environment": instructor["environment"]},
             "tests": tests}
+
+
+# Why a --format classroom run reports no points (a grader fault: see grader.report.classroom).
+CLASSROOM_FAULT = ("jaxgrade could not grade this submission: the grader failed, not your code (the report above "
+                   "says why). No result goes to GitHub Classroom, so it records no points for this run. Push again "
+                   "to regrade, and tell your course staff if it keeps happening.")
 
 
 # Why a submission is not gradable on PrairieLearn when the grader failed (shown to the student).
@@ -208,13 +205,14 @@ def prairielearn(report: Graded, *, templates: Path | None = None, audience: str
         "output": env.get_template("prairielearn_output.txt.j2").render(report=shown).strip(),
         "tests": _prairielearn_tests(shown, env),
     }
-    errors = [c for c in report.checks if c.status == "error"]
-    unloaded = [c for c in report.checks if c.category == "load" and c.status == "failed"]
+    every = view(report, "instructor")["checks"]  # a fault in a withheld check too, its text escaped
+    errors = [c for c in every if c["status"] == "error"]
+    unloaded = [c for c in every if c["category"] == "load" and c["status"] == "failed"]
     if errors or report.status == "error":
-        why = errors[0].message if errors else "nothing could be graded"
-        data.update(gradable=False, format_errors=[_finalize(GRADER_FAULT.format(why=why))])
+        why = errors[0]["message"] if errors else "nothing could be graded"
+        data.update(gradable=False, format_errors=[GRADER_FAULT.format(why=why)])
     elif unloaded:
-        data.update(gradable=False, format_errors=[_finalize(c.message + (f" Hint: {c.hint}" if c.hint else ""))
+        data.update(gradable=False, format_errors=[c["message"] + (f" Hint: {c['hint']}" if c["hint"] else "")
                                                    for c in unloaded])
     if not data["gradable"]:
         del data["score"]  # PrairieLearn ignores it then; leaving it out says so
@@ -226,9 +224,9 @@ def _prairielearn_tests(shown: dict[str, Any], env: Environment) -> list[dict[st
     tests = []
     for check in shown["checks"]:
         label = "" if check["visibility"] == "visible" else f" · {check['visibility'].replace('_', ' ')}"
-        tests.append({"name": _finalize(check["title"]), "description": f"{check['id']} · {check['category']}{label}",
+        tests.append({"name": check["title"], "description": f"{check['id']} · {check['category']}{label}",
                       "points": check["score"], "max_points": check["max_score"],
-                      "message": _finalize(check["message"]), "output": detail.render(c=check).strip()})
+                      "message": check["message"], "output": detail.render(c=check).strip()})
     withheld = shown["withheld"]
     if withheld["count"]:
         plural = "s" if withheld["count"] != 1 else ""
@@ -258,10 +256,10 @@ def _github(report: Graded, templates: Path | None, audience: str, stage: str) -
     """Annotations for the failed checks the audience may see, then the text report inside a
     stop-commands fence with a fresh random token (and workflow-command lines neutralised too)."""
     data = view(report, audience, stage)
-    where = f"file={_escape_property(str(report.submission.get('path') or ''))},"
+    where = f"file={_escape_property(str(data['submission'].get('path') or ''))},"
     lines = []
     level = "notice" if data["status"] in ("passed", "pending") else "error"
-    lines.append(f"::{level} title={_escape_property('jaxgrade: ' + report.title)}::"
+    lines.append(f"::{level} title={_escape_property('jaxgrade: ' + data['title'])}::"
                  + _escape_data(f"Score {_points(data['score'])}/{_points(data['max_score'])} · {data['verdict']}"))
     for check in data["checks"]:
         if check["status"] in ("failed", "error"):
@@ -275,13 +273,38 @@ def _github(report: Graded, templates: Path | None, audience: str, stage: str) -
 
 def deliver(report: Graded, format: str, stream: TextIO, *, colour: bool = False, templates: Path | None = None,
             audience: str = "student", stage: str = "open", environ: Mapping[str, str] = os.environ) -> None:
-    """Write the report to ``stream``; for ``github`` also append the Markdown report to the
-    file named by ``$GITHUB_STEP_SUMMARY`` when it is set (as it is inside GitHub Actions)."""
+    """Write the report to ``stream``; for ``github`` and ``classroom`` also append the Markdown
+    report to the file named by ``$GITHUB_STEP_SUMMARY`` when it is set (as it is inside GitHub
+    Actions), and for ``classroom`` the step's ``result`` output, which GitHub Classroom's
+    reporter reads (:mod:`grader.report.classroom`), to the file named by ``$GITHUB_OUTPUT``."""
     stream.write(render(report, format, colour=colour, templates=templates, audience=audience, stage=stage))
-    summary = environ.get("GITHUB_STEP_SUMMARY")
-    if format == "github" and summary:
+    if format not in ("github", "classroom"):
+        return
+    summary, outputs = environ.get("GITHUB_STEP_SUMMARY"), environ.get("GITHUB_OUTPUT")
+    if summary:
         with open(summary, "a", encoding="utf-8") as handle:
             handle.write(render(report, "md", templates=templates, audience=audience, stage=stage))
+    if format == "classroom":
+        result = classroom_result(report, audience=audience, stage=stage)
+        if result is None:
+            title = _escape_property("jaxgrade: grader fault")
+            stream.write(f"::error title={title}::{_escape_data(CLASSROOM_FAULT)}\n")
+        elif outputs:
+            with open(outputs, "a", encoding="utf-8") as handle:
+                handle.write(step_output(result))
+        else:
+            stream.write("jaxgrade: GITHUB_OUTPUT is not set (not in GitHub Actions): no result for GitHub "
+                         "Classroom was written.\n")
+
+
+def score_line(report: Graded, *, audience: str = "student", stage: str = "open") -> str:
+    """One line for a CI log, the audience's score and verdict: ``jaxgrade: score 7/10 (70%) ·
+    some checks failed``. GitLab reads the percentage with the job's ``coverage`` regex
+    (docs/formats.md)."""
+    shown = view(report, audience, stage)
+    percent = 100 * shown["score"] / shown["max_score"] if shown["max_score"] else 0.0
+    return (f"jaxgrade: score {_points(shown['score'])}/{_points(shown['max_score'])} ({percent:.1f}%) · "
+            f"{shown['verdict']}")
 
 
 def wants_colour(stream: object) -> bool:

@@ -12,13 +12,15 @@ side of Gradescope) or ``instructor`` (batch reports, gradebooks). For students 
 *stage* of the exercise (``open`` → ``due`` → ``published``) decides which of the delayed
 checks are shown yet. :func:`view` is the one place that decides what a student may see:
 templates receive its result, never the full report, so an instructor's own template cannot
-leak a hidden check by accident.
+leak a hidden check by accident. It is also where every string of the report becomes safe to
+show (:func:`grader.report.safe_text.for_display`): each format lays out escaped text only.
 """
 from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
 from grader.release import STAGES
+from grader.report.safe_text import for_display
 from grader.report.shape import Graded
 
 Audience = Literal["student", "instructor"]
@@ -52,7 +54,9 @@ def view(report: Graded, audience: str = "student", stage: str = "open") -> dict
     student never learns from a report whether a withheld check passed. ``status`` is
     ``pending`` when every shown check passed but some are withheld, so no report says
     "all checks passed" while a hidden check may fail. The captured output of the student's
-    program is dropped too when checks are withheld, because hidden inputs could be printed."""
+    program is dropped too when checks are withheld, because hidden inputs could be printed.
+    Every string comes escaped (:func:`~grader.report.safe_text.for_display`): file names,
+    messages and output hold what the student chose, control and bidi characters included."""
     data = report.as_data()
     data["output"] = {**NO_OUTPUT, **data["output"]}
     checks = [c for c in data["checks"] if shown_to(c["visibility"], audience, stage)]
@@ -74,7 +78,7 @@ def view(report: Graded, audience: str = "student", stage: str = "open") -> dict
     else:
         data["output_withheld"] = False
     data["verdict"] = verdict(data["status"], len(withheld))
-    return data
+    return for_display(data)
 
 
 def verdict(status: str, withheld: int) -> str:

@@ -50,7 +50,8 @@ from typing import Any
 
 from grader.child.confine import CLONE_NEWPID, ZYGOTE_NAMESPACE
 from grader.errors import PoolError, ZygoteGone
-from grader.sandbox.process import boot, child_environment
+from grader.importpath import boot
+from grader.sandbox.process import child_environment
 from grader.sandbox.scratch import remove_tree
 
 ZYGOTE_BOOT = "from grader.sandbox.pool import zygote_main; zygote_main()"
@@ -58,7 +59,9 @@ ZYGOTE_BOOT = "from grader.sandbox.pool import zygote_main; zygote_main()"
 # first compilation (about 50 ms a child); importing them never starts a backend.
 PRELOAD = ("grader.wire", "grader.child.entry", "numpy", "jax", "jax.numpy", "jax.sharding", "jax._src.dispatch",
            "jax._src.array", "grader.child.jaxpr_graph", "jax.experimental.multihost_utils", "jaxlib.mlir.dialects.mhlo",
-           "jaxlib.mlir.dialects.builtin", "jaxlib.mlir.extras.meta")
+           "jaxlib.mlir.dialects.builtin", "jaxlib.mlir.extras.meta",
+           # the account of a full record (grader.child.account): jax.export and its serializer
+           "grader.child.account", "jax.export", "jax._src.export.serialization")
 # Preloaded modules whose before_fork() the zygote calls once, after its imports: what every
 # child would otherwise make for itself (grader.child.pins: what its Child holds on to).
 BEFORE_FORK = ("grader.child.pins",)

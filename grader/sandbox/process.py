@@ -30,7 +30,7 @@ import time
 from typing import Any, Callable, NamedTuple
 
 from grader.errors import ChildFailure, Malformed, SandboxError
-from grader.importpath import GRADER_FOLDER, dependency_folders, real_locations
+from grader.importpath import boot, real_locations
 from grader.sandbox.cgroup import ChildGroup
 from grader.child.confine import Policy, process_limit
 from grader.sandbox.hiding import PACKAGE_PARENT, hidden_paths
@@ -119,18 +119,6 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
-
-
-def boot(statement: str) -> str:
-    """The ``python -I -c`` code of a child (or a zygote): its ``sys.path`` made the parent's
-    folders of the grader, JAX and their dependencies (grader.child.search_path), then
-    ``statement``. ``-I`` alone would keep only the interpreter's own: a PYTHONPATH, ``--user``
-    or checkout install's JAX would be missing, or another version found in its place. The first
-    statement notes the instant (``first_line``) the child's timings start from (grader.timings)."""
-    order, needed = dependency_folders()
-    return (f"import sys, time; first_line = time.monotonic(); sys.path.insert(0, {GRADER_FOLDER!r}); "
-            "from grader.child.search_path import adopt; "
-            f"adopt({list(order)!r}, {list(needed)!r}, {GRADER_FOLDER!r}); {statement}")
 
 
 def child_environment(devices: int, workdir: str, marker: str, compile_cache: str | None = None) -> dict[str, str]:

@@ -106,14 +106,16 @@ class Service:
         discarded (-o and CI summaries left out), through the zygote, so that the next check
         finds everything made. Best effort: the service serves anyway."""
         from grader import cli  # noqa: F401 (the parent's imports, made now)
-        from grader.exercise import keep_loaded
+        from grader.exercise import choose_course, keep_loaded
         keep_loaded()  # a check reuses the exercise's checks, drawn inputs and answers, as a class run does
         from grader.sandbox.pool import Pool
         from grader.submission import grade, read_submission
         self.pool = Pool(most=ZYGOTES)
         try:
-            args = cli.build_parser(command="check").parse_args(first["argv"])
+            arguments, course = cli.course_option(first["argv"])
+            args = cli.build_parser(command="check").parse_args(arguments)
             os.chdir(first["cwd"])
+            choose_course(course)  # relative to the check's folder
             exercise = cli.exercise_for(args, read_submission(Path(args.file), args.file))
             report = grade(exercise, Path(args.file), display_path=args.file, launcher=self.pool.launch)
             from grader.report.render import deliver
@@ -125,6 +127,7 @@ class Service:
                 raise
             self.say(f"not warmed: {type(error).__name__}: {error}")
         finally:
+            choose_course(None)
             os.chdir("/")
 
     def serve(self, listener: socket.socket) -> str:

@@ -7,6 +7,8 @@ ROOT="${JAXGRADE_AUTOGRADER_ROOT:-/autograder}"
 VENV="$ROOT/jaxgrade-venv"
 # The compilation cache, where the submission's uid can read it (root's home is closed to it).
 export JAXGRADE_CACHE="${JAXGRADE_CACHE:-$ROOT/jaxgrade-cache}"
+# The graded exercise, its key included: beside the jaxgrade source, never inside what pip installs.
+export JAXGRADE_EXERCISES="$SOURCE/exercises"
 export DEBIAN_FRONTEND=noninteractive
 
 pick_python() {
@@ -42,8 +44,9 @@ fi
 PYTHONPATH="$SOURCE/jaxgrade" "$VENV/bin/python" -P -s -m grader.export warm-cache -e @SLUG@ || true
 # Gradescope's advice for student code: another user, and `chmod o=` on what it must not read.
 # The sandbox gives each submission's process a uid of its own (61000-61999, deliberately no
-# account: it never reuses a named uid). Here every copy of the reference and the checks (the
-# bundled source, pip's build folder, the virtualenv) is closed to other users, and a probe
-# running as an unprivileged uid must fail to read them, or the image build fails now.
+# account: it never reuses a named uid). Here every copy of the reference and the checks under
+# the autograder tree and the virtualenv (found by content) is closed to other users, and a probe
+# running as an unprivileged uid must fail to read them, or the image build fails now. No other
+# exercise is in the image: the bundled source and what pip installs from it hold none.
 # run_autograder does the same before every submission.
 PYTHONPATH="$SOURCE/jaxgrade" "$VENV/bin/python" -P -s -m grader.export lock --root "$ROOT" -e @SLUG@

@@ -1,14 +1,19 @@
-"""Text from students, made safe for each place a class run writes it: one helper per medium.
+"""Text from students, made safe for each place a report or a class run writes it.
 
-Names of files and folders, and messages that quote what a submission did, come from
-students. Each medium has its own dangers, so each has its own helper, applied where the
-text is written (never once for all: what is harmless in CSV breaks a Markdown table):
+Names of files and folders, what a submission printed, and messages that quote what it did,
+come from students. Every report format first sees them through :func:`for_display`, which
+:func:`grader.report.visibility.view` applies to all of a report's text, so no format can show
+a raw control character (a terminal escape, a bidi override that reorders a CI page). Each
+medium then has its own dangers, so each has its own helper, applied where the text is written
+(never once for all: what is harmless in CSV breaks a Markdown table):
 
     shown_name(name)   a file or folder name as text: bytes that are not UTF-8 become ``\\xNN``
     for_terminal(text) control characters (escape sequences, newlines, bidi overrides) escaped
     for_csv(text)      the same, and a cell a spreadsheet would run as a formula is quoted
     for_markdown(text) no raw HTML, no links or images, no mentions, no line or table breaks
     for_html(text)     control characters escaped, newlines kept (autoescaping does the rest)
+    for_display(data)  for_html on every string of a report's data (keys included)
+    for_shell(text)    one shell word that a terminal shows as it is (bash's $'...' quoting)
 
 Escapes are written the way Python writes them (``\\x1b``, ``\\n``, ``\\u202e``), so what the
 instructor sees is what the name really holds.
@@ -17,6 +22,8 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
+from typing import Any
 
 # Cells starting with these are formulas to Excel, LibreOffice or Google Sheets (OWASP's list,
 # plus the full-width forms some locales accept).
@@ -95,3 +102,27 @@ def for_html(text: str) -> str:
     """Text for an autoescaped HTML template: control characters escaped, except newlines and
     tabs, which messages use and ``white-space: pre-wrap`` shows."""
     return _escape_unprintable(text.replace("\r\n", "\n"), keep="\n\t")
+
+
+def for_display(data: Any) -> Any:
+    """``data`` (a report's ``as_data``: dicts, lists, strings, numbers) with every string, keys
+    included, escaped as :func:`for_html` does: newlines and tabs kept, every other unprintable
+    character (ESC, CSI, carriage returns, U+202A-202E, U+2066-2069, U+200E/F, U+061C) written
+    as ``\\x1b``, ``\\u202e``... so it shows in every format, and reorders or redraws nothing."""
+    if isinstance(data, str):
+        return for_html(data)
+    if isinstance(data, dict):
+        return {for_display(key): for_display(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return type(data)(for_display(item) for item in data)
+    return data
+
+
+def for_shell(text: str) -> str:
+    """``text`` as one shell word (``shlex.quote``), or, when it holds an unprintable character,
+    in bash's ``$'...'`` quoting with that character escaped: a command a report prints (after
+    :func:`for_display`, which leaves it as it is) still names the real file when pasted."""
+    if text.isprintable():
+        return shlex.quote(text)
+    escaped = "".join("\\" + char if char in "\\'" else char for char in text)
+    return "$'" + _escape_unprintable(escaped) + "'"

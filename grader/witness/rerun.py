@@ -1,0 +1,298 @@
+"""An account run again (in the witness process): its steps in order, on the grader's own
+arguments, each program compiled here from the account's StableHLO and read here.
+
+Three answers, told apart because only one may take points: the outputs the account
+computes (the parent compares them with what the call returned), a ``Unverifiable`` account
+(this witness cannot run what it describes: a sharding or step of a kind it does not know, a
+program that does not run here; no verdict, never an accusation), or a ``Refused`` one (a
+program calls into the host, which the witness never runs).
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections import OrderedDict
+from typing import Any
+
+from grader.errors import Refused, Unverifiable
+
+# StableHLO custom calls the witness runs: JAX's own sharding annotations and memory moves, and
+# the CPU kernels XLA's own libraries register (LAPACK for jnp.linalg, DUCC for jnp.fft). A host
+# callback runs Python of the submission's: a program calling one is refused (jax.export never
+# writes one, so only an account forged in the child holds it). Any other target is unverifiable.
+ALLOWED_TARGETS = frozenset({"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "annotate_device_placement",
+                             "MoveToHost", "MoveToDevice", "LayoutConstraint"})
+ALLOWED_PREFIXES = ("lapack_", "ducc_")
+_TARGET = re.compile(r'(?:custom_call\s+@|call_target_name\s*=\s*")([\w.$-]+)')
+MAX_COMPILED = 64  # distinct programs of one account
+# What this process compiled, by a program's serialization and how its inputs are placed, the
+# most recently used last: a served re-check of the same file, and the replay after a call,
+# compile nothing again (the same bytes are the same program). Bounded: each holds an executable.
+_MADE: OrderedDict[tuple[str, tuple[str, ...]], tuple[Any, dict[str, Any]]] = OrderedDict()
+_DESERIALIZED: OrderedDict[str, Any] = OrderedDict()
+MAX_MADE = 128
+
+
+def rerun(account: Any, named: Any, substitute: Any = None) -> dict[str, Any]:
+    """The account's outputs on the arguments ``named`` (as the child is sent them), and what
+    XLA made of each program; with ``substitute`` (``{"arg": i, "sharding": described,
+    "value": array}``), every eager placement of argument leaf ``i`` onto that sharding places
+    ``value`` instead: the call's own operations, run again with the placed copy holding other
+    values, the argument itself unchanged."""
+    import jax
+    import numpy as np
+    if isinstance(account, dict) and set(account) == {"error"} and isinstance(account["error"], str):
+        return {"ok": False, "unverifiable": account["error"][:300]}  # the child could not build one
+    try:
+        arguments = _arguments(jax, named)
+    except (Unverifiable, KeyError, TypeError, ValueError) as error:
+        return {"ok": False, "unverifiable": f"the arguments: {type(error).__name__}: {error}"[:500]}
+    problem = malformed(account, len(arguments))
+    if problem is not None:
+        return {"ok": False, "malformed": problem}
+    try:
+        return _Run(jax, np, account).run(arguments, substitute)
+    except Refused as error:
+        return {"ok": False, "refused": str(error)[:500]}
+    except (Unverifiable, KeyError, IndexError, TypeError, ValueError) as error:
+        return {"ok": False, "unverifiable": f"{type(error).__name__}: {error}"[:500]}
+
+
+STEP_KINDS = ("place", "program", "break")
+
+
+def malformed(account: Any, arguments: int) -> str | None:
+    """What makes ``account`` no account ``grader.child.account`` writes, or None: every step of
+    a known kind, every reference to an argument, an earlier step, a constant or a program that
+    exists. The child never writes such an account, so one is an account edited in the child."""
+    if not isinstance(account, dict):
+        return "no account of the call was handed over"
+    steps, programs, constants, outputs = (account.get(k) for k in ("steps", "programs", "constants", "outputs"))
+    if not all(isinstance(v, list) for v in (steps, programs, constants, outputs)):
+        return "its steps, programs, constants and outputs are not lists"
+    if not all(isinstance(p, dict) and isinstance(p.get("b64"), str) for p in programs):
+        return "a program is not a serialization"
+    if not all(isinstance(c, dict) and isinstance(c.get("array"), dict) and isinstance(c.get("sharding"), dict)
+               for c in constants):
+        return "a constant is not an array with its sharding"
+
+    def bad(ref: Any, before: int) -> bool:
+        if not isinstance(ref, list) or not ref:
+            return True
+        kind, rest = ref[0], ref[1:]
+        if kind == "literal":
+            return len(rest) != 1 or type(rest[0]) not in (bool, int, float)
+        if not rest or not all(type(i) is int and i >= 0 for i in rest):
+            return True
+        limit = {"arg": arguments, "constant": len(constants), "step": before}.get(kind)
+        return limit is None or rest[0] >= limit or len(rest) != (2 if kind == "step" else 1)
+
+    for index, step in enumerate(steps):
+        if not isinstance(step, dict) or step.get("kind") not in STEP_KINDS or not isinstance(step.get("reads"), list):
+            return f"step {index} is of no known kind"
+        if any(bad(ref, index) for ref in step["reads"]):
+            return f"step {index} reads a value no earlier step, argument or constant holds"
+        if step["kind"] == "place" and (len(step["reads"]) != 1 or not isinstance(step.get("sharding"), dict)):
+            return f"step {index} places other than one value onto a sharding"
+        if step["kind"] == "program" and not (type(step.get("program")) is int and 0 <= step["program"] < len(programs)):
+            return f"step {index} runs a program the account does not hold"
+        if step["kind"] == "break" and not (isinstance(step.get("made"), list) and all(
+                isinstance(c, dict) and isinstance(c.get("array"), dict) and isinstance(c.get("sharding"), dict)
+                for c in step["made"])):
+            return f"step {index} makes values that are not arrays"
+    if any(bad(ref, len(steps)) for ref in outputs):
+        return "an output is a value no step, argument or constant holds"
+    return None
+
+
+def _arguments(jax: Any, named: Any) -> list[Any]:
+    """The argument leaves, as the child builds and flattens them (``grader.child.server``)."""
+    from grader.wire import decode_array
+
+    def build(encoded: dict[str, Any]) -> Any:
+        kind = encoded["kind"]
+        if kind == "array":
+            return jax.device_put(decode_array(encoded))
+        if kind in ("int", "float", "bool"):
+            return {"int": int, "float": float, "bool": bool}[kind](encoded["value"])
+        if kind == "key":
+            return jax.random.key(int(encoded["seed"]))
+        if kind == "dict":
+            return {str(k): build(v) for k, v in encoded["items"]}
+        if kind in ("tuple", "list"):
+            items = [build(v) for v in encoded["items"]]
+            return tuple(items) if kind == "tuple" else items
+        if kind == "none":
+            return None
+        raise Unverifiable(f"an argument of kind {kind!r}")
+    return [leaf for _, encoded in named for leaf in jax.tree_util.tree_leaves(build(encoded))]
+
+
+class _Run:
+    def __init__(self, jax: Any, np: Any, account: dict[str, Any]) -> None:
+        self.jax, self.np, self.account = jax, np, account
+        self.exported: dict[int, tuple[str, Any]] = {}  # program index -> (digest, deserialized)
+        self.compiled: set[tuple[str, tuple[str, ...]]] = set()
+        self.facts: dict[int, dict[str, Any]] = {}  # program index -> ProgramData, in the order first run
+
+    def run(self, arguments: list[Any], substitute: Any = None) -> dict[str, Any]:
+        from grader.wire import decode_array
+        values: dict[tuple[Any, ...], Any] = {("arg", i): v for i, v in enumerate(arguments)}
+        swapped = 0
+        constants = self.account.get("constants", [])
+        breaks = []
+
+        def read(ref: list[Any]) -> Any:
+            if ref[0] == "literal":
+                return ref[1]
+            if ref[0] == "constant":
+                return self._constant(constants[int(ref[1])])
+            key = tuple(ref)
+            if key not in values:
+                raise Unverifiable(f"a step reads {ref!r}, which nothing before it made")
+            return values[key]
+
+        for index, step in enumerate(self.account["steps"]):
+            reads = [read(r) for r in step["reads"]]
+            if step["kind"] == "place":
+                placed = reads[0]
+                if substitute is not None and step["reads"] == [["arg", substitute["arg"]]] \
+                        and step["sharding"] == substitute["sharding"]:
+                    placed, swapped = decode_array(substitute["value"]), swapped + 1
+                outs = [self.jax.device_put(placed, self._sharding(step["sharding"]))]
+            elif step["kind"] == "program":
+                outs = self._program(step, reads)
+            elif step["kind"] == "break":
+                breaks.append(str(step.get("why", ""))[:300])
+                outs = [self._constant(made) for made in step["made"]]
+            else:
+                raise Unverifiable(f"a step of kind {step['kind']!r}")
+            for k, out in enumerate(outs):
+                values[("step", index, k)] = out
+        from grader.wire import WIDENED, encode_array
+        outputs = []
+        for ref in self.account["outputs"]:
+            value = read(ref)
+            array = self.np.asarray(value)
+            if array.dtype.name in WIDENED:  # as the child sends a narrow type: its numbers, widened
+                array = array.astype(WIDENED[array.dtype.name])
+            outputs.append(encode_array(array) if array.dtype.kind in "biufc" else None)
+        return {"ok": True, "outputs": outputs, "programs": list(self.facts.values()), "breaks": breaks,
+                "swapped": swapped}
+
+    def _program(self, step: dict[str, Any], reads: list[Any]) -> list[Any]:
+        index = int(step["program"])
+        digest, exported = self._exported(index)
+        reads = self._placed_for(exported, step.get("devices"), reads)
+        key = (digest, tuple(str(getattr(r, "sharding", None)) for r in reads))
+        if key not in self.compiled and len(self.compiled) == MAX_COMPILED:
+            raise Unverifiable(f"more than {MAX_COMPILED} distinct programs")
+        self.compiled.add(key)
+        if key in _MADE:
+            _MADE.move_to_end(key)
+        else:
+            try:
+                executable = self.jax.jit(exported.call).lower(*reads).compile()
+            except Exception as error:  # noqa: BLE001 (what does not compile here says nothing either way)
+                raise Unverifiable(f"a program does not compile here: {type(error).__name__}: {error}") from None
+            _MADE[key] = (executable, _facts(executable))
+            while len(_MADE) > MAX_MADE:
+                _MADE.popitem(last=False)
+        executable, facts = _MADE[key]
+        if index not in self.facts:
+            self.facts[index] = {"name": str(step.get("function", ""))[:200],
+                                 "function": str(step.get("function", ""))[:300], "own": step.get("own") is True,
+                                 "runs": 0, **facts}
+        self.facts[index]["runs"] += 1
+        outs = executable(*reads)
+        return list(outs) if isinstance(outs, (list, tuple)) else [outs]
+
+    def _placed_for(self, exported: Any, devices: Any, reads: list[Any]) -> list[Any]:
+        """The values a program reads, on its devices as its own shardings ask (replicated where
+        it leaves them to the caller), as jit placed them in the call: an argument arrives
+        uncommitted on the default device."""
+        if exported.nr_devices == 1 or not isinstance(devices, list) or len(devices) != exported.nr_devices:
+            return reads
+        known = {d.id: d for d in self.jax.devices()}
+        grid = self.np.array([known[int(i)] for i in devices], dtype=object)
+        placed = []
+        for index, value in enumerate(reads):
+            current = getattr(value, "sharding", None)
+            if current is None or len(current.device_set) != exported.nr_devices:
+                value = self.jax.device_put(value, self._wanted(exported, index, grid))
+            placed.append(value)
+        return placed
+
+    def _wanted(self, exported: Any, index: int, grid: Any) -> Any:
+        """Where the program wants its ``index``-th input, on the devices ``grid`` in its order."""
+        sharding = self.jax.sharding
+        named = exported._in_named_shardings[index] if getattr(exported, "_has_named_shardings", False) else None
+        if named is not None:  # its abstract mesh, made concrete on the program's devices
+            abstract = named.mesh
+            mesh = sharding.Mesh(grid.reshape(abstract.axis_sizes), abstract.axis_names,
+                                 axis_types=abstract.axis_types)
+            return named.update(mesh=mesh)
+        flat = sharding.Mesh(grid, ("witness",))
+        if exported.in_shardings_hlo[index] is None:
+            return sharding.NamedSharding(flat, sharding.PartitionSpec())
+        return exported.in_shardings_jax(flat)[index]
+
+    def _exported(self, index: int) -> tuple[str, Any]:
+        """The ``index``-th program, deserialized and vetted, and a digest of its bytes."""
+        if index not in self.exported:
+            text = self.account["programs"][index]["b64"]
+            digest = hashlib.sha256(text.encode("ascii", "replace")).hexdigest()
+            if digest not in _DESERIALIZED:
+                exported = self.jax.export.deserialize(bytearray(base64.b64decode(text, validate=True)))
+                targets = {t for t in _TARGET.findall(exported.mlir_module())
+                           if t not in ALLOWED_TARGETS and not t.startswith(ALLOWED_PREFIXES)}
+                if any("callback" in t for t in targets):
+                    raise Refused(f"a program calls {', '.join(sorted(targets))}, which runs Python on the host")
+                if targets:
+                    raise Unverifiable(f"a program calls {', '.join(sorted(targets))}, which the witness does not "
+                                       "run")
+                _DESERIALIZED[digest] = exported
+                while len(_DESERIALIZED) > MAX_MADE:
+                    _DESERIALIZED.popitem(last=False)
+            self.exported[index] = (digest, _DESERIALIZED[digest])
+        return self.exported[index]
+
+    def _constant(self, data: dict[str, Any]) -> Any:
+        from grader.wire import decode_array
+        array = decode_array(data["array"])
+        if "narrow" in data:
+            import ml_dtypes
+            array = array.astype(getattr(ml_dtypes, str(data["narrow"])))
+        return self.jax.device_put(array, self._sharding(data["sharding"]))
+
+    def _sharding(self, described: dict[str, Any]) -> Any:
+        """The sharding a description names, on this process's devices (the same ids)."""
+        jax, np = self.jax, self.np
+        devices = {d.id: d for d in jax.devices()}
+        kind = described.get("type")
+        if kind == "default":
+            return None
+        if kind in ("Device", "SingleDeviceSharding") and len(described.get("devices") or ()) == 1:
+            return jax.sharding.SingleDeviceSharding(devices[int(described["devices"][0])])
+        if kind == "NamedSharding" and described.get("mesh_devices") is not None:
+            grid = np.array([devices[int(i)] for i in described["mesh_devices"]], dtype=object)
+            names = tuple(str(a) for a in described["axis_names"])
+            types = described.get("axis_types")
+            kwargs = {}
+            if types:
+                kwargs["axis_types"] = tuple(getattr(jax.sharding.AxisType, str(t)) for t in types)
+            mesh = jax.sharding.Mesh(grid.reshape([int(n) for n in described["mesh_shape"]]), names, **kwargs)
+            spec = jax.sharding.PartitionSpec(*(tuple(p) if isinstance(p, list) else p for p in described["spec"]))
+            return jax.sharding.NamedSharding(mesh, spec, memory_kind=described.get("memory_kind"))
+        raise Unverifiable(f"a sharding of type {kind!r}")
+
+
+def _facts(executable: Any) -> dict[str, Any]:
+    """What XLA made of a program compiled here: its collectives (``grader.child.compiled``
+    reads HLO text the same way) and its memory per device."""
+    from grader.child.compiled import collectives
+    stats = executable.memory_analysis()
+    return {"collectives": collectives(executable.as_text()),
+            "memory": {"argument": int(stats.argument_size_in_bytes), "output": int(stats.output_size_in_bytes),
+                       "temp": int(stats.temp_size_in_bytes), "alias": int(stats.alias_size_in_bytes)}}

@@ -1,0 +1,137 @@
+"""A course folder (docs/course.md): found from the working folder upwards (jaxgrade.toml, or
+[tool.jaxgrade] in pyproject.toml) or named with --course; its own exercises beside the track's
+(all of them, some or none); ``jaxgrade init`` and ``jaxgrade new`` write into it; a bad
+setting, or a JAXGRADE_EXERCISES naming a missing folder, is one line and exit 2, never a crash.
+From a pip-installed jaxgrade: tests/test_packaging.py."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import SEED_EXERCISE
+from grader.cli import main
+from grader.exercise import own_exercises
+
+TRACK = sorted(p.name for p in (SEED_EXERCISE.parent).iterdir() if (p / "exercise.toml").is_file())
+
+
+@pytest.fixture
+def course(tmp_path, monkeypatch) -> Path:
+    """A course made by ``jaxgrade init``, holding one exercise of its own, the working folder below it."""
+    monkeypatch.delenv("JAXGRADE_EXERCISES", raising=False)
+    folder = tmp_path / "course"
+    assert main(["init", str(folder)]) == 0
+    own = folder / "exercises" / "ring_allreduce"
+    shutil.copytree(SEED_EXERCISE, own, ignore=shutil.ignore_patterns("__pycache__", "right", "wrong"))
+    toml = own / "exercise.toml"
+    toml.write_text(toml.read_text().replace('slug = "named_sharding_replicated"', 'slug = "ring_allreduce"'))
+    (folder / "notes").mkdir()
+    monkeypatch.chdir(folder / "notes")
+    return folder
+
+
+def _listed(capsys) -> list[str]:
+    capsys.readouterr()
+    assert main(["list"]) == 0
+    return [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]]
+
+
+def test_a_course_lists_its_exercises_then_the_tracks(course, capsys):
+    assert _listed(capsys) == ["ring_allreduce", *TRACK]
+    assert [e.slug for e in own_exercises()] == ["ring_allreduce"]  # what validate proves by default
+
+
+def test_a_course_chooses_the_tracks_exercises(course, capsys):
+    toml = course / "jaxgrade.toml"
+    toml.write_text(toml.read_text().replace('track = "all"', 'track = ["sgd_step", "named_sharding_replicated"]'))
+    assert _listed(capsys) == ["ring_allreduce", "named_sharding_replicated", "sgd_step"]
+    toml.write_text(toml.read_text().replace('track = ["sgd_step", "named_sharding_replicated"]', 'track = "none"'))
+    assert _listed(capsys) == ["ring_allreduce"]
+    toml.write_text(toml.read_text().replace('track = "none"', 'track = ["sdg_step"]'))
+    assert main(["list"]) == 2
+    assert "track names sdg_step, which the track does not have" in capsys.readouterr().err
+
+
+def test_a_course_in_pyproject_and_a_changed_track_exercise(tmp_path, monkeypatch, capsys):
+    """[tool.jaxgrade] in pyproject.toml; the course's copy of a track exercise is the one used."""
+    monkeypatch.delenv("JAXGRADE_EXERCISES", raising=False)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "my-course"\n\n[tool.jaxgrade]\nexercises = "labs"\n')
+    shutil.copytree(SEED_EXERCISE, tmp_path / "labs" / "sgd_step", ignore=shutil.ignore_patterns("__pycache__"))
+    toml = tmp_path / "labs" / "sgd_step" / "exercise.toml"
+    toml.write_text(toml.read_text().replace('slug = "named_sharding_replicated"', 'slug = "sgd_step"')
+                    .replace('title = "NamedSharding (replicated)"', 'title = "Our own SGD step"'))
+    monkeypatch.chdir(tmp_path)
+    assert _listed(capsys) == ["sgd_step", *(slug for slug in TRACK if slug != "sgd_step")]
+    assert main(["list"]) == 0 and "Our own SGD step" in capsys.readouterr().out
+
+
+def test_course_option_names_the_course_from_anywhere(course, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["list", "--course", str(course)]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith("ring_allreduce")
+    assert main(["--course", str(tmp_path), "list"]) == 2
+    assert f"--course {tmp_path}: no jaxgrade.toml there" in capsys.readouterr().err
+    assert main(["list"]) == 0 and "ring_allreduce" not in capsys.readouterr().out  # no course here
+
+
+@pytest.mark.parametrize("setting, message", [('colour = "blue"', "unknown setting(s) colour"),
+                                              ('exercises = "labs"', "exercises folder"),
+                                              ('track = 3', "track = 3")])
+def test_a_bad_course_setting_is_one_line(course, capsys, setting, message):
+    toml = course / "jaxgrade.toml"
+    key = setting.split()[0]
+    lines = [line for line in toml.read_text().splitlines() if not line.startswith(f"{key} =")]
+    toml.write_text("\n".join([*lines, setting]) + "\n")
+    assert main(["list"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and str(toml) in err, err
+
+
+def test_new_writes_into_the_course_and_init_refuses_a_course(course, capsys):
+    assert main(["new", "moe_dispatch"]) == 0
+    assert (course / "exercises" / "moe_dispatch" / "exercise.toml").is_file()
+    assert not (SEED_EXERCISE.parent / "moe_dispatch").exists()
+    assert "moe_dispatch" in _listed(capsys)
+    assert main(["init", str(course)]) == 2
+    assert "is a course" in capsys.readouterr().err
+
+
+def test_jaxgrade_exercises_takes_several_folders_and_names_a_missing_one(tmp_path, monkeypatch, capsys):
+    first, second = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(SEED_EXERCISE, first / SEED_EXERCISE.name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(SEED_EXERCISE.parent / "sgd_step", second / "sgd_step", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setenv("JAXGRADE_EXERCISES", os.pathsep.join(map(str, (first, second))))
+    assert _listed(capsys) == [SEED_EXERCISE.name, "sgd_step"]
+    monkeypatch.setenv("JAXGRADE_EXERCISES", str(tmp_path / "missing"))
+    assert main(["list"]) == 2
+    err = capsys.readouterr().err
+    assert f"JAXGRADE_EXERCISES names {tmp_path / 'missing'}, which is not a folder" in err and "Traceback" not in err
+
+
+def test_new_from_copies_a_track_exercise_in_to_be_changed(course, capsys):
+    from grader.exercise import find_exercise
+    assert main(["new", "--from", "sgd_step"]) == 0
+    copied = course / "exercises" / "sgd_step"
+    assert (copied / "reference.py").is_file() and find_exercise("sgd_step").directory == copied
+    assert main(["new", "my_replicated", "--from", SEED_EXERCISE.name]) == 0
+    mine = find_exercise("my_replicated")
+    assert mine.directory == course / "exercises" / "my_replicated" and mine.slug == "my_replicated"
+    assert mine.variants("wrong") and [c.id for c in mine.checks] == list(mine.points)
+    assert _listed(capsys)[:3] == ["my_replicated", "ring_allreduce", "sgd_step"]
+    assert main(["new", "--from", "sgd_step"]) == 2  # the course's copy exists already
+    assert "already exists" in capsys.readouterr().err
+    assert main(["new"]) == 2 and "jaxgrade new --from SLUG" in capsys.readouterr().err
+
+
+def test_another_projects_pyproject_above_is_no_course(tmp_path, monkeypatch, capsys):
+    """A pyproject.toml without [tool.jaxgrade] (even one TOML cannot read) is not a course's."""
+    monkeypatch.delenv("JAXGRADE_EXERCISES", raising=False)
+    (tmp_path / "pyproject.toml").write_text("[project\nname = 'broken'\n")
+    (tmp_path / "src").mkdir()
+    monkeypatch.chdir(tmp_path / "src")
+    assert _listed(capsys) == TRACK
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxgrade\nexercises = 'labs'\n")
+    assert main(["list"]) == 2 and str(tmp_path / "pyproject.toml") in capsys.readouterr().err

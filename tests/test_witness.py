@@ -1,0 +1,170 @@
+"""The witness (grader/witness/, grader/child/account.py, grader/observe/witnessed.py): the
+account a child hands over is run again in a process that runs no submission's code; an
+account that does not give what the call returned fails every structure check; an honest one
+lets everyday standard-library idioms cost nothing; collectives are counted as XLA runs them.
+
+Real gradings of real files (tests/hostile/, the catalogue's variants, idioms written here)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import numpy as np
+from conftest import SEED_EXERCISE
+
+from grader import find_exercise, grade
+from grader.observe.returned import Leaf
+from grader.observe.witnessed import witnessed
+from grader.wire import encode_array
+
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
+STRUCTURE = ("structure.placed", "structure.mesh", "structure.spec", "structure.sum_of_placed")
+
+
+def _leaf(values: list[float]) -> Leaf:
+    array = np.asarray(values, np.float32)
+    return Leaf("result", "jax_array", "jaxlib._jax.ArrayImpl", "float32", array.shape, array)
+
+
+# -- the verdict on an answer, as data ------------------------------------------------------------
+def test_an_account_that_computes_the_returned_value_is_reproduced() -> None:
+    answer = {"ok": True, "outputs": [encode_array(np.asarray([1.5, 2.0], np.float32))], "programs": [],
+              "breaks": []}
+    assert witnessed(answer, (_leaf([1.5, 2.0]),)).status == "reproduced"
+
+
+def test_an_account_that_computes_something_else_diverges_naming_the_leaf() -> None:
+    answer = {"ok": True, "outputs": [encode_array(np.asarray([1.5, 2.5], np.float32))], "programs": [],
+              "breaks": []}
+    verdict = witnessed(answer, (_leaf([1.5, 2.0]),))
+    assert verdict.status == "diverged" and verdict.detail.startswith("result: ")
+
+
+def test_an_account_the_witness_cannot_run_is_no_verdict_either_way() -> None:
+    for answer in ({"ok": False, "unverifiable": "a sharding of type 'GSPMDSharding'"}, None, {"ok": True},
+                   {"ok": True, "outputs": "x", "programs": 3}):
+        assert witnessed(answer, (_leaf([1.0]),)).status == "unverifiable", answer
+
+
+def test_a_program_that_calls_into_the_host_is_refused_as_a_divergence() -> None:
+    verdict = witnessed({"ok": False, "refused": "a program calls xla_python_cpu_callback"}, (_leaf([1.0]),))
+    assert verdict.status == "diverged"
+
+
+# -- real gradings ----------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_an_account_edited_inside_the_child_fails_every_structure_check(tmp_path: Path) -> None:
+    submission = tmp_path / "forges_account.py"
+    shutil.copyfile(HOSTILE / "forges_account.py", submission)
+    report = grade(find_exercise(SEED_EXERCISE.name), submission)
+    found = {c.id: c for c in report.checks}
+    for check_id in STRUCTURE:
+        assert found[check_id].status == "failed", found[check_id].message
+        assert "What your code reported is not what it computed" in found[check_id].message
+    assert [c.id for c in report.checks if c.category == "value" and c.status != "passed"] == []
+    assert not [c for c in report.checks if c.status == "error"]
+
+
+_MLP = (EXERCISES / "tensor_parallel_mlp" / "reference.py").read_text()
+_HEAD, _, _ = _MLP.partition("def tensor_parallel_mlp")
+IDIOMS = {
+    "catch_warnings_in_call": "import warnings\n\n\ndef tensor_parallel_mlp(x, w1, w2):\n"
+                              "    with warnings.catch_warnings():\n        warnings.simplefilter('ignore')\n"
+                              "        return MLP(x, w1, w2)\n",
+    "logging_and_redirect": "import contextlib\nimport io\nimport logging\n\nlogging.basicConfig(level=logging.INFO)\n\n\n"
+                            "def tensor_parallel_mlp(x, w1, w2):\n    logging.getLogger('jax').setLevel(logging.WARNING)\n"
+                            "    with contextlib.redirect_stdout(io.StringIO()):\n        print('calling')\n"
+                            "        return MLP(x, w1, w2)\n",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("idiom", sorted(IDIOMS))
+def test_everyday_standard_library_idioms_keep_full_marks(tmp_path: Path, idiom: str) -> None:
+    submission = tmp_path / f"{idiom}.py"
+    submission.write_text(_HEAD + IDIOMS[idiom])
+    report = grade(find_exercise("tensor_parallel_mlp"), submission)
+    assert report.score == report.max_score, [(c.id, c.message[:200]) for c in report.checks if c.status != "passed"]
+
+
+@pytest.mark.slow
+def test_a_put_back_rewrite_of_the_standard_library_is_a_note_not_a_penalty(tmp_path: Path) -> None:
+    submission = tmp_path / "catch_warnings.py"
+    submission.write_text(_HEAD + IDIOMS["catch_warnings_in_call"])
+    report = grade(find_exercise("tensor_parallel_mlp"), submission)
+    notes = [c.advisory for c in report.checks if c.category == "structure" and c.advisory]
+    assert notes and all("rewrites warnings while your code runs" in n and "costs nothing" in n for n in notes)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("slug", "variant", "check_id", "says"), [
+    ("tensor_parallel_mlp", "structure_psum_in_data_while", "structure.one_psum", "unbounded number of times"),
+    ("pipeline_shift", "structure_ppermute_in_data_while", "structure.one_row_moved", "depends on the data"),
+    ("reduce_scatter_grads", "structure_scatters_in_data_while", "structure.traffic", "depends on the data"),
+])
+def test_a_collective_in_a_loop_whose_length_comes_from_data_has_no_bound(slug: str, variant: str, check_id: str,
+                                                                          says: str) -> None:
+    report = grade(find_exercise(slug), EXERCISES / slug / "wrong" / f"{variant}.py")
+    found = next(c for c in report.checks if c.id == check_id)
+    assert found.status == "failed" and says in found.message, found.message
+
+
+# -- an account edited in the child is malformed, never unverifiable -------------------------------
+HONEST = {"steps": [{"kind": "place", "sharding": {"type": "default"}, "reads": [["arg", 0]]},
+                    {"kind": "program", "program": 0, "reads": [["step", 0, 0], ["literal", 2.0]]},
+                    {"kind": "break", "why": "a host callback", "reads": [["step", 1, 0]],
+                     "made": [{"array": {"dtype": "<f4", "shape": [], "b64": "AAAAAA=="}, "sharding": {"type": "default"}}]}],
+          "programs": [{"b64": "AAAA"}], "constants": [], "outputs": [["step", 2, 0]]}
+
+
+def test_an_account_as_the_child_writes_it_is_well_formed() -> None:
+    from grader.witness.rerun import malformed
+    assert malformed(HONEST, 1) is None
+
+
+@pytest.mark.parametrize("edit", [
+    lambda a: a.pop("steps"),
+    lambda a: a["steps"].pop(0),  # a step reads what no step made any more
+    lambda a: a["steps"][1].update(program=3),
+    lambda a: a["steps"][1].update(reads=[["step", 1, 0]]),  # reads itself
+    lambda a: a["steps"][0].update(reads=[["arg", 4]]),
+    lambda a: a["steps"][0].update(kind="exec"),
+    lambda a: a["steps"][2].update(made=["AAAA"]),
+    lambda a: a.update(outputs=[["constant", 0]]),
+    lambda a: a["programs"].append("AAAA"),
+    lambda a: a["steps"][1]["reads"].append(["literal", "x"]),
+])
+def test_an_account_edited_after_it_was_written_is_malformed(edit) -> None:
+    import copy
+
+    from grader.witness.rerun import malformed
+    account = copy.deepcopy(HONEST)
+    edit(account)
+    assert malformed(account, 1) is not None
+
+
+def test_a_malformed_account_diverges_and_one_the_child_could_not_build_is_no_verdict() -> None:
+    leaves = (_leaf([1.0]),)
+    assert witnessed({"ok": False, "malformed": "step 1 runs a program the account does not hold"},
+                     leaves).status == "diverged"
+    assert witnessed({"ok": False, "unverifiable": "the call ran more than 512 operations"}, leaves).status \
+        == "unverifiable"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["profile_hook_edits_replies.py", "swaps_collective_counter_code.py"])
+def test_a_wrapper_that_edits_the_childs_compiled_facts_changes_nothing_the_witness_read(tmp_path: Path,
+                                                                                         name: str) -> None:
+    """Both gather w twice; what the child says of the compiled programs is edited (a profile hook
+    rewrites the reply as it is framed; a function's __code__ swapped). The witness compiles the
+    programs itself: two all-gathers."""
+    submission = tmp_path / name
+    shutil.copyfile(HOSTILE / name, submission)
+    report = grade(find_exercise("fsdp_gather_params"), submission)
+    found = {c.id: c for c in report.checks}
+    assert found["structure.one_gather"].status == "failed", found["structure.one_gather"].message
+    assert "2 all-gather" in found["structure.one_gather"].message
+    assert not [c for c in report.checks if c.status == "error"]
