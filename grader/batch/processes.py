@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from grader.batch.results import Graded
 from grader.batch.submissions import Submission
 from grader.sandbox.settling import settle
+from grader.witness import close_all
 
 if TYPE_CHECKING:
     from grader.sandbox.pool import Pool
@@ -93,7 +94,9 @@ def _begin(grader: int, slots: Any, channels: list[socket.socket | None], inheri
     if mine is not None:
         pool.adopt(env, mine)
     _work = make_work(pool.launch)
-    # What its children left is given back in this process's background: done before it exits.
+    # Before it exits: its witnesses ended (reaped, so their CPU is counted), and what its
+    # children left given back (in this process's background).
+    multiprocessing.util.Finalize(None, close_all, exitpriority=11)
     multiprocessing.util.Finalize(None, settle, exitpriority=10)
 
 

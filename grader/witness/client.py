@@ -112,6 +112,13 @@ def _forget_after_fork() -> None:
 os.register_at_fork(after_in_child=_forget_after_fork)
 
 
+def close_all() -> None:
+    """End this thread's witnesses now (a grading process's last act: its exit skips atexit)."""
+    for witness in (getattr(_local, "witnesses", None) or {}).values():
+        witness.close()
+    _local.witnesses = {}
+
+
 def shared(devices: int, memory_mib: int, cached: bool) -> Witness:
     """This thread's witness for ``devices`` simulated devices, made on first use (with the
     grader's own compilation cache when ``cached``) and ended when the grader exits or when the
