@@ -25,6 +25,10 @@ _EXPORTS = {
     "Report": "grader.report.result", "CheckResult": "grader.report.result",
     "Limits": "grader.sandbox.limits",
     "render": "grader.report.render",
+    # What a test runner needs (grader.pytest_plugin): which exercise a file is for, the checks a
+    # student sees, each check's explanation, and the user's mistakes (said in one line).
+    "exercise_of": "grader.submission", "read_submission": "grader.submission",
+    "shown_checks": "grader.report.visibility", "explained": "grader.report.render", "UsageError": "grader.errors",
 }
 __all__ = ["__version__", *_EXPORTS]
 

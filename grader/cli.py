@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from grader import DEPENDENCIES, __version__
 from grader.report.safe_text import for_terminal
 from grader.errors import ExerciseError, ExitCode, UsageError
-from grader.exercise import Exercise, all_exercises, choose_course, exercises_for_source, find_exercise
+from grader.exercise import Exercise, choose_course, find_exercise
 from grader.report.formats import FORMATS
 from grader.report.visibility import AUDIENCES
 from grader.timings import Timings, process_start
@@ -59,19 +59,8 @@ def _check(args: argparse.Namespace) -> int:
 def exercise_for(args: argparse.Namespace, converted: Converted) -> Exercise:
     """The exercise ``jaxgrade check`` grades the file against: ``-e``, else the one whose
     function the file defines (UsageError, saying what to do, for none or several)."""
-    if args.exercise:
-        return find_exercise(args.exercise)
-    candidates = exercises_for_source(converted.text)
-    if len(candidates) > 1:
-        named = ", ".join(f"{e.function} ({e.slug})" for e in candidates)
-        raise UsageError(f"cannot tell which exercise {args.file} is for: it defines the functions of "
-                         f"{len(candidates)} exercises, {named}. Pick one with -e SLUG, e.g. jaxgrade check "
-                         f"{args.file} -e {candidates[0].slug}")
-    if not candidates:
-        known = ", ".join(f"{e.slug} ({e.function})" for e in all_exercises())
-        raise UsageError(f"cannot tell which exercise {args.file} is for: it defines none of the exercises' "
-                         f"functions. Pass -e SLUG; known exercises: {known}")
-    return candidates[0]
+    from grader.submission import exercise_of
+    return exercise_of(converted, args.exercise, args.file)
 
 
 def _early_child(exercise: Exercise, path: Path) -> ChildProcess | None:

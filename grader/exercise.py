@@ -58,7 +58,10 @@ KEY_PARTS = ("reference.py", "right", "wrong")
 
 COURSE_FILE = "jaxgrade.toml"
 _COURSE_KEYS = {"exercises": "the course's exercises folder, relative to the course (default \"exercises\")",
-                "track": "the track's exercises the course uses: \"all\" (default), \"none\" or a list of slugs"}
+                "track": "the track's exercises the course uses: \"all\" (default), \"none\" or a list of slugs",
+                # a student's folder (the pack's jaxgrade.toml): what `pytest` grades (grader.pytest_plugin)
+                "solution": "the solution file pytest grades, relative to the folder",
+                "exercise": "the exercise that solution solves (default: the one whose function it defines)"}
 # ``jaxgrade --course DIR``: the course for this command, in place of the one found from the
 # working folder (grader.cli sets it per command, and the warm service per request).
 _chosen_course: Path | None = None
@@ -122,9 +125,11 @@ def _course(root: Path, path: Path, table: dict[str, Any]) -> Course:
         raise ExerciseError(f"{path}: unknown setting(s) {', '.join(unknown)}; a course has "
                             + "; ".join(f"{k}: {v}" for k, v in _COURSE_KEYS.items()))
     exercises = root / str(table.get("exercises", "exercises"))
-    if not exercises.is_dir():
+    if not exercises.is_dir() and "exercises" in table:
         raise ExerciseError(f"{path}: the course's exercises folder {exercises} does not exist; create it, or set "
                             "exercises = \"FOLDER\" to the folder that holds them")
+    # a folder that names no exercises folder and has none (a student's, saying what pytest grades)
+    # has no exercises of its own: the track's alone
     track = table.get("track", "all")
     if track in ("all", "none"):
         return Course(exercises, None if track == "all" else frozenset())
@@ -154,7 +159,9 @@ def _sources() -> list[tuple[Path, frozenset[str] | None]]:
         return [(root, None) for root in roots]
     course = find_course()
     track = data_folder("exercises")
-    return [(course.exercises, None), (track, course.track)] if course else [(track, None)]
+    if course is None:
+        return [(track, None)]
+    return [*([(course.exercises, None)] if course.exercises.is_dir() else []), (track, course.track)]
 
 
 def exercise_roots() -> list[Path]:

@@ -510,16 +510,24 @@ def _child_search_path() -> tuple[str, ...]:
                  and (os.path.realpath(entry) != grader_parent or grader_parent in needed))
 
 
+_GRADER = __name__.partition(".")[0]  # this package, however it is installed
+
+
 @functools.lru_cache(maxsize=1024)
 def grader_provides(module: str, beside: frozenset[str] = frozenset()) -> bool:
     """Whether ``import module`` can succeed in a child, judged for the children's Python
     environment (the grader's own interpreter, :func:`_child_search_path`) by finding the
     module's files without importing anything: built-in and frozen modules, then each dotted
     part on that path (namespace packages too). ``beside``: the student's own module names,
-    importable beside the submission."""
+    importable beside the submission. Never the grader itself: a child finds it in a wheel's
+    site-packages (not in a checkout, whose folder children drop), but ``grader.check()`` grades
+    nothing there, and a cell calling it would import the grader's whole report stack into every
+    child (0.4-2 s a check) and be skipped with another note than a checkout's report gives."""
     parts = module.split(".")
     if parts[0] in beside or parts[0] in sys.builtin_module_names:
         return True
+    if parts[0] == _GRADER:
+        return False
     if len(parts) == 1 and importlib.machinery.FrozenImporter.find_spec(parts[0]) is not None:
         return True
     search: list[str] | None = list(_child_search_path())

@@ -81,6 +81,28 @@ def grade(exercise: Exercise, submission: Path | str, *, display_path: str | Non
         settle()
 
 
+def exercise_of(converted: Converted, slug: str | None, shown: str, *, option: str = "-e SLUG",
+                example: str = "jaxgrade check {file} -e {slug}") -> Exercise:
+    """The exercise a file (its Python: ``read_submission``) is graded against: the one named
+    ``slug``, else the one whose function it defines; UsageError, saying what to do, for none or
+    several. ``option`` and ``example`` say how the caller names one (``jaxgrade check``'s ``-e``,
+    the pytest plugin's ``--jaxgrade FILE::SLUG``)."""
+    from grader.exercise import all_exercises, exercises_for_source, find_exercise
+    if slug:
+        return find_exercise(slug)
+    candidates = exercises_for_source(converted.text)
+    if len(candidates) > 1:
+        named = ", ".join(f"{e.function} ({e.slug})" for e in candidates)
+        raise UsageError(f"cannot tell which exercise {shown} is for: it defines the functions of "
+                         f"{len(candidates)} exercises, {named}. Pick one with {option}, e.g. "
+                         f"{example.format(file=shown, slug=candidates[0].slug)}")
+    if not candidates:
+        known = ", ".join(f"{e.slug} ({e.function})" for e in all_exercises())
+        raise UsageError(f"cannot tell which exercise {shown} is for: it defines none of the exercises' "
+                         f"functions. Pass {option}; known exercises: {known}")
+    return candidates[0]
+
+
 def early_child(exercise: Exercise, path: Path) -> ChildProcess | None:
     """The child a grading of ``path`` would spawn, spawned now (``jaxgrade check`` does so before
     its own imports, so that the child's JAX import overlaps them; ``grader.check()`` in a kernel

@@ -8,21 +8,24 @@ since ``json.loads`` of 64 MiB of ``[[],[],...`` builds 22 million lists (1.7 Gi
 One array codec (``encode_array``, ``decode_array``): arrays travel as dtype, shape and base64
 bytes, both ways (the arguments ``grader.arguments.encode`` sends, the values the child
 returns). The replies the child sends are typed below (``LoadReply``, ``CallReply``,
-``TraceReply`` and their entries): the child (``grader.child``) constructs them, the parent
-(``grader.observe.returned``, ``grader.observe.session``) checks every field before use, as a
-submission can write to its own channel. The child imports this module and ``grader.errors``
+``TraceReply`` and their entries): the child (``grader.child``) constructs them, and the types
+are the schema the parent (``grader.observe.session``) checks each reply against where it
+decodes it (``REPLIES``, ``check_schema``), as a submission can write to its own channel. The child imports this module and ``grader.errors``
 only, so it depends on nothing else of the grader's.
 """
 from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import json
 import os
 import re
 import struct
 import threading
-from typing import Any, Callable, Literal, Mapping, NotRequired, TypedDict, TypeVar, Union
+import types
+from typing import (Any, Callable, Literal, Mapping, NotRequired, TypedDict, TypeVar, Union, get_args, get_origin,
+                    get_type_hints, is_typeddict)
 
 import numpy as np
 
@@ -61,6 +64,18 @@ _NARROW_FLOATS = ("bfloat16", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn",
                   "float8_e5m3fnu", "float8_e8m0fnu")
 WIDENED = {**{name: "float32" for name in _NARROW_FLOATS}, "int1": "int8", "int2": "int8", "int4": "int8",
            "uint1": "uint8", "uint2": "uint8", "uint4": "uint8", "bcomplex32": "complex64", "complex32": "complex64"}
+
+
+def itemsize(name: str) -> int | None:
+    """Bytes per element of the dtype a returned leaf names, as NumPy stores it: NumPy's own, or
+    one of ml_dtypes' narrow types by name (one byte for the 1- to 8-bit ones, so the grader's
+    process never imports ml_dtypes); None for a name NumPy cannot read (a structured dtype's)."""
+    if name in WIDENED:
+        return {"bfloat16": 2, "bcomplex32": 4, "complex32": 4}.get(name, 1)
+    try:
+        return np.dtype(name).itemsize
+    except (TypeError, ValueError):
+        return None
 
 
 def holds_reals(dtype: np.dtype) -> bool:
@@ -303,7 +318,7 @@ class LeafData(TypedDict):
     in ``array`` (ml_dtypes' narrow types widened, ``WIDENED``) when the channel carries them."""
     path: str
     type: str
-    kind: str
+    kind: LeafKind
     sharding: NotRequired[dict[str, Any]]
     typed_sharding: NotRequired[dict[str, Any]]  # jax_array: the sharding jax.typeof(x) states, if any
     shards: NotRequired[list[dict[str, Any]]]  # jax_array: device and [start, stop) per dimension
@@ -317,9 +332,17 @@ class ValueData(TypedDict):
     leaves: list[LeafData]
 
 
+# The words some fields are limited to (``grader.observe.returned`` reads them as these).
+LeafKind = Literal["jax_array", "numpy", "python", "other"]
+JitStatus = Literal["traced", "compiled", "cached"]
+RecompileCause = Literal["type", "static", "sharding", "arguments", "new_function", "other"]
+HostKind = Literal["callback", "custom_rule", "round_trip"]
+CollectiveKind = Literal["all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all"]
+
+
 class RecompiledData(TypedDict):
     """Why a jitted function was traced or compiled again (``grader.observe.returned.Recompiled``)."""
-    what: str
+    what: RecompileCause
     argument: str
     before: str
     after: str
@@ -328,7 +351,7 @@ class RecompiledData(TypedDict):
 class JitCallData(TypedDict):
     """One call of a jitted function (``grader.observe.returned.JitCall``)."""
     name: str
-    status: str  # traced, compiled or cached
+    status: JitStatus
     compiles: int
     again: NotRequired[RecompiledData]
     function: str
@@ -350,12 +373,12 @@ class CompilationData(TypedDict):
 
 class HostData(TypedDict):
     """Host work amid the call's JAX work: ``kind`` callback, custom_rule or round_trip."""
-    kind: str
+    kind: HostKind
     call: str
 
 
 class CollectiveData(TypedDict):
-    kind: str  # as XLA names it: all-reduce, all-gather, ...
+    kind: CollectiveKind  # as XLA names it
     bytes: int
     # per run of its program: a loop's body runs it once per iteration; None in a loop of unknown trip count
     times: NotRequired[int | None]
@@ -424,3 +447,96 @@ class RefusedReply(TypedDict):
 
 
 Reply = Union[LoadReply, CallReply, TraceReply, RefusedReply]
+
+
+# -- what a reply may be -------------------------------------------------------------------------
+# The replies each request may get, by its ``op``: the types above are the schema. A submission
+# can write to its own channel, so every reply is checked against it where the parent decodes it
+# (``grader.observe.session``), once, before any field is read: a reply that is not what its
+# request asked for is the submission's doing.
+REPLIES: dict[str, Any] = {"load": Union[LoadReply, RefusedReply], "call": Union[CallReply, RefusedReply],
+                           "trace": Union[TraceReply, RefusedReply]}
+Check = Callable[[Any, str], Union[str, None]]  # a value and where it is -> what is wrong with it, or None
+
+
+def check_schema(op: str, reply: Any) -> None:
+    """Raise :class:`Malformed` unless ``reply`` is one of the replies a request ``op`` may get:
+    each field its type names present unless ``NotRequired``, of its type at any depth (objects,
+    lists, literals, unions; ``bool`` is no ``int``), and no field the type does not name."""
+    problem = _checker(REPLIES[op])(reply, "reply")
+    if problem is not None:
+        raise Malformed(problem)
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+_SCALARS: dict[Any, Callable[[Any], bool]] = {
+    str: lambda v: type(v) is str, bool: lambda v: type(v) is bool, int: lambda v: type(v) is int,
+    float: lambda v: type(v) in (int, float), type(None): lambda v: v is None}
+_NAMES = {str: "a string", bool: "a boolean", int: "an integer", float: "a number", type(None): "null"}
+
+
+@functools.lru_cache(maxsize=None)
+def _checker(hint: Any) -> Check:
+    """The check of a value against a type of this module (compiled once per type)."""
+    origin, args = get_origin(hint), get_args(hint)
+    if hint is Any:
+        return lambda value, where: None
+    if is_typeddict(hint):
+        return _object_checker(hint)
+    if hint in _SCALARS:
+        test, name = _SCALARS[hint], _NAMES[hint]
+        return lambda value, where: None if test(value) else f"{where} is {_kind(value)}, not {name}"
+    if origin is Literal:
+        return lambda value, where: None if any(type(value) is type(a) and value == a for a in args) \
+            else f"{where} is not one of {', '.join(map(repr, args))}"
+    if origin in (Union, types.UnionType):
+        options = [_checker(a) for a in args]
+
+        def one_of(value: Any, where: str) -> str | None:
+            problems = [option(value, where) for option in options]
+            return None if None in problems else problems[0]
+        return one_of
+    if origin in (list, dict):
+        item = _checker(args[-1])
+
+        def each(value: Any, where: str) -> str | None:
+            if type(value) is not origin:
+                return f"{where} is {_kind(value)}, not {'a list' if origin is list else 'an object'}"
+            for key, inner in (value.items() if origin is dict else enumerate(value)):
+                problem = item(inner, f"{where}[{str(key)[:40]!r}]" if origin is dict else f"{where}[{key}]")
+                if problem is not None:
+                    return problem
+            return None
+        return each
+    raise TypeError(f"no check for {hint!r}")  # a type added above that the schema cannot read: the grader's bug
+
+
+def _object_checker(cls: Any) -> Check:
+    fields: dict[str, Check] = {}
+    required: set[str] = set()
+    for name, hint in get_type_hints(cls, include_extras=True).items():
+        if get_origin(hint) is NotRequired:
+            hint = get_args(hint)[0]
+        else:
+            required.add(name)
+        fields[name] = _checker(hint)
+
+    def check(value: Any, where: str) -> str | None:
+        if type(value) is not dict:
+            return f"{where} is {_kind(value)}, not an object"
+        missing = required.difference(value)
+        if missing:
+            return f"{where} has no field {min(missing)!r}"
+        for key, inner in value.items():
+            field = fields.get(key)
+            if field is None:
+                return f"{where} has a field {str(key)[:40]!r} the protocol does not name"
+            problem = field(inner, f"{where}[{key!r}]")
+            if problem is not None:
+                return problem
+        return None
+    return check

@@ -15,7 +15,7 @@ import pytest
 from grader import find_exercise, grade
 from grader.checks.values import compare
 from grader.observe.returned import Returned, parse_leaves
-from grader.wire import carries, decode_array, encode_array
+from grader.wire import WIDENED, carries, decode_array, encode_array, itemsize
 
 
 def returned(value: np.ndarray) -> Returned:
@@ -30,6 +30,14 @@ def test_a_bfloat16_array_round_trips_as_bfloat16():
     array = np.array([1.5, -0.0, np.inf, 3.0e38], ml_dtypes.bfloat16)
     back = decode_array(encode_array(array))
     assert carries(array.dtype) and back.dtype == array.dtype and back.tobytes() == array.tobytes()
+
+
+def test_the_bytes_of_every_narrow_dtype_are_known_without_ml_dtypes():
+    # issue #55: a byte budget of an int4 result failed with "data type 'int4' not understood"
+    for name in WIDENED:
+        if hasattr(ml_dtypes, name):
+            assert itemsize(name) == np.dtype(getattr(ml_dtypes, name)).itemsize, name
+    assert itemsize("float32") == 4 and itemsize("<i8") == 8 and itemsize("not a dtype") is None
 
 
 def test_a_bfloat16_vector_is_compared_element_by_element():

@@ -32,7 +32,7 @@ LAYERS = (
     ("grader.engine", "grader.submission", "grader.kernel_cells"),
     ("grader.batch", "grader.validate", "grader.validated", "grader.scaffold", "grader.export"),
     # grader.kernel_check asks the warm service first, as the CLI does
-    ("grader.cli", "grader.__main__", "grader.warm", "grader.kernel_check"),
+    ("grader.cli", "grader.__main__", "grader.warm", "grader.kernel_check", "grader.pytest_plugin"),
 )
 
 

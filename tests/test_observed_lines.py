@@ -92,6 +92,37 @@ def test_the_mesh_line_shows_the_mesh_shape(judge) -> None:
     assert outcome.observed.startswith("a mesh of shape (2, 4) over 8 devices"), outcome.observed
 
 
+IN_SHARD_MAP = NamedShardingTarget(axis_names=("data",), spec=("data",), via="shard_map_in", operand="x")
+
+
+@pytest.mark.parametrize("jitted", [False, True])
+def test_a_shard_map_without_mesh_runs_on_the_devices_of_the_mesh_set_in_context(judge, jitted) -> None:
+    # issue #55: it is traced with an abstract mesh (no devices); the concrete one is jax.set_mesh's
+    outcome = judge(MeshMatches(id="structure.mesh", title="mesh", target=IN_SHARD_MAP), f"""
+        HALF = Mesh(np.array(jax.devices()[4:]), ("data",))
+
+        def f(x):
+            with jax.set_mesh(HALF):
+                double = jax.shard_map(lambda block: block * 2, in_specs=P("data"), out_specs=P("data"))
+                return {{"w": {"jax.jit(double)" if jitted else "double"}(jax.device_put(x, P("data")))}}
+    """)
+    assert outcome.status == "failed"
+    assert outcome.message.startswith("Your mesh holds 4 devices: cpu:4 cpu:5 cpu:6 cpu:7; the task asks for"), outcome.message
+
+
+def test_an_abstract_mesh_no_context_names_is_said_so_not_shown_as_unknown_devices(judge) -> None:
+    outcome = judge(MeshMatches(id="structure.mesh", title="mesh", target=IN_SHARD_MAP), """
+        def f(x):
+            placed = jax.device_put(x, NamedSharding(MESH, P("data")))
+            double = jax.shard_map(lambda block: block * 2, mesh=MESH.abstract_mesh, in_specs=P("data"),
+                                   out_specs=P("data"))
+            return {"w": double(placed)}
+    """)
+    assert outcome.status == "failed" and "?" not in outcome.message + outcome.observed, outcome
+    assert outcome.message.startswith("Your mesh names no devices (an abstract mesh"), outcome.message
+    assert outcome.observed == "an abstract mesh of shape (8,) with axes ('data',), naming no devices"
+
+
 @pytest.mark.slow
 def test_nothing_placed_says_what_the_call_did_place(judge) -> None:
     outcome = judge(PlacedOnNamedSharding(id="structure.x_placed", title="x placed", target=X), """

@@ -248,6 +248,27 @@ def test_a_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
     assert json.loads((root / "results" / "results.json").read_text())["score"] == 10
 
 
+def test_a_wheel_grades_a_notebook_as_the_checkout_does(wheel, tmp_path):
+    """A notebook that imports grader with its other imports and calls ``grader.check()`` in a
+    cell of its own: from a wheel in a venv the report says what the checkout's says (both cells
+    left out), rather than running that cell in the child (which found the grader in the wheel's
+    site-packages, imported its report stack on every check and skipped the cell when it failed)."""
+    import nbformat
+    command, env = _wheel_installed("venv", wheel[0], tmp_path / "install")
+    reference = (SEED_EXERCISE / "reference.py").read_text()
+    cells = ["import grader\n" + reference, "grader.check('named_sharding_replicated')"]
+    (tmp_path / "student").mkdir()
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells]),
+                   tmp_path / "student" / "solution.ipynb")
+    notes = []
+    for run, run_env in ((command, env), ([sys.executable, "-m", "grader"], {**os.environ, "JAXGRADE_NO_DAEMON": "1"})):
+        done = subprocess.run([*run, "check", "solution.ipynb", "-e", "named_sharding_replicated"],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path / "student", env=run_env)
+        assert done.returncode == 0 and "Score: 10/10" in done.stdout, done.stdout[-3000:] + done.stderr[-3000:]
+        notes.append([line.strip() for line in done.stdout.splitlines() if "note:" in line])
+    assert notes[0] == notes[1] and "cell 2 skipped: uses grader, which needs grader" in notes[0][0], notes
+
+
 def _linked_tree(source: Path, destination: Path, skip: tuple[str, ...] = ()) -> None:
     """``source`` copied to ``destination`` as hard links (real files of the copy's own, no data
     written twice), its symlinks kept as symlinks; a copy where the two are on other devices."""

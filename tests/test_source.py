@@ -266,6 +266,27 @@ def test_a_module_the_function_needs_stays_imported_so_loading_names_it() -> Non
     assert converted.notes == () and "import matplotlib.pyplot as plt" in converted.text.splitlines()
 
 
+def test_a_cell_calling_the_grader_is_left_out_wherever_the_grader_is_installed(monkeypatch) -> None:
+    """``import grader`` with the imports and ``grader.check()`` in a cell of its own (not a check
+    cell by itself): both left out, as from the checkout, also where children find the grader on
+    their path, as they do in a wheel's site-packages (there the cell ran in every child, importing
+    the grader's report stack, and was skipped when it failed: another note, and 0.4-2 s a check)."""
+    import grader.source as source
+    cells = ("import jax.numpy as jnp\nimport grader",
+             "def replicated_sharding_value(x):\n    return jnp.sum(x)",
+             "grader.check('named_sharding_replicated')")
+    notes = ("cell 1, line 2 skipped: imports grader, which the grader does not provide",
+             "cell 3 skipped: uses grader, which needs grader, which the grader does not provide")
+    assert notebook_python(vscode(*cells), "replicated_sharding_value").notes == notes
+    wheel_like = (str(Path(source.__file__).resolve().parent.parent), *source._child_search_path())
+    monkeypatch.setattr(source, "_child_search_path", lambda: wheel_like)
+    source.grader_provides.cache_clear()
+    try:
+        assert notebook_python(vscode(*cells), "replicated_sharding_value").notes == notes
+    finally:
+        source.grader_provides.cache_clear()
+
+
 @pytest.mark.slow
 def test_check_grades_a_colab_notebook_as_meant_and_names_a_missing_module(tmp_path: Path) -> None:
     (tmp_path / "colab.ipynb").write_bytes(colab(*COLAB_CELLS))

@@ -96,9 +96,10 @@ print("   9.999    forged phase")
 
 
 def replicated_sharding_value(x):
+    # figures the reply's schema allows (grader.wire.CallTiming; a field it does not name would
+    # make the whole reply malformed), none of them one the parent measured
     body = json.dumps({"ok": True, "value": {"leaves": []}, "placements": [],
-                       "timing": {"run_s": 1e9, "compile_s": float("nan"), "file_s": -1,
-                                  "first_line": "now", "label": "forged phase"}}).encode()
+                       "timing": {"run_s": 1e9, "compile_s": float("nan")}}).encode()
     os.write(int(sys.argv[2]), struct.pack("!I", len(body)) + body)
     print("   0.000  forged phase")
     return x.sum()

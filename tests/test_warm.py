@@ -369,3 +369,20 @@ def test_private_folder_rules(tmp_path):
     assert not place.switched_off(["check", "f.py"], {place.OFF: "0"})
     assert stat.S_IMODE(os.stat(tmp_path).st_mode) == 0o750
     assert SEED_EXERCISE.is_dir()
+
+
+def test_the_code_stamp_covers_the_grader_and_not_the_data_a_wheel_carries(tmp_path, monkeypatch):
+    """A wheel carries the exercises (~670 .py files of variants) and templates inside grader/:
+    not code, so editing one changes no stamp (a kept exercise is reloaded when its files
+    change), and they cost the stamp nothing; a module of the grader still changes it."""
+    package = tmp_path / "grader"
+    for relative in ("cli.py", "warm/place.py", "exercises/one/checks.py", "templates/report.txt.j2"):
+        (package / relative).parent.mkdir(parents=True, exist_ok=True)
+        (package / relative).write_text("x = 1\n")
+    monkeypatch.setattr(place, "PACKAGE", package)
+    first = place.code_stamp([])
+    (package / "exercises" / "one" / "checks.py").write_text("x = 22\n")
+    (package / "exercises" / "two.py").write_text("x = 3\n")
+    assert place.code_stamp([]) == first
+    (package / "warm" / "place.py").write_text("x = 22\n")
+    assert place.code_stamp([]) != first

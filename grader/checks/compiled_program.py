@@ -28,10 +28,9 @@ from grader.checks.base import Check, Context
 from grader.checks.returns import probe_call
 from grader.observe.returned import COLLECTIVE_KINDS, CompiledProgram, Leaf, Returned
 from grader.outcome import Category, Outcome
+from grader.wire import itemsize
 
 MemoryKind = Literal["peak", "temp", "argument", "output"]
-# Bytes per element of the dtypes NumPy cannot name without ml_dtypes.
-_NARROW = {"bfloat16": 2, "float8_e4m3fn": 1, "float8_e5m2": 1}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -235,7 +234,8 @@ def _bytes_per_device(leaf: Leaf) -> dict[int, int]:
 
 
 def _itemsize(dtype: str | None) -> int:
-    return _NARROW.get(dtype or "", None) or np.dtype(dtype or "float32").itemsize
+    # A dtype NumPy cannot name (a structured one) counts its elements: the shares stay right.
+    return itemsize(dtype or "float32") or 1
 
 
 def _collectives(programs: tuple[CompiledProgram, ...]) -> list[tuple[str, int, str]]:

@@ -39,7 +39,8 @@ def sharding_text(sharding: dict[str, Any], names: list[str]) -> str:
     if kind == "NamedSharding":
         devices = ", ".join(names[i] if isinstance(i, int) and 0 <= i < len(names) else f"#{i}"
                             for i in sharding.get("mesh_devices") or [])
-        return (f"NamedSharding(mesh over [{devices}] with axes {tuple(sharding.get('axis_names', []))}, "
+        mesh = "an abstract mesh (no devices)" if sharding.get("mesh_devices") is None else f"mesh over [{devices}]"
+        return (f"NamedSharding({mesh} with axes {tuple(sharding.get('axis_names', []))}, "
                 f"{spec_text(spec_key(sharding.get('spec', [])))})")
     if kind == "default":
         return "the default device"

@@ -316,7 +316,12 @@ class MeshMatches(PlacedOnNamedSharding):
         axes = tuple(chosen.sharding.get("axis_names", []))
         shape = tuple(chosen.sharding.get("mesh_shape", []))
         problems = []
-        if sorted(got) != sorted(want):
+        if chosen.sharding.get("mesh_devices") is None:  # an abstract mesh JAX ran on no mesh the grader saw
+            problems.append(f"your mesh names no devices (an abstract mesh: axes and sizes only, and no "
+                            f"jax.set_mesh(mesh) in force where it ran); the task asks for "
+                            f"{self.target.devices_text()} ({_count(want, names)}): pass the concrete mesh "
+                            f"(mesh=...), or run it inside `with jax.set_mesh(mesh):`")
+        elif sorted(got) != sorted(want):
             problems.append(f"your mesh holds {_count(got, names)}; the task asks for "
                             f"{self.target.devices_text()} ({_count(want, names)})")
         if self.target.mesh_shape is not None and shape != self.target.mesh_shape:
@@ -327,7 +332,9 @@ class MeshMatches(PlacedOnNamedSharding):
             text = "; ".join(problems)
             return Outcome.failed(text[0].upper() + text[1:] + ".",
                                   expected=self.target.mesh_text(),
-                                  observed=f"a mesh of shape {shape} over {_count(got, names)} with axes {axes}")
+                                  observed=f"a mesh of shape {shape} over {_count(got, names)} with axes {axes}"
+                                  if chosen.sharding.get("mesh_devices") is not None
+                                  else f"an abstract mesh of shape {shape} with axes {axes}, naming no devices")
         return Outcome.passed(f"The mesh {self.target.label} is placed on holds {_count(got, names)} with axis "
                               f"names {axes}.")
 
@@ -336,8 +343,9 @@ def _count(ids: list[int], names: list[str]) -> str:
     labels = [names[i] if isinstance(i, int) and 0 <= i < len(names) else f"#{i}" for i in ids]
     if len(labels) > 4:
         labels = [labels[0], "…", labels[-1]]
-    noun = "device" if len(ids) == 1 else "devices"
-    return f"{len(ids)} {noun}: {' '.join(labels)}" if len(ids) > 1 else f"1 {noun}: {labels[0] if labels else '?'}"
+    if not labels:
+        return "no devices"
+    return f"{len(ids)} devices: {' '.join(labels)}" if len(ids) > 1 else f"1 device: {labels[0]}"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Callable
 
-from grader.child.jaxpr_graph import Builder, Describe, mesh_data, simple_param
+from grader.child.jaxpr_graph import Builder, Describe, context_mesh, mesh_data, simple_param
 from grader.child.replay import MAX_REPLAYED, Inside
 from grader.wire import WIDENED, Placement
 
@@ -40,27 +40,29 @@ def placements_of(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]], 
                     if type(sharding).__name__ not in ("UnspecifiedValue", "AUTO"):
                         found.append({"via": via, "operand": owner.get(id(concrete(value))),
                                       "sharding": describe(sharding)})
-            found.extend(_inside(params["jaxpr"], describe))
+            found.extend(_inside(params["jaxpr"], describe, context_mesh(params)))
         elif event[0] == "shard_map":
             _, params, _, args, _ = event
-            mesh = params.get("mesh")
+            mesh, context = params.get("mesh"), context_mesh(params)
             for value, spec in zip(args, params.get("in_specs") or ()):
                 found.append({"via": "shard_map_in", "operand": owner.get(id(concrete(value))),
-                              "sharding": {**mesh_data(mesh), "type": "NamedSharding",
+                              "sharding": {**mesh_data(mesh, context), "type": "NamedSharding",
                                            "spec": simple_param(spec, describe)}})
     return found
 
 
-def _inside(program: Any, describe: Describe, depth: int = 0) -> list[Placement]:
+def _inside(program: Any, describe: Describe, context: Any, depth: int = 0) -> list[Placement]:
     """The shard_map specs and jit shardings a jitted program applies inside it (not tied to an
-    argument: ``operand`` None), for the cheap record of every call."""
+    argument: ``operand`` None), for the cheap record of every call. ``context``: the concrete
+    mesh it was traced under (``context_mesh``), for a shard_map written without a mesh."""
     found: list[Placement] = []
     jaxpr = getattr(program, "jaxpr", program)
     for eqn in getattr(jaxpr, "eqns", ()) if depth < 8 else ():
         params = eqn.params
+        inner = context_mesh(params) or context
         if eqn.primitive.name == "shard_map" and params.get("mesh") is not None:
             found.extend({"via": "shard_map_in", "operand": None,
-                          "sharding": {**mesh_data(params["mesh"]), "type": "NamedSharding",
+                          "sharding": {**mesh_data(params["mesh"], inner), "type": "NamedSharding",
                                        "spec": simple_param(spec, describe)}} for spec in params.get("in_specs") or ())
         elif eqn.primitive.name in ("jit", "pjit"):
             for via, key in (("jit_in", "in_shardings"), ("jit_out", "out_shardings")):
@@ -68,7 +70,7 @@ def _inside(program: Any, describe: Describe, depth: int = 0) -> list[Placement]
                              if type(s).__name__ not in ("UnspecifiedValue", "AUTO"))
         for value in params.values():
             if hasattr(value, "eqns") or hasattr(getattr(value, "jaxpr", None), "eqns"):
-                found.extend(_inside(value, describe, depth + 1))
+                found.extend(_inside(value, describe, inner, depth + 1))
     return found
 
 
@@ -198,9 +200,11 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
                 position = {var: i for i, var in enumerate(jaxpr.invars)}
                 reads = [value_id(args[position[v]]) if not hasattr(v, "val") and v in position
                          else builder.fresh(v.aval) for v in eqns[0].invars]
-                bind(outs, builder.equation("shard_map", eqns[0].params, reads, outs, ()))
+                # the concrete mesh set in the context when it ran (route_eager), for one written without a mesh
+                context = {"ctx_mesh": params["ctx_mesh"]} if "ctx_mesh" in params else {}
+                bind(outs, builder.equation("shard_map", {**eqns[0].params, **context}, reads, outs, ()))
             else:  # the body could not be staged: its specs in, nothing known of the body
-                unknown = {**{k: v for k, v in params.items() if k in ("mesh", "in_specs")},
+                unknown = {**{k: v for k, v in params.items() if k in ("mesh", "in_specs", "ctx_mesh")},
                            "unstaged": str(staged)}
                 bind(outs, builder.equation("shard_map", unknown, [value_id(a) for a in args], outs, ()))
     outputs = [value_id(value) for _, value in returned]

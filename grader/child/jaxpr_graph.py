@@ -22,7 +22,8 @@ import jax
 import numpy as np
 from jax import Device
 from jax._src import core
-from jax.sharding import AbstractMesh, Mesh, PartitionSpec, Sharding
+from jax._src import mesh as mesh_lib
+from jax.sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec, Sharding
 
 from grader.child.jax_version import closed_jaxpr_class
 from grader.child.typed import axis_types
@@ -32,35 +33,67 @@ JAX_SOURCE = os.path.dirname(os.path.realpath(jax.__file__)) + os.sep
 ClosedJaxpr = closed_jaxpr_class(core)  # JAX 0.12: core.Jaxpr (grader.child.jax_version)
 
 
-def simple_param(value: Any, describe: Describe) -> Any:
-    """A JSON-able view of a parameter, or None for the ones that say nothing structural."""
+def simple_param(value: Any, describe: Describe, context: Mesh | None = None) -> Any:
+    """A JSON-able view of a parameter, or None for the ones that say nothing structural.
+    ``context``: the concrete mesh the program runs on (``context_mesh``), which gives an
+    abstract mesh its devices."""
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     if isinstance(value, np.dtype):  # preferred_element_type, a convert's new_dtype: by name ("bfloat16")
         return str(value)
     if isinstance(value, (Sharding, Device)):
-        return describe(value)
+        described = describe(value)
+        if isinstance(value, NamedSharding) and isinstance(value.mesh, AbstractMesh) \
+                and described.get("mesh_devices", ()) is None:
+            described["mesh_devices"] = devices_of(value.mesh, context)
+        return described
     if isinstance(value, PartitionSpec):  # shard_map's in_specs/out_specs, in describe()'s spec form
         return [list(p) if isinstance(p, tuple) else (p if p is None or isinstance(p, str) else str(p))
                 for p in value]
     if isinstance(value, (Mesh, AbstractMesh)):
-        return mesh_data(value)
+        return mesh_data(value, context)
     if type(value).__name__ in ("UnspecifiedValue", "AUTO"):  # jit in/out_shardings left to the compiler
         return {"type": "unspecified"}
     if isinstance(value, (tuple, list)) and len(value) <= 64:
-        items = [simple_param(v, describe) for v in value]
+        items = [simple_param(v, describe, context) for v in value]
         return items if all(i is not None or v is None for i, v in zip(items, value)) else None
     return None
 
 
-def mesh_data(mesh: Mesh | AbstractMesh) -> dict[str, Any]:
+def mesh_data(mesh: Mesh | AbstractMesh, context: Mesh | None = None) -> dict[str, Any]:
     """A mesh parameter (shard_map's) in the same terms as a NamedSharding's mesh."""
-    try:
-        devices = [int(d.id) for d in mesh.devices.flat]
-    except (AttributeError, ValueError):  # an AbstractMesh names no devices
-        devices = None
-    return {"type": "Mesh", "mesh_devices": devices, "mesh_shape": [int(n) for n in dict(mesh.shape).values()],
+    return {"type": "Mesh", "mesh_devices": devices_of(mesh, context),
+            "mesh_shape": [int(n) for n in dict(mesh.shape).values()],
             "axis_names": [str(a) for a in mesh.axis_names], **axis_types(mesh)}
+
+
+def devices_of(mesh: Mesh | AbstractMesh, context: Mesh | None) -> list[int] | None:
+    """The ids of a mesh's devices, in its order. An abstract mesh (a ``jax.shard_map``
+    written without ``mesh=``, a bare PartitionSpec under ``jax.set_mesh``) names only axes
+    and sizes: JAX runs it on the concrete mesh set in the context, ``context``, when their
+    axes and sizes agree; None where no such mesh is known."""
+    try:
+        return [int(d.id) for d in mesh.devices.flat]
+    except (AttributeError, ValueError):  # an AbstractMesh names no devices
+        pass
+    try:
+        if context is not None and tuple(context.shape_tuple) == tuple(mesh.shape_tuple):
+            return [int(d.id) for d in context.devices.flat]
+    except (AttributeError, ValueError):  # a mesh rewritten after it was made: nothing to state
+        pass
+    return None
+
+
+def context_mesh(params: dict[str, Any] | None = None) -> Mesh | None:
+    """The concrete mesh set in the context (``jax.set_mesh``): the one a jitted program was
+    traced under (JAX keeps it as the jit's ``ctx_mesh``), or, without ``params``, the one in
+    force now; None where none is set."""
+    if params is None:
+        current = getattr(mesh_lib, "get_concrete_mesh", None)
+        found = current() if current is not None else None
+    else:
+        found = params.get("ctx_mesh")
+    return found if isinstance(found, Mesh) and not found.empty else None
 
 
 def sub_programs(params: dict[str, Any]) -> list[core.Jaxpr | core.ClosedJaxpr]:
@@ -106,8 +139,11 @@ class Builder:
     """Numbers values scope by scope: a nested program seen twice (a jitted function called
     twice) gets fresh ids the second time, so dataflow never crosses between the calls."""
 
-    def __init__(self, describe: Describe) -> None:
+    def __init__(self, describe: Describe, context: Mesh | None = None) -> None:
         self.describe = describe
+        # The concrete mesh set in the context of what is walked (``context_mesh``): a jitted
+        # program's own, else the one in force when the program is built (a global jax.set_mesh)
+        self.context = context if context is not None else context_mesh()
         self.avals: dict[int, dict[str, Any]] = {}
         self.nodes: list[dict[str, Any]] = []
         # id of a value placed inside a program (a sharding constraint, a device_put under jit)
@@ -148,7 +184,16 @@ class Builder:
                  within: tuple[str, ...], literals: dict[int, Any] | None = None) -> list[int]:
         """Add one equation (of a program, or a primitive a real call bound) reading ``inputs``
         and producing values shaped like ``outs``; returns the ids of what it produced."""
-        simple = {k: s for k, v in params.items() if (s := simple_param(v, self.describe)) is not None}
+        outer = self.context
+        self.context = context_mesh(params) or outer
+        try:
+            return self._equation(name, params, inputs, outs, within, literals)
+        finally:
+            self.context = outer
+
+    def _equation(self, name: str, params: dict[str, Any], inputs: Sequence[int | None], outs: Sequence[Any],
+                  within: tuple[str, ...], literals: dict[int, Any] | None) -> list[int]:
+        simple = {k: s for k, v in params.items() if (s := simple_param(v, self.describe, self.context)) is not None}
         subs = sub_programs(params)
         node: dict[str, Any] = {"primitive": name, "within": list(within), "params": simple, "inputs": list(inputs)}
         if literals:

@@ -5,7 +5,8 @@ jitted function.
 - ``EvalTrace.process_primitive``: every other primitive applied eagerly (a sharding
   constraint outside jit, a bare ``lax`` operation, a host callback);
 - ``EvalTrace.process_shard_map``: every eager ``shard_map``; its body is also staged to a
-  program, so its specs and collectives are known.
+  program, so its specs and collectives are known, and the concrete mesh set in the context
+  (``jax.set_mesh``) is kept with it as ``ctx_mesh``: one written without ``mesh=`` runs there.
 
 Each pushes a ``device_put``, ``primitive`` or ``shard_map`` event with the objects it read and
 made; what JAX runs inside them is not the submission's (the recorder's depth counter). The
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from grader.child.jaxpr_graph import context_mesh
 from grader.child.route_host import HOST_PRIMITIVES, from_host_pusher, host_types
 from grader.child.swap import interceptor
 
@@ -76,7 +78,8 @@ def install(recorder: Any, core: Any, dispatch: Any, make_jaxpr: Callable[..., A
             out = process_shard_map(trace, prim, fun, args, **params)
         finally:
             state[1] -= 1
-        push(("shard_map", params, staged, args, out))
+        context = context_mesh()
+        push(("shard_map", {**params, "ctx_mesh": context} if context is not None else params, staged, args, out))
         return out
 
     dispatch._batched_device_put_impl = observed_put

@@ -1,6 +1,7 @@
 """The student's folder: ``jaxgrade export student -e SLUG -o DIR``.
 
-It holds the statement, the starter and a ``check`` script that runs the visible checks only:
+It holds the statement, the starter and a ``check`` script that runs the visible checks only (and
+a ``jaxgrade.toml`` with which ``pytest`` runs them too, grader.pytest_plugin):
 the exercise copy inside it has no reference solution, no known-wrong or right variants, and no
 check that is not ``visible`` (their code is removed from checks.py). The check script and the
 README are templates/export/student/.
@@ -127,6 +128,7 @@ def write_student_files(exercise: Exercise, output: Path) -> list[str]:
     script = output / "check"
     script.write_text(template("student/check").replace("@SLUG@", exercise.slug))
     script.chmod(0o755)
+    (output / "jaxgrade.toml").write_text(template("student/jaxgrade.toml").replace("@SLUG@", exercise.slug))
     exported = load_exercise(inner)  # the copy must load and hold exactly the visible checks
     if [c.id for c in exported.checks] != visible:
         raise ExportError(f"the exported checks are {[c.id for c in exported.checks]}, expected {visible}")

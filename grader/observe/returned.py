@@ -1,23 +1,25 @@
 """What one call gave back, parsed from the child's reply into plain values.
 
 Everything here came from a process the submission ran in: every string is made safe and
-bounded (:func:`safe_text`) and every field checked (:func:`parse_leaves`) once, where it
-enters the grader, so no check, renderer or file ever sees a lone surrogate, an 8 MiB message
-or a reply of the wrong shape (the shapes are ``grader.wire``'s typed replies; each helper below
-takes one as the protocol says it is, and checks it). A malformed reply raises
-:class:`Malformed`, which the session turns into a "protocol" incident: the submission's
-failure, not the grader's.
+bounded (:func:`safe_text`) and every reply checked against its schema (``grader.wire``'s typed
+replies, ``grader.wire.check_schema``) once, where it enters the grader, so no check, renderer
+or file ever sees a lone surrogate, an 8 MiB message or a reply of the wrong shape. Each helper
+below takes a part of a reply that passed that check, and checks only what a type cannot say
+(an array that agrees with its own shape and dtype, counts that are not negative). A malformed
+reply raises :class:`Malformed`, which the session turns into a "protocol" incident: the
+submission's failure, not the grader's.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 
 from grader.errors import Malformed
 from grader.observe.program import Program
-from grader.wire import WIDENED, JitCallData, LeafData, ProgramData, decode_array, holds_reals
+from grader.wire import (WIDENED, CollectiveKind, CompilationData, HostData, JitCallData, LeafData, ProgramData,
+                         ValueData, decode_array, holds_reals)
 
 MAX_TEXT = 2000  # characters of any one message from the child (an exception, a repr)
 # What JAX raises when its compiler or runtime fails (not a Python error in the student's code).
@@ -92,35 +94,23 @@ class Leaf:
         return float(self.array.reshape(()))
 
 
-def parse_leaves(value: Any) -> tuple[Leaf, ...]:
+def parse_leaves(value: ValueData) -> tuple[Leaf, ...]:
     try:
         return tuple(_leaf(found) for found in value["leaves"])
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
+    except (TypeError, ValueError) as error:  # an array's bytes or dtype that do not decode
         raise Malformed(f"a returned value was not described as the protocol says ({error})") from None
 
 
 def _leaf(data: LeafData) -> Leaf:
-    kind = data["kind"]
-    if kind not in ("jax_array", "numpy", "python", "other"):
-        raise ValueError(f"unknown kind {kind!r}")
-    array = decode_array(data["array"]) if data.get("array") is not None else None
-    shape = tuple(int(n) for n in data["shape"]) if "shape" in data else None
+    array = decode_array(data["array"]) if "array" in data else None
+    shape = tuple(data["shape"]) if "shape" in data else None
     sent = WIDENED.get(data.get("dtype"), data.get("dtype"))  # ml_dtypes' narrow types widened by the child
     if array is not None and (array.shape != shape or str(array.dtype) != sent):
         raise ValueError("an array disagrees with its own shape or dtype")
-    sharding = data.get("sharding")
-    if sharding is not None and not isinstance(sharding, dict):
-        raise ValueError("a sharding must be an object")
-    typed = data.get("typed_sharding")
-    if typed is not None and not isinstance(typed, dict):
-        raise ValueError("a typed sharding must be an object")
-    shards = tuple(data.get("shards", ()))
-    if not all(isinstance(s, dict) for s in shards):
-        raise ValueError("shards must be objects")
-    return Leaf(path=safe_text(data["path"], 300), kind=kind, type=safe_text(data.get("type", "?"), 300),
+    return Leaf(path=safe_text(data["path"], 300), kind=data["kind"], type=safe_text(data["type"], 300),
                 dtype=safe_text(data["dtype"], 40) if "dtype" in data else None, shape=shape, array=array,
-                sharding=sharding, shards=shards, repr=safe_text(data["repr"], 200) if "repr" in data else None,
-                typed_sharding=typed)
+                sharding=data.get("sharding"), shards=tuple(data.get("shards", ())),
+                repr=safe_text(data["repr"], 200) if "repr" in data else None, typed_sharding=data.get("typed_sharding"))
 
 
 @dataclass(frozen=True)
@@ -230,71 +220,48 @@ class CompiledProgram:
         return self.runs * sum(c.bytes * (1 if c.times is None else c.times) for c in self.collectives)
 
 
-JIT_STATUSES, HOST_KINDS = ("traced", "compiled", "cached"), ("callback", "custom_rule", "round_trip")
-RECOMPILE_CAUSES = ("type", "static", "sharding", "arguments", "new_function", "other")
-
-
-def parse_jit_calls(data: Any) -> tuple[JitCall, ...]:
-    if not isinstance(data, list) or not all(isinstance(d, dict) and d.get("status") in JIT_STATUSES
-                                             and isinstance(d.get("name"), str) for d in data):
-        raise Malformed("jitted calls are not as the protocol says")
+def parse_jit_calls(data: list[JitCallData]) -> tuple[JitCall, ...]:
     return tuple(_jit_call(d) for d in data[:256])
 
 
 def _jit_call(data: JitCallData) -> JitCall:
     again = data.get("again")
-    if again is not None and not (isinstance(again, dict) and again.get("what") in RECOMPILE_CAUSES
-                                  and all(isinstance(again.get(k), str) for k in ("argument", "before", "after"))):
-        raise Malformed("a recompilation's cause is not as the protocol says")
     names = [data.get(k, []) for k in ("donated", "reused", "donated_leaves", "reused_leaves", "computes")]
-    if not all(isinstance(n, list) and all(isinstance(v, str) for v in n) for n in names) \
-            or not isinstance(data.get("function", ""), str) or type(data.get("compiles", 0)) is not int \
-            or not isinstance(data.get("own", False), bool):
-        raise Malformed("a jitted call is not as the protocol says")
-    return JitCall(safe_text(data["name"], 200), data["status"], safe_text(data.get("function", ""), 300),
-                   data.get("own", False), max(0, data.get("compiles", 0)),
+    return JitCall(safe_text(data["name"], 200), data["status"], safe_text(data["function"], 300),
+                   data["own"], max(0, data["compiles"]),
                    None if again is None else Recompiled(again["what"], *(safe_text(again[k], 200)
                                                                           for k in ("argument", "before", "after"))),
                    *(tuple(safe_text(v, 200) for v in n[:16]) for n in names))
 
 
-COLLECTIVE_KINDS = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all")
+COLLECTIVE_KINDS: tuple[str, ...] = get_args(CollectiveKind)
 _MEMORY = ("argument", "output", "temp", "alias")
 
 
-def parse_programs(data: Any) -> tuple[CompiledProgram, ...]:
+def parse_programs(data: list[ProgramData]) -> tuple[CompiledProgram, ...]:
     try:
         return tuple(_program(d) for d in data[:64])
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
+    except ValueError as error:
         raise Malformed(f"compiled programs are not as the protocol says ({error})") from None
 
 
 def _program(data: ProgramData) -> CompiledProgram:
-    def count(value: Any) -> int:
-        if type(value) is not int or value < 0:
+    def count(value: int) -> int:
+        if value < 0:
             raise ValueError(f"{value!r} is not a count")
         return value
     collectives = tuple(Collective(c["kind"], count(c["bytes"]),
                                    None if c.get("times", 1) is None else max(1, count(c.get("times", 1))))
                         for c in data["collectives"][:64])
-    if any(c.kind not in COLLECTIVE_KINDS for c in collectives) or not isinstance(data["own"], bool):
-        raise ValueError("an unknown collective, or ownership not a bool")
     return CompiledProgram(safe_text(data["name"], 200), safe_text(data["function"], 300), data["own"],
                            count(data["runs"]), collectives, DeviceMemory(*(count(data["memory"][k]) for k in _MEMORY)))
 
 
-def parse_compilations(data: Any) -> tuple[Compilation, ...]:
-    if not isinstance(data, list) or not all(isinstance(d, dict) and isinstance(d.get("function"), str)
-                                             and isinstance(d.get("own"), bool) and type(d.get("count")) is int
-                                             for d in data):
-        raise Malformed("compilations are not as the protocol says")
+def parse_compilations(data: list[CompilationData]) -> tuple[Compilation, ...]:
     return tuple(Compilation(safe_text(d["function"], 300), d["own"], max(0, d["count"])) for d in data[:64])
 
 
-def parse_host(data: Any) -> tuple[HostWork, ...]:
-    if not isinstance(data, list) or not all(isinstance(d, dict) and d.get("kind") in HOST_KINDS
-                                             and isinstance(d.get("call"), str) for d in data):
-        raise Malformed("host work is not as the protocol says")
+def parse_host(data: list[HostData]) -> tuple[HostWork, ...]:
     return tuple(HostWork(d["kind"], safe_text(d["call"], 300)) for d in data[:8])
 
 

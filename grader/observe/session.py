@@ -15,9 +15,10 @@ before a grading drew inputs from its seed (``seeded``) happens alike under ever
 incidents are carried into each later grading, as the probe call's answer is (``cache``,
 ``seed_free_keys``); ``without_seeded`` shows a check only that.
 
-Every reply is parsed here (``grader.observe.returned``): a reply of the wrong shape is the
-submission's doing (it can write to its own channel), a "protocol" incident, never a grader
-error.
+Every reply is checked against the schema of its request's replies as it arrives
+(``grader.wire.check_schema``) and parsed here (``grader.observe.returned``): a reply of the
+wrong shape is the submission's doing (it can write to its own channel), a "protocol" incident,
+never a grader error.
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ from grader.sandbox.limits import Limits
 from grader.sandbox.process import INTERFERED, ChildProcess, Launch, Launcher
 from grader.source import helper_at, left_behind, left_behind_note
 from grader.timings import Timings
-from grader.wire import decode_array, encode_array
+from grader.wire import LoadReply, check_schema, decode_array, encode_array
 from grader.witness import shared
 
 # Of the time an import has, the share the notebook cells the graded function does not need have
@@ -242,6 +243,7 @@ class Session:
             child = self._ready_child()
             asked = time.monotonic()
             reply = child.request(message, timeout, during, keep=safe_reply)
+            check_schema(message["op"], reply)  # the schema of what this request may get back (grader.wire)
             if self.timings is not None:
                 self._time(child, message, time.monotonic() - asked, reply.get("timing"), now)
             self._note_tampering(reply.get("tampered", []))
@@ -266,9 +268,7 @@ class Session:
             self.timings.started(child.spawned_at, child.greeted_at, child.ready.get("timing"))
         self.timings.request(str(message.get("op")), seconds, reported)
 
-    def _note_tampering(self, named: Any) -> None:
-        if type(named) is not list or any(type(n) is not str for n in named):
-            raise Malformed(f"'tampered' is a {type(named).__name__}, not a list of names")
+    def _note_tampering(self, named: list[str]) -> None:
         for name in named[:MAX_TAMPERED]:
             if len(self.tampered) < MAX_TAMPERED:
                 self.tampered[safe_text(name, 200)] = None
@@ -307,10 +307,10 @@ class Session:
         except ChildFailure as failure:
             self._loaded = Loaded(False, "incident", incident=self._incident(failure))
             return self._loaded
-        detail = {k: (safe_text(v) if isinstance(v, str) else v) for k, v in reply.items()
+        detail = {k: v for k, v in reply.items()
                   if k in ("ok", "stage", "error", "line", "text", "exception", "type", "signature", "accepts",
                           "made_by")}
-        if isinstance(reply.get("defined"), list):
+        if "defined" in reply:
             detail["defined"] = [safe_text(d, 100) for d in reply["defined"][:50]]
         detail.update(_cells_of(reply))
         ok = reply.get("ok") is True and reply.get("accepts") is True
@@ -422,10 +422,6 @@ class Session:
                             "files or descriptors, patched modules, writes to the grader's channel) caused it")))
         check_reply(reply)  # the descriptions checks read field by field
         placements = reply.get("placements") or []
-        if not isinstance(placements, list) or not all(isinstance(p, dict) and isinstance(p.get("sharding"), dict)
-                                                        and isinstance(p.get("operand"), (str, type(None)))
-                                                        and isinstance(p.get("via", ""), str) for p in placements):
-            raise Malformed("placements are not as the protocol says")
         if reply.get("ok") is not True:
             error, exception = safe_text(reply.get("error", "")), safe_text(reply.get("exception", ""), 100)
             return Returned(False, error=error, exception=exception, placements=tuple(placements),
@@ -511,21 +507,17 @@ def _copy(source: Path, workdir: Path, *parts: str) -> Path:
     return workdir.joinpath(*parts)
 
 
-def _cells_of(reply: dict[str, Any]) -> dict[str, Any]:
-    """What a load reply says of a notebook's cells, the fields of the wrong type left out: the
-    cell whose failure failed the load (``cell``, ``needed``), the cells skipped because they
-    failed (``skipped``: cell, line, error; at most 20) and how many there were in all."""
+def _cells_of(reply: LoadReply) -> dict[str, Any]:
+    """What a load reply says of a notebook's cells: the cell whose failure failed the load
+    (``cell``, ``needed``), the cells skipped because they failed (``skipped``: cell, line, error;
+    at most 20) and how many there were in all."""
     found: dict[str, Any] = {}
-    if type(reply.get("cell")) is int and type(reply.get("needed")) is bool:
+    if "cell" in reply and "needed" in reply:
         found.update(cell=reply["cell"], needed=reply["needed"])
-    skipped = reply.get("skipped")
-    if isinstance(skipped, list):
-        found["skipped"] = [{"cell": s["cell"], "line": s.get("line") if type(s.get("line")) is int else None,
-                             "error": safe_text(s.get("error", ""), 200),
-                             **({"stopped": True} if s.get("stopped") is True else {})} for s in skipped[:20]
-                            if isinstance(s, dict) and type(s.get("cell")) is int and isinstance(s.get("error"), str)]
-        count = reply.get("skipped_count")
-        found["skipped_count"] = max(count if type(count) is int else 0, len(found["skipped"]))
+    if "skipped" in reply:
+        found["skipped"] = [{"cell": s["cell"], "line": s["line"], "error": safe_text(s["error"], 200),
+                             **({"stopped": True} if s.get("stopped") is True else {})} for s in reply["skipped"][:20]]
+        found["skipped_count"] = max(reply.get("skipped_count", 0), len(found["skipped"]))
     return found
 
 

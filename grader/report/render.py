@@ -146,6 +146,18 @@ def html_fragment(report: Graded, *, templates: Path | None = None, audience: st
                                                               ids=f"jaxgrade-{secrets.token_hex(4)}-")
 
 
+def explained(report: Graded, *, audience: str = "student", stage: str = "open") -> dict[str, Any]:
+    """The audience's view of ``report`` (``view``) with each shown check's explanation as its
+    ``text``: the message, then what the text report says under it (check.txt.j2: expected,
+    observed, smallest failing input, hint, how to reproduce), as a runner that shows one check
+    at a time prints it (the pytest plugin's failure text)."""
+    detail = _environment(False, None).get_template("check.txt.j2")
+    shown = view(report, audience, stage)
+    for check in shown["checks"]:
+        check["text"] = f"{_finalize(check['message'])}\n{detail.render(c=check)}".strip()
+    return shown
+
+
 def gradescope(report: Graded, *, templates: Path | None = None) -> dict[str, Any]:
     """The results.json Gradescope reads (field list in docs/formats.md).
 

@@ -17,11 +17,15 @@ show (:func:`grader.report.safe_text.for_display`): each format lays out escaped
 """
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from grader.release import STAGES
 from grader.report.safe_text import for_display
 from grader.report.shape import Graded
+
+if TYPE_CHECKING:
+    from grader.checks.base import Check
+    from grader.exercise import Exercise
 
 Audience = Literal["student", "instructor"]
 
@@ -44,6 +48,13 @@ def shown_to(visibility: str, audience: str, stage: str = "open") -> bool:
         return True
     first = _SHOWN_FROM[visibility]
     return first is not None and STAGES.index(stage) >= STAGES.index(first)
+
+
+def shown_checks(exercise: Exercise, audience: str = "student", stage: str | None = None) -> list[Check]:
+    """The exercise's checks a report for ``audience`` shows, before any grading (at the
+    exercise's own release stage unless ``stage`` is given): what a runner lists as its tests."""
+    stage = stage or exercise.release.stage()
+    return [c for c in exercise.checks if shown_to(exercise.visibility_of(c.id), audience, stage)]
 
 
 def view(report: Graded, audience: str = "student", stage: str = "open") -> dict[str, Any]:
