@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from grader.batch.results import Graded
 from grader.batch.submissions import Submission
+from grader.errors import PoolError
 from grader.sandbox.settling import settle
 from grader.witness import close_all
 
@@ -53,7 +54,7 @@ class GradingProcesses:
         for _ in range(jobs):
             try:
                 channels.append(pool.attach(env))
-            except OSError:  # its zygote could not start (PoolError too): each process starts its own
+            except (OSError, PoolError):  # its zygote could not start: each process tries one of its own
                 channels.append(None)
         context = multiprocessing.get_context("fork")  # what they start with is this process's state
         slots = context.SimpleQueue()
@@ -61,7 +62,7 @@ class GradingProcesses:
             slots.put(index)
         self._executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_begin,
                                              initargs=(os.getpid(), slots, channels, pool, env, make_work))
-        # Fork them now, not on the first submission: (a ProcessPoolExecutor forks every process at once)
+        # Forked now, while this process is as prepared (a ProcessPoolExecutor forks them all at its first task)
         self._executor.submit(int).result()
         for channel in channels:  # each process holds its own; this one needs none
             if channel is not None:

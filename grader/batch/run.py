@@ -208,8 +208,8 @@ class LocalBackend:
         variants = size is None or variants_repay(exercise, size)
         cache = prepare(exercise, seed, variants=variants, launcher=launcher)
         self._unwarmed = None if variants or cache is None else exercise
-        self._work = Worker(exercise, seed, cache, launcher)
         if self._pool is None:
+            self._work = Worker(exercise, seed, cache, launcher)
             self._threads = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="jaxgrade-grade")
         else:
             env = child_environment(exercise.devices, "", "", cache)  # what every submission's child runs in
