@@ -6,6 +6,7 @@ candidate and its baseline alternate, so a burst of load hits both). The other b
 bench/verdicts.py is not a benchmark (it compares verdicts before and after a change).
 ``bench/bench.py --timings`` runs only the check latency, with its breakdown: where one check's
 wall time goes (JAXGRADE_TIMINGS=1, grader/timings.py), each line the median of the runs.
+``bench/bench.py --scaling`` runs only the class run's scaling row (issue #57).
 """
 from __future__ import annotations
 
@@ -71,11 +72,56 @@ def check_latency() -> None:
     median_breakdown(breakdowns)
 
 
+# A class run in this process's child, its CPU split into the grader's own and its descendants'.
+GRADE_SHARE = ("import resource, sys; from grader.cli import main; code = main(sys.argv[1:]); "
+               "own, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)); "
+               "print('CPU', own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime, file=sys.stderr); "
+               "sys.exit(code)")
+
+
+def scaling() -> None:
+    """A warm class run (``grade --regrade``, the class of batch_bench.py, 8 submissions a core,
+    at least 33) at -j 1, 2, 4, ... up to this machine's cores, interleaved, medians of
+    BENCH_SCALING_RUNS (3): wall time, speed-up over -j 1, and the grader's own process's share
+    of the run's CPU (the serial part: issue #57)."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from batch_bench import EXERCISE, make_class
+    cores = os.cpu_count() or 1
+    jobs = sorted({*(2 ** k for k in range(cores.bit_length()) if 2 ** k <= cores), cores})
+    runs = int(os.environ.get("BENCH_SCALING_RUNS", "3"))
+    env = {**os.environ, "JAXGRADE_NO_DAEMON": "1"}
+    with tempfile.TemporaryDirectory(prefix="jaxgrade-scaling-") as scratch:
+        folder, out = Path(scratch) / "class", Path(scratch) / "out"
+        size = len(make_class(folder, max(33, 8 * cores)))
+        command = [sys.executable, "-c", GRADE_SHARE, "grade", str(folder), "-e", EXERCISE, "-o", str(out)]
+        subprocess.run([*command, "-j", str(cores)], check=True, env=env, capture_output=True, timeout=900)  # fills caches
+        figures: dict[int, list[tuple[float, float]]] = {j: [] for j in jobs}
+        for _ in range(runs):
+            for j in jobs:
+                started = time.perf_counter()
+                done = subprocess.run([*command, "-j", str(j), "--regrade"], check=True, env=env, capture_output=True,
+                                      text=True, timeout=900)
+                own, kids = map(float, done.stderr.rsplit("CPU ", 1)[1].split())
+                figures[j].append((time.perf_counter() - started, own / (own + kids)))
+    one = statistics.median(w for w, _ in figures[jobs[0]])
+    print(f"warm class run of {size} ({EXERCISE}, --regrade), medians of {runs}, load {os.getloadavg()[0]:.1f}:")
+    print(f"{'workers':>8} {'wall':>8} {'speed-up':>9} {'per submission':>15} {'grader own CPU':>15}")
+    for j in jobs:
+        wall = statistics.median(w for w, _ in figures[j])
+        share = statistics.median(s for _, s in figures[j])
+        print(f"{'-j ' + str(j):>8} {wall:7.2f}s {one / wall:8.2f}x {wall / size:14.3f}s {100 * share:14.1f}%")
+
+
 def main() -> int:
+    if "--scaling" in sys.argv[1:]:  # that row alone (on a larger machine, say)
+        scaling()
+        return 0
     print("== check latency")
     check_latency()
     if "--timings" in sys.argv[1:]:
         return 0
+    print("\n== class run scaling", flush=True)
+    scaling()
     # No process outlives a measured command: a small class run's variants, graded in the
     # background after it (grader.batch.warming), would share the CPU with the next one. The
     # benches of the warm service, the notebook check and Otter set the switch themselves.

@@ -174,9 +174,14 @@ def test_only_what_changed_is_regraded(exercise, exercises_root, tmp_path):
     out = tmp_path / "out"
     first = grade_class(exercise, folder, out, jobs=2)
     assert sorted(first.graded) == ["alice", "bob", "carol"]
+    assert first.throughput is not None and (first.throughput.graded, first.throughput.workers) == (3, 2)
+    assert 0 <= first.throughput.own_cpu_s <= first.throughput.cpu_s  # type: ignore[operator]
+    assert re.search(r"^3 submissions graded in [0-9.]+ s by 2 workers: [0-9]+ a minute, [0-9.]+ s of CPU each "
+                     r"\([0-9]+% of it in the grader's own process\)\.$", (out / "summary.md").read_text(), re.M)
 
     unchanged = grade_class(exercise, folder, out, jobs=2)
     assert unchanged.graded == [] and sorted(unchanged.reused) == ["alice", "bob", "carol"]
+    assert unchanged.throughput is None and "a minute" not in (out / "summary.md").read_text()
 
     shutil.copyfile(SEED_EXERCISE / "reference.py", folder / "bob.py")  # bob fixed his solution
     changed = grade_class(exercise, folder, out, jobs=2)

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from conftest import SEED_EXERCISE
 from grader.engine import compile_cache_directory, grade
 from grader.errors import PoolError, ZygoteGone
 from grader.sandbox.pool import Pool
+from grader.sandbox.process import child_environment
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 VARIANTS = [SEED_EXERCISE / "reference.py", SEED_EXERCISE / "right" / "jitted.py",
@@ -113,6 +115,62 @@ def test_a_warmed_zygote_is_the_one_the_exercise_children_fork_from(seed_exercis
         report = grade(seed_exercise, SEED_EXERCISE / "reference.py", launcher=pool.launch)
         assert report.status == "passed"
         assert list(pool._zygotes.values()) == [warmed]
+
+
+@pytest.mark.slow
+def test_a_process_forked_from_the_grader_forks_its_children_through_a_channel_of_its_own(seed_exercise, tmp_path):
+    """A class run's grading processes (grader.batch.processes) share the grader's zygote: each
+    forks through its own channel and hears its own children's exits. When such a process dies,
+    the children it asked for end with it (they see their grader go; the zygote kills them too),
+    and the zygote serves the grader on."""
+    hang = tmp_path / "hang.py"
+    hang.write_text("import time\n\ndef replicated_sharding_value(x):\n    time.sleep(3600)\n")
+    env = child_environment(seed_exercise.devices, "", "", None)
+    with Pool() as pool:
+        channels = [pool.attach(env), pool.attach(env)]
+        (zygote,) = pool._zygotes.values()
+        reading, writing = os.pipe()
+        graded = os.fork()
+        if graded == 0:  # a grading process: grades the reference through the first channel
+            code = 1
+            try:
+                own = Pool()
+                own.adopt(env, channels[0])
+                report = grade(seed_exercise, SEED_EXERCISE / "reference.py", compile_cache=False, launcher=own.launch)
+                started = [z.process for z in own._zygotes.values()]  # None: it started no zygote of its own
+                os.write(writing, f"{report.status} {started}".encode())
+                code = 0
+            finally:
+                os._exit(code)
+        hanging = os.fork()
+        if hanging == 0:  # another: its child hangs, then the process is killed
+            own = Pool()
+            own.adopt(env, channels[1])
+            threading.Thread(target=grade, args=(seed_exercise, hang), daemon=True,
+                             kwargs={"compile_cache": False, "launcher": own.launch}).start()
+            time.sleep(3600)
+        for channel in channels:
+            channel.close()
+        os.close(writing)
+        assert os.read(reading, 200).decode() == "passed [None]"
+        assert os.waitstatus_to_exitcode(os.waitpid(graded, 0)[1]) == 0
+        deadline = time.monotonic() + 60
+        while not (children := _children(zygote.process.pid)) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the hanging child started
+        assert children
+        os.kill(hanging, signal.SIGKILL)
+        os.waitpid(hanging, 0)
+        while _children(zygote.process.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _children(zygote.process.pid)  # killed with the process that asked for it
+        assert grade(seed_exercise, SEED_EXERCISE / "reference.py", compile_cache=False,
+                     launcher=pool.launch).status == "passed"
+        assert list(pool._zygotes.values()) == [zygote]
+
+
+def _children(pid: int) -> list[str]:
+    """The processes ``pid`` forked that still run (a namespace's init, root's zygote spawns, counted too)."""
+    return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
 
 
 def test_closing_a_pool_whose_zygote_is_still_starting_leaves_nothing_running(seed_exercise):

@@ -14,6 +14,7 @@ import pytest
 from grader.batch.intake import Problem
 from grader.report.safe_text import for_html, for_markdown, for_terminal, shown_name
 from grader.batch.summary import failure_pattern, histogram_text, render_summary, summarize
+from grader.batch.throughput import Throughput
 
 from browser import AXE, CHROMIUM, NO_AXE, NO_CHROMIUM, audit
 
@@ -138,6 +139,29 @@ HOSTILE = {
     "list": "- item",
     "code": "`code` and **bold**",
 }
+
+
+def test_the_summary_states_how_fast_the_run_graded():
+    """Submissions a minute, CPU a submission, the workers and the grader's own part (#57)."""
+    speed = Throughput(graded=34, seconds=8.5, workers=2, cpu_s=10.2, own_cpu_s=0.51).as_data()
+    assert speed == {"graded": 34, "seconds": 8.5, "workers": 2, "per_minute": 240.0, "cpu_s_per_submission": 0.3,
+                     "own_share": 0.05}
+    line = "34 submissions graded in 8.5 s by 2 workers: 240 a minute, 0.30 s of CPU each (5% of it in the grader's own process)."
+    s = summarize(RESULTS, PROBLEMS, exercise=EXERCISE, checks=CHECKS, throughput=speed)
+    assert s["throughput_text"] == line
+    assert line in render_summary(s, "md")
+    assert line.replace("'", "&#39;") in render_summary(s, "html")
+
+
+def test_a_cluster_run_states_its_speed_without_the_workers_cpu_and_a_run_that_graded_nothing_none():
+    elsewhere = Throughput(graded=1, seconds=3.0, workers=12).as_data()
+    assert elsewhere["cpu_s_per_submission"] is None and elsewhere["own_share"] is None
+    s = summarize(RESULTS, PROBLEMS, exercise=EXERCISE, checks=CHECKS, throughput=elsewhere)
+    assert s["throughput_text"] == "1 submission graded in 3.0 s by 12 workers: 20 a minute."
+    for speed in (Throughput(graded=0, seconds=0.4, workers=2, cpu_s=0.1, own_cpu_s=0.1).as_data(), None):
+        s = summarize(RESULTS, PROBLEMS, exercise=EXERCISE, checks=CHECKS, throughput=speed)
+        assert s["throughput_text"] == ""
+        assert "a minute" not in render_summary(s, "md") and "a minute" not in render_summary(s, "html")
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -6,6 +6,7 @@ lets everyday standard-library idioms cost nothing; collectives are counted as X
 Real gradings of real files (tests/hostile/, the catalogue's variants, idioms written here)."""
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from conftest import SEED_EXERCISE
 from grader import find_exercise, grade
 from grader.observe.returned import Leaf
 from grader.observe.witnessed import witnessed
+from grader.witness import shared
 from grader.wire import encode_array
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -166,3 +168,28 @@ def test_a_wrapper_that_edits_the_childs_compiled_facts_changes_nothing_the_witn
     assert found["structure.one_gather"].status == "failed", found["structure.one_gather"].message
     assert "2 all-gather" in found["structure.one_gather"].message
     assert not [c for c in report.checks if c.status == "error"]
+
+
+def test_a_process_forked_from_the_grader_starts_a_witness_of_its_own() -> None:
+    """A class run's grading processes are forked from the grader, whose thread may hold a
+    running witness (it graded the reference): two writers on one witness's channel would garble
+    it, so a forked process forgets it, and the grader's own runs on."""
+    witness = shared(1, 2048, False)
+    witness.warm()
+    try:
+        reading, writing = os.pipe()
+        child = os.fork()
+        if child == 0:
+            code = 1
+            try:
+                own = shared(1, 2048, False)
+                os.write(writing, b"own" if own is not witness and own._process is None else b"inherited")
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(writing)
+        assert os.read(reading, 20) == b"own"
+        assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+        assert witness._process is not None and witness._process.poll() is None
+    finally:
+        witness.close()

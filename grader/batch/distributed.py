@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from grader import __version__
 from grader.errors import ClusterError, WorkerMismatch
 from grader.exercise import Exercise, load_exercise
+from grader.batch.results import Graded, render_student
 from grader.report.result import CheckResult, Report
 from grader.source import helper_at, helper_path
 
@@ -212,7 +213,7 @@ class WorkerGrader:
             submission = Submission(student=source, path=path, source=source,
                                     sha256=hashlib.sha256(data).hexdigest(), helpers=tuple(modules),
                                     notes=tuple(notes))
-            return work(submission)
+            return work.report(submission)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
@@ -313,7 +314,8 @@ class DaskBackend:
         self.connect_timeout_s, self.workers_timeout_s = connect_timeout_s, workers_timeout_s
         self._package: Any = None
         self._seed = 0
-        self._running: dict[Any, Future[Report]] = {}  # dask future -> the future grade_class waits on
+        # dask future -> the future grade_class waits on, and what its result is rendered with
+        self._running: dict[Any, tuple[Future[Graded], Submission, dict[str, Any]]] = {}
         self._lock = threading.Lock()
         self._slots, self._slots_at = 0, 0.0
 
@@ -358,28 +360,32 @@ class DaskBackend:
             self._slots_at = now
         return self._slots
 
-    def submit(self, submission: "Submission") -> Future[Report]:
+    def workers(self) -> int:
+        """The most worker threads the cluster had while grading (as :meth:`slots` counts them)."""
+        return max(1, self._slots // SLOTS_PER_THREAD)
+
+    def submit(self, submission: "Submission", key: dict[str, Any]) -> Future[Graded]:
         data = submission.path.read_bytes()
-        waited: Future[Report] = Future()
+        waited: Future[Graded] = Future()
         helpers = tuple((helper_at(submission.path, path).as_posix(), path.read_bytes()) for path in submission.helpers)
         running = self.client.submit(grade_task, self._package, self._seed, versions(), submission.path.name, data,
                                      submission.source, helpers, submission.notes,
                                      key=f"jaxgrade-grade-{uuid.uuid4().hex}", pure=False, retries=RETRIES)
         with self._lock:
-            self._running[running] = waited
+            self._running[running] = (waited, submission, key)
         running.add_done_callback(self._arrived)
         return waited
 
     def _arrived(self, running: Any) -> None:
-        """On Dask's callback thread: hand the report (or the failure) to ``grade_class``."""
+        """On Dask's callback thread: hand the rendered result (or the failure) to ``grade_class``."""
         with self._lock:
-            waited = self._running.pop(running, None)
+            waited, submission, key = self._running.pop(running, (None, None, None))
         if waited is None or not waited.set_running_or_notify_cancel():
             return
         try:
             if running.cancelled():
                 raise RuntimeError("cancelled on the cluster")
-            waited.set_result(report_from_data(running.result()))
+            waited.set_result(render_student(submission, report_from_data(running.result()), key))
         except BaseException as error:  # the grader's own failure, or the cluster's: graded again next run
             waited.set_exception(error)
 

@@ -10,6 +10,7 @@ import os
 import re
 import statistics
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -103,18 +104,43 @@ def label(student: str, name: str | None) -> str:
     return f"{name} ({student})" if name else student
 
 
-def _write_student(directory: Path, submission: Submission, report: Report, key: dict[str, Any]) -> dict[str, Any]:
-    """The student's reports, then ``result.json`` (the marker that the result is complete).
-    A report the grader's environment decided is stored without a key: never reused."""
+@dataclass(frozen=True)
+class Graded:
+    """One student's graded result, rendered where it was graded (a grading process): the files of
+    their folder as text, ``result.json`` last, and its record (what the gradebook and the
+    summary read). Writing it is all that is left to the process that keeps the class's files."""
+    files: tuple[tuple[str, str], ...]
+    record: dict[str, Any]
+
+    @property
+    def report(self) -> dict[str, Any]:
+        """The ``jaxgrade.report/1`` document."""
+        return self.record["report"]
+
+
+def preload_rendering() -> None:
+    """Compile the report templates now, before the grading processes fork (they share them)."""
+    from grader.report.render import preload
+    preload(REPORT_FORMATS)
+
+
+def render_student(submission: Submission, report: Report, key: dict[str, Any]) -> Graded:
+    """The student's reports and ``result.json``, as text. A report the grader's environment
+    decided is stored without a key: never reused."""
     from grader.report.render import render
-    private_folder(directory.parent)
-    private_folder(directory)
-    for format in REPORT_FORMATS:
-        write_atomically(directory / f"report.{format}", render(report, format, audience=AUDIENCE))
+    files = [(f"report.{format}", render(report, format, audience=AUDIENCE)) for format in REPORT_FORMATS]
     document = report.to_dict()
     record = {"schema": RESULT_SCHEMA, "student": submission.student, "name": submission.name,
               "late": submission.late, "source": submission.source,
               "key": None if environment_failed(document) else key,
               "graded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "report": document}
-    write_atomically(directory / "result.json", json.dumps(record, indent=1) + "\n")
-    return record
+    files.append(("result.json", json.dumps(record, indent=1) + "\n"))
+    return Graded(tuple(files), record)
+
+
+def write_student(directory: Path, graded: Graded) -> None:
+    """Write a student's rendered files, ``result.json`` (the marker that the result is complete) last."""
+    private_folder(directory.parent)
+    private_folder(directory)
+    for name, text in graded.files:
+        write_atomically(directory / name, text)

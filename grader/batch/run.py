@@ -59,15 +59,18 @@ from grader.exercise import Exercise, require_key
 from grader.batch.gradebook import write_gradebook
 from grader.batch.intake import find_submissions
 from grader.batch.lms_names import Roster
+from grader.batch.processes import GradingProcesses
 from grader.batch.progress import Progress
-from grader.batch.results import (_write_student, expected_seconds, label, last_duration, load_result,
-                                  private_folder, result_key, reusable, student_folder)
+from grader.batch.results import (Graded, expected_seconds, label, last_duration, load_result, private_folder,
+                                  preload_rendering, render_student, result_key, reusable, student_folder,
+                                  write_student)
 from grader.batch.submissions import Intake, Problem, Submission
 from grader.errors import GraderFailure, IntakeError
 from grader.sandbox.settling import settle
 from grader.report.result import Report
 from grader.sandbox.isolation import IsolationNotice
 from grader.batch.summary import summarize, write_summary
+from grader.batch.throughput import Stopwatch, Throughput
 
 if TYPE_CHECKING:
     from grader.sandbox.pool import Pool
@@ -86,6 +89,7 @@ class BatchOutcome:
     failed: dict[str, str] = field(default_factory=dict)
     interrupted: bool = False
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    throughput: Throughput | None = None  # how fast it graded (None: nothing to grade)
     # The grader's own disk ran short: why (one line), and the files of the run it could not write.
     out_of_space: str = ""
     unsaved: list[str] = field(default_factory=list)
@@ -124,7 +128,8 @@ def draw_inputs(exercise: Exercise, seed: int) -> None:
 
 
 class Worker:
-    """Grades one submission in a worker thread, as ``jaxgrade check`` would."""
+    """Grades one submission as ``jaxgrade check`` would, and renders its files (in a grading
+    process, :mod:`grader.batch.processes`, or a thread of this one)."""
 
     def __init__(self, exercise: Exercise, seed: int, cache: str | None, launcher: Callable[..., Any]) -> None:
         self.exercise, self.seed, self.cache, self._launcher = exercise, seed, cache, launcher
@@ -137,7 +142,10 @@ class Worker:
             self._local.failure = f"{type(error).__name__}: {error}"
             raise
 
-    def __call__(self, submission: Submission) -> Report:
+    def __call__(self, submission: Submission, key: dict[str, Any]) -> Graded:
+        return render_student(submission, self.report(submission), key)
+
+    def report(self, submission: Submission) -> Report:
         from grader.engine import grade
         self._local.failure = None
         report = grade(self.exercise, submission.path, seed=self.seed, display_path=submission.source,
@@ -158,7 +166,11 @@ class Backend(Protocol):
 
     def slots(self) -> int: ...
 
-    def submit(self, submission: Submission) -> Future[Report]: ...
+    def workers(self) -> int:
+        """Submissions it grades at once (the summary states it)."""
+
+    def submit(self, submission: Submission, key: dict[str, Any]) -> Future[Graded]:
+        """Grade ``submission`` and render its files, its result stored under ``key``."""
 
     def abandon(self) -> None:
         """Interrupted: stop what is in flight now (its futures are cancelled or ignored)."""
@@ -167,20 +179,24 @@ class Backend(Protocol):
 
 
 class LocalBackend:
-    """This machine: ``jobs`` grading threads (default: the number of CPUs) whose children are
-    forked from a warm :class:`grader.sandbox.pool.Pool`, or started by ``launcher``."""
+    """This machine: ``jobs`` grading processes (default: the number of CPUs,
+    :mod:`grader.batch.processes`) whose children are forked from one warm
+    :class:`grader.sandbox.pool.Pool`. With a ``launcher`` (it belongs to this process), ``jobs``
+    threads of this process, whose children ``launcher`` starts."""
 
     def __init__(self, jobs: int | None = None, launcher: Callable[..., Any] | None = None) -> None:
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self._launcher = launcher
         self._pool: Pool | None = None
         self._threads: ThreadPoolExecutor | None = None
+        self._processes: GradingProcesses | None = None
         self._work: Worker | None = None
         self._unwarmed: Exercise | None = None  # variants skipped: filled after the run (grader.batch.warming)
 
     def start(self, exercise: Exercise, seed: int, size: int | None = None) -> None:
         from grader.engine import compile_cache_directory, variants_repay
         from grader.sandbox.pool import Pool
+        from grader.sandbox.process import child_environment
         launcher = self._launcher
         if launcher is None:
             self._pool = Pool()
@@ -192,16 +208,27 @@ class LocalBackend:
         variants = size is None or variants_repay(exercise, size)
         cache = prepare(exercise, seed, variants=variants, launcher=launcher)
         self._unwarmed = None if variants or cache is None else exercise
-        self._work = Worker(exercise, seed, cache, launcher)
-        self._threads = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="jaxgrade-grade")
+        if self._pool is None:
+            self._work = Worker(exercise, seed, cache, launcher)
+            self._threads = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="jaxgrade-grade")
+        else:
+            env = child_environment(exercise.devices, "", "", cache)  # what every submission's child runs in
+            preload_rendering()
+            self._processes = GradingProcesses(self.jobs, self._pool, env,
+                                               lambda start: Worker(exercise, seed, cache, start))
 
     def slots(self) -> int:
         return self.jobs * 2  # a short queue: an interrupt leaves little started
 
-    def submit(self, submission: Submission) -> Future[Report]:
+    def workers(self) -> int:
+        return self.jobs
+
+    def submit(self, submission: Submission, key: dict[str, Any]) -> Future[Graded]:
+        if self._processes is not None:
+            return self._processes.submit(submission, key)
         if self._threads is None or self._work is None:
             raise RuntimeError("LocalBackend.start() first")
-        return self._threads.submit(self._work, submission)
+        return self._threads.submit(self._work, submission, key)
 
     def abandon(self) -> None:
         self._unwarmed = None  # interrupted: nothing more is started
@@ -211,6 +238,8 @@ class LocalBackend:
     def close(self) -> None:
         if self._threads is not None:
             self._threads.shutdown(wait=True, cancel_futures=True)
+        if self._processes is not None:
+            self._processes.close()
         if self._pool is not None:
             self._pool.close()
         if self._unwarmed is not None:
@@ -289,10 +318,11 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
             expected = expected_seconds(lasted)
             meter.expect({label(s.student, s.name): expected[s.student] for s, _ in todo})
         isolation = IsolationNotice(getattr(meter, "stream", None))  # the layers missing here, said once
+        stopwatch = Stopwatch()
         try:
             if todo:
                 backend.start(exercise, seed, len(todo))
-                pending: dict[Future[Report], tuple[Submission, dict[str, Any]]] = {}
+                pending: dict[Future[Graded], tuple[Submission, dict[str, Any]]] = {}
                 queue = iter(todo)
 
                 def fill() -> None:
@@ -300,7 +330,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
                         item = next(queue, None)
                         if item is None:
                             return
-                        pending[backend.submit(item[0])] = item
+                        pending[backend.submit(*item)] = item
 
                 try:
                     fill()
@@ -310,18 +340,19 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
                             submission, key = pending.pop(future)
                             fill()
                             try:
-                                report = future.result()
+                                result = future.result()
                             except Exception as error:  # the grader's own failure: retried next run
                                 outcome.failed[submission.student] = f"{type(error).__name__}: {error}"
                                 if meter:
                                     meter.update(label(submission.student, submission.name), "error", "not graded")
                                 continue
-                            graded = _record(outcome, students_dir, submission, report, key)
-                            isolation.report(report.environment.get("protections"))
+                            graded = _record(outcome, students_dir, submission, result)
+                            report = result.report
+                            isolation.report(report["environment"].get("protections"))
                             save(soon=True)
                             if meter:
-                                meter.update(label(submission.student, submission.name), report.status,
-                                             f"{report.score:g}/{report.max_score:g}" if graded else "not graded")
+                                meter.update(label(submission.student, submission.name), report["status"],
+                                             f"{report['score']:g}/{report['max_score']:g}" if graded else "not graded")
                 except KeyboardInterrupt:
                     outcome.interrupted = True
                     for future in pending:
@@ -329,6 +360,9 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
                     backend.abandon()
         finally:
             backend.close()
+            if todo:
+                outcome.throughput = stopwatch.stop(len(outcome.graded), backend.workers(),
+                                                    local=isinstance(backend, LocalBackend))
             if meter:
                 meter.close()
             save()
@@ -355,31 +389,30 @@ def _no_space(outcome: BatchOutcome, error: OSError, where: Path | str) -> str:
     return reason
 
 
-def _environment_reason(report: Report) -> str:
+def _environment_reason(report: dict[str, Any]) -> str:
     """Why the grader's environment left a report ungraded (status ``error``): its first check's message."""
-    return next((c.message for c in report.checks if c.status == "error"), "the grader's environment failed")
+    return next((c["message"] for c in report["checks"] if c["status"] == "error"), "the grader's environment failed")
 
 
-def _record(outcome: BatchOutcome, students_dir: Path, submission: Submission, report: Report,
-            key: dict[str, Any]) -> bool:
+def _record(outcome: BatchOutcome, students_dir: Path, submission: Submission, graded: Graded) -> bool:
     """Write one student's result; True if it is the student's grade. A report the grader's
     environment decided (status ``error``: no sandbox, no room for the copy) is kept for reading
     only, and the student is "not graded, grade again"; so is one whose files found no room."""
     folder = students_dir / student_folder(submission.student)
     try:
-        record = _write_student(folder, submission, report, key)
+        write_student(folder, graded)
     except OSError as error:
         if error.errno not in NO_SPACE:
             raise
         outcome.failed[submission.student] = f"no room for its results: {_no_space(outcome, error, folder)}"
         return False
-    if report.status == "error":
-        reason = _environment_reason(report)
+    if graded.report["status"] == "error":
+        reason = _environment_reason(graded.report)
         if any(os.strerror(code) in reason for code in NO_SPACE):
             outcome.out_of_space = outcome.out_of_space or reason
         outcome.failed[submission.student] = reason
         return False
-    outcome.results[submission.student] = record
+    outcome.results[submission.student] = graded.record
     outcome.graded.append(submission.student)
     return True
 
@@ -399,4 +432,5 @@ def summary_data(exercise: Exercise, seed: int, outcome: BatchOutcome) -> dict[s
     info = {"slug": exercise.slug, "title": exercise.title, "version": exercise.fingerprint,
             "max_score": exercise.max_score, "seed": seed, "jaxgrade": __version__}
     return summarize(outcome.results.values(), problems, exercise=info, checks=checks,
-                     names=outcome.intake.names, notes=outcome.intake.notes)
+                     names=outcome.intake.names, notes=outcome.intake.notes,
+                     throughput=outcome.throughput.as_data() if outcome.throughput else None)

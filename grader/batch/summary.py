@@ -25,6 +25,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from grader.batch.gradebook import write_atomically
+from grader.batch.throughput import describe
 from grader.batch.submissions import Problem
 from grader.report.safe_text import for_html, for_markdown
 
@@ -72,11 +73,12 @@ def histogram_text(bins: Sequence[dict[str, Any]]) -> str:
 
 def summarize(results: Iterable[dict[str, Any]], problems: Iterable[Problem], *, exercise: dict[str, Any],
               checks: Sequence[dict[str, Any]], names: Mapping[str, str] | None = None,
-              notes: Sequence[str] = ()) -> dict[str, Any]:
+              notes: Sequence[str] = (), throughput: dict[str, Any] | None = None) -> dict[str, Any]:
     """Plain data for the summary templates. ``results``: ``jaxgrade.result/1`` records;
     ``exercise``: slug, title, version, max_score, seed; ``checks``: id, title, category, max_score;
     ``names``: the LMS's name for a student key (shown as "name (key)"); ``notes``: what the
-    intake left aside on purpose."""
+    intake left aside on purpose; ``throughput``: how fast this run graded
+    (``grader.batch.throughput.Throughput.as_data``; None: it graded nothing)."""
     names = names or {}
 
     def label(student: str) -> str:
@@ -151,6 +153,8 @@ def summarize(results: Iterable[dict[str, Any]], problems: Iterable[Problem], *,
         "problems": [{"source": p.source, "student": label(p.student) if p.student else None, "reason": p.reason,
                       "message": p.message} for p in problems],
         "notes": list(notes),
+        "throughput": throughput,
+        "throughput_text": describe(throughput),
     }
 
 

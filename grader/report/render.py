@@ -34,6 +34,7 @@ COLOURS = {"passed": "32", "failed": "31", "error": "35", "skipped": "90", "pend
 # gitlab is JUnit with what GitLab reads beyond the Jenkins xUnit schema (the template's `flavour`).
 TEMPLATES = {"text": "report.txt.j2", "md": "report.md.j2", "html": "report.html.j2", "junit": "report.junit.xml.j2",
              "gitlab": "report.junit.xml.j2"}
+MARKUP = {"html": "html", "junit": "xml", "gitlab": "xml"}  # templates whose every value is escaped
 
 # Markdown punctuation that could format, link, mention or open HTML in student-influenced text.
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&@#])")
@@ -122,10 +123,17 @@ def render(report: Graded, format: str = "text", *, colour: bool = False, templa
     if format in ("github", "classroom"):  # classroom: github's log; deliver() adds Classroom's result
         return _github(report, templates, audience, stage)
     if format in TEMPLATES:
-        markup = {"html": "html", "junit": "xml", "gitlab": "xml"}.get(format)
-        env = _environment(colour and format == "text", templates, markup)
+        env = _environment(colour and format == "text", templates, MARKUP.get(format))
         return env.get_template(TEMPLATES[format]).render(report=view(report, audience, stage), flavour=format)
     raise ValueError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
+
+
+def preload(formats: tuple[str, ...]) -> None:
+    """Compile the built-in templates of ``formats`` now: processes forked afterwards (a class
+    run's grading processes) share them rather than each compiling its own on its first report."""
+    for format in formats:
+        if format in TEMPLATES:
+            _environment(False, None, MARKUP.get(format)).get_template(TEMPLATES[format])
 
 
 def html_fragment(report: Graded, *, templates: Path | None = None, audience: str = "student",

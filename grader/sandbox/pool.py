@@ -25,7 +25,11 @@ the *zygote*, is a separate, single-threaded process that only imports modules a
 
 Use :class:`Pool` as the ``launcher`` of :class:`grader.sandbox.process.ChildProcess` (through
 ``grader.engine.grade(..., launcher=pool.launch)``). It is thread-safe: several grading
-threads share one zygote per distinct child environment.
+threads share one zygote per distinct child environment. Processes forked from the grader (a
+class run's grading processes, :mod:`grader.batch.processes`) share it too, each through a
+channel of its own (:meth:`Pool.attach` in the grader, :meth:`Pool.adopt` in the process): the
+zygote answers each channel's forks on it, tells it its children's exits, and kills the children
+a channel asked for when it closes.
 """
 from __future__ import annotations
 
@@ -96,18 +100,25 @@ class ForkedProcess:
 class Zygote:
     """The grading side of one warm process; ``fork`` starts a child in it."""
 
-    def __init__(self, env: dict[str, str], startup_s: float = 60.0) -> None:
+    def __init__(self, env: dict[str, str], startup_s: float = 60.0, channel: socket.socket | None = None) -> None:
         """Start the zygote and return at once: it imports JAX (about a second) while the
-        grader goes on; the first ``fork`` waits for it to be ready."""
+        grader goes on; the first ``fork`` waits for it to be ready. With ``channel`` (from
+        :meth:`attach`, in another grading process) start nothing: fork through that channel
+        from the zygote another process started."""
         self.env = {k: v for k, v in env.items() if k not in PER_CHILD}
-        self.home = tempfile.mkdtemp(prefix="jaxgrade-zygote-")
-        self._socket, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", "-c", boot(ZYGOTE_BOOT), str(theirs.fileno())], pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.home,
-            env={**self.env, "HOME": self.home, "TMPDIR": self.home, "JAXGRADE_SANDBOX": f"{os.getpid()}-zygote"},
-            start_new_session=True)
-        theirs.close()
+        self.home = ""
+        self.process: subprocess.Popen[bytes] | None = None
+        if channel is not None:
+            self._socket = channel
+        else:
+            self.home = tempfile.mkdtemp(prefix="jaxgrade-zygote-")
+            self._socket, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", "-c", boot(ZYGOTE_BOOT), str(theirs.fileno())], pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.home,
+                env={**self.env, "HOME": self.home, "TMPDIR": self.home, "JAXGRADE_SANDBOX": f"{os.getpid()}-zygote"},
+                start_new_session=True)
+            theirs.close()
         self._startup_s = startup_s
         self._greeting = threading.Lock()  # held by the first fork while it waits for the zygote
         self._reader: threading.Thread | None = None
@@ -167,6 +178,28 @@ class Zygote:
             self._children.clear()
             self._state.notify_all()
 
+    @property
+    def exited(self) -> bool:
+        """Whether it can fork no more (its reader learns of a death a moment after the process ends)."""
+        return not self.alive or (self.process is not None and self.process.poll() is not None)
+
+    def attach(self) -> socket.socket:
+        """A channel of its own to this zygote for another grading process (forked from this
+        one), which forks its children through it (``Zygote(env, channel=...)``) and is told
+        when they exit. Its children die when that channel closes, and every child when this
+        process's own channel does."""
+        self._await_ready()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            with self._send_lock:
+                socket.send_fds(self._socket, [json.dumps({"op": "attach"}).encode()], [theirs.fileno()])
+        except OSError as error:
+            ours.close()
+            raise ZygoteGone(f"cannot reach the warm grading process: {error}") from None
+        finally:
+            theirs.close()
+        return ours
+
     def fork(self, argv: list[str], env: dict[str, str], workdir: str, fds: tuple[int, int, int],
              timeout: float = 30.0) -> ForkedProcess:
         """A new child that runs the ``python -c CODE ARGS`` of ``argv`` (the command line
@@ -205,6 +238,9 @@ class Zygote:
             self._socket.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+        if self.process is None:  # another process's zygote: it kills this channel's children itself
+            self._socket.close()
+            return
         if self._reader is None:  # never ready, so it forked nothing: no need to wait out its imports
             try:
                 os.killpg(self.process.pid, signal.SIGKILL)
@@ -219,6 +255,11 @@ class Zygote:
         leaks = remove_tree(self.home)  # only the zygote used it: no submission runs there
         if leaks:
             logging.getLogger("jaxgrade.sandbox").error("could not remove %s: %s", self.home, "; ".join(leaks[:5]))
+
+
+def _key(env: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """What a zygote serves: a child environment but for what differs between its children."""
+    return tuple(sorted((k, v) for k, v in env.items() if k not in PER_CHILD))
 
 
 class Pool:
@@ -237,13 +278,15 @@ class Pool:
         self._closed = False
 
     def _zygote(self, env: dict[str, str]) -> Zygote:
-        key = tuple(sorted((k, v) for k, v in env.items() if k not in PER_CHILD))
+        key = _key(env)
         with self._lock:
             if self._closed:
                 raise PoolError("the pool of warm grading processes is closed")
-            zygote = self._zygotes.pop(key, None)  # put back last: the most recently used
-            # a zygote's reader learns of its death a moment after the process ends
-            if zygote is None or not zygote.alive or zygote.process.poll() is not None:
+            zygote = self._zygotes.get(key)
+            if zygote is not None and zygote.exited and zygote.process is None:  # adopted: the grader's to replace
+                raise PoolError("the warm grading process has exited")
+            self._zygotes.pop(key, None)  # put back last: the most recently used
+            if zygote is None or zygote.exited:
                 if zygote is not None:
                     zygote.close()
                 while self._most is not None and len(self._zygotes) >= self._most:
@@ -263,6 +306,18 @@ class Pool:
         except (OSError, PoolError):  # the pool closed, or the zygote could not be spawned
             pass
 
+    def attach(self, env: dict[str, str]) -> socket.socket:
+        """A channel to the zygote of ``env`` for another grading process (:meth:`Zygote.attach`)."""
+        return self._zygote(env).attach()
+
+    def adopt(self, env: dict[str, str], channel: socket.socket) -> None:
+        """Fork the children of ``env`` through ``channel`` (:meth:`attach`, in the process this
+        one was forked from) rather than from a zygote of this pool's own. Should that zygote
+        die (the grader interrupted, or the zygote killed), every later launch fails: the grader
+        ends the run, or reports those submissions as not graded, to be graded again."""
+        with self._lock:
+            self._zygotes[_key(env)] = Zygote(env, channel=channel)
+
     def launch(self, argv: list[str], env: dict[str, str], workdir: str, fds: tuple[int, int, int]) -> ForkedProcess:
         """A :data:`grader.sandbox.process.Launcher`: the child ``argv`` describes, forked warm.
 
@@ -272,6 +327,16 @@ class Pool:
             return self._zygote(env).fork(argv, env, workdir, fds)
         except ZygoteGone:
             return self._zygote(env).fork(argv, env, workdir, fds)
+
+    def forsake(self) -> None:
+        """In a process forked from the one that made this pool (a class run's grading process):
+        let go of its zygotes without touching them. Only this process's copies of their channels
+        are closed, so a zygote still sees its grader go; no lock (it may have been held at the fork)."""
+        self._closed = True
+        for zygote in self._zygotes.values():
+            zygote.alive = False
+            zygote._socket.close()
+        self._zygotes = {}
 
     def close(self) -> None:
         with self._lock:
@@ -329,6 +394,16 @@ def zygote_main() -> None:
     children: set[int] = set()
     inits: dict[int, tuple[int, int]] = {}  # a child -> its namespace's init and the pipe keeping init alive
     ending: set[int] = set()  # inits killed, not reaped yet
+    # Grading processes forked from the grader fork through channels of their own (Zygote.attach):
+    # each child's exit is told on the channel that asked for it.
+    channels = [channel]
+    asked_by: dict[int, socket.socket] = {}
+
+    def tell(where: socket.socket, message: dict[str, Any]) -> None:
+        try:
+            where.send(json.dumps(message).encode())
+        except OSError:  # an attached grading process that has gone: its children are being killed
+            pass
 
     def reap() -> None:
         while children or ending:
@@ -352,34 +427,38 @@ def zygote_main() -> None:
                 init, keep_alive = inits.pop(pid)
                 _end_init(init, keep_alive)
                 ending.add(init)
-            channel.send(json.dumps({"op": "exited", "pid": pid, "code": os.waitstatus_to_exitcode(status)}).encode())
+            tell(asked_by.pop(pid, channel), {"op": "exited", "pid": pid, "code": os.waitstatus_to_exitcode(status)})
 
-    while True:
-        readable, _, _ = select.select([channel, wake_r], [], [])
-        if wake_r in readable:
-            while True:
-                try:
-                    if not os.read(wake_r, 512):
-                        break
-                except BlockingIOError:
-                    break
-            reap()
-        if channel not in readable:
-            continue
+    def serve(source: socket.socket) -> bool:
+        """Answer one request from ``source``; False when the grader's own channel closed."""
         try:
-            data, fds, _, _ = socket.recv_fds(channel, MAX_MESSAGE, 3)
+            data, fds, _, _ = socket.recv_fds(source, MAX_MESSAGE, 3)
         except OSError:
             data, fds = b"", []
         if not data:
-            break
+            if source is channel:
+                return False
+            channels.remove(source)  # that grading process is gone: so are the children it asked for
+            for pid in [pid for pid, asker in asked_by.items() if asker is source]:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            source.close()
+            return True
         request = json.loads(data)
         for fd in fds:  # the child's own, which the namespace's init must not hold
             os.set_inheritable(fd, False)
+        if request.get("op") == "attach" and len(fds) == 1:
+            attached = socket.socket(fileno=fds[0])
+            channels.append(attached)
+            tell(attached, {"op": "ready", "pid": zygote})
+            return True
         if len(fds) != 3:
             for fd in fds:
                 os.close(fd)
-            channel.send(json.dumps({"op": "forked", "id": request["id"], "error": "expected 3 descriptors"}).encode())
-            continue
+            tell(source, {"op": "forked", "id": request.get("id"), "error": "expected 3 descriptors"})
+            return True
         sys.stdout.flush()
         sys.stderr.flush()
         init: tuple[int, int] | None = None  # else the child makes its PID namespace itself, if it needs one
@@ -392,7 +471,7 @@ def zygote_main() -> None:
             pid = os.fork()
         except OSError as error:
             pid = -1
-            channel.send(json.dumps({"op": "forked", "id": request["id"], "error": str(error)}).encode())
+            tell(source, {"op": "forked", "id": request["id"], "error": str(error)})
         if pid == 0:
             _become_child(request, fds, libc, set_by_imports, zygote, init is not None)  # never returns
         if init is not None:
@@ -411,7 +490,24 @@ def zygote_main() -> None:
             except OSError:
                 pass
             children.add(pid)
-            channel.send(json.dumps({"op": "forked", "id": request["id"], "pid": pid}).encode())
+            asked_by[pid] = source
+            tell(source, {"op": "forked", "id": request["id"], "pid": pid})
+        return True
+
+    serving = True
+    while serving:
+        readable, _, _ = select.select([*channels, wake_r], [], [])
+        if wake_r in readable:
+            while True:
+                try:
+                    if not os.read(wake_r, 512):
+                        break
+                except BlockingIOError:
+                    break
+            reap()
+        for source in readable:
+            if source is not wake_r and serving:
+                serving = serve(source)
     for pid in children:  # the grader went away: nothing may outlive it
         try:
             os.killpg(pid, signal.SIGKILL)

@@ -11,11 +11,14 @@ all of it, and so does the interpreter's exit (its thread is joined then).
 from __future__ import annotations
 
 import logging
+import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 log = logging.getLogger("jaxgrade.sandbox")
 _EXECUTORS: list[ThreadPoolExecutor] = []  # one thread, made on first use
+# A process forked from this one (a class run's grading processes) has no such thread: it makes its own.
+os.register_at_fork(after_in_child=_EXECUTORS.clear)
 
 
 def later(work: Callable[[], object]) -> None:

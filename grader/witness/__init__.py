@@ -7,6 +7,6 @@ what XLA makes of each program (collectives, how often a loop runs them, memory)
 compilation: nothing the submission runs can edit these facts, and an account that was edited
 no longer reproduces the value, or is the honest program itself.
 """
-from grader.witness.client import Witness, shared
+from grader.witness.client import Witness, close_all, shared
 
-__all__ = ["Witness", "shared"]
+__all__ = ["Witness", "close_all", "shared"]

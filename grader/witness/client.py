@@ -97,6 +97,28 @@ class Witness:
 _local = threading.local()
 
 
+def _forget_after_fork() -> None:
+    """In a process forked from the grader (a class run's grading process, grader.batch.processes):
+    the forking thread's witnesses serve the grader, and a second writer would garble their
+    channel. This process starts its own; only its copies of their pipes are closed."""
+    for witness in (getattr(_local, "witnesses", None) or {}).values():
+        process, witness._process = witness._process, None
+        for stream in (process.stdin, process.stdout) if process is not None else ():
+            if stream is not None:
+                stream.close()
+    _local.witnesses = {}
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+def close_all() -> None:
+    """End this thread's witnesses now (a grading process's last act: its exit skips atexit)."""
+    for witness in (getattr(_local, "witnesses", None) or {}).values():
+        witness.close()
+    _local.witnesses = {}
+
+
 def shared(devices: int, memory_mib: int, cached: bool) -> Witness:
     """This thread's witness for ``devices`` simulated devices, made on first use (with the
     grader's own compilation cache when ``cached``) and ended when the grader exits or when the
