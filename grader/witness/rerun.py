@@ -228,13 +228,15 @@ class _Run:
         """Where the program wants its ``index``-th input, on the devices ``grid`` in its order."""
         sharding = self.jax.sharding
         named = exported._in_named_shardings[index] if getattr(exported, "_has_named_shardings", False) else None
-        if named is not None:  # its abstract mesh, made concrete on the program's devices
+        if named is not None and self.np.prod(named.mesh.axis_sizes, dtype=int) == grid.size:
+            # its abstract mesh, made concrete on the program's devices (an older JAX may name an
+            # empty one for a replicated input: then the HLO sharding says where it goes)
             abstract = named.mesh
             mesh = sharding.Mesh(grid.reshape(abstract.axis_sizes), abstract.axis_names,
                                  axis_types=abstract.axis_types)
             return named.update(mesh=mesh)
         flat = sharding.Mesh(grid, ("witness",))
-        if exported.in_shardings_hlo[index] is None:
+        if exported.in_shardings_hlo[index] is None or named is not None:
             return sharding.NamedSharding(flat, sharding.PartitionSpec())
         return exported.in_shardings_jax(flat)[index]
 
