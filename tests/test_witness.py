@@ -193,3 +193,15 @@ def test_a_process_forked_from_the_grader_starts_a_witness_of_its_own() -> None:
         assert witness._process is not None and witness._process.poll() is None
     finally:
         witness.close()
+
+
+def test_only_warnings_and_logging_written_and_put_back_are_notes_once_reproduced() -> None:
+    """warnings.catch_warnings and logging's configuration write and restore their modules; a
+    module JAX's dispatch reads (functools, threading), or JAX's own, could hide operations from the
+    record even if put back, and a change left in place always counts."""
+    from grader.checks.tampering import forgeable
+    assert not forgeable("rewrites warnings while your code runs, and puts it back")
+    assert not forgeable("rewrites logging.Logger while your code runs, and puts it back")
+    assert forgeable("rewrites functools while your code runs, and puts it back")
+    assert forgeable("rewrites jax._src.pjit while your code runs, and puts it back")
+    assert forgeable("replaces warnings.warn")

@@ -15,20 +15,22 @@ from grader.outcome import Outcome
 SHOWN = 3  # changes named in the message; the rest counted
 
 
-# The packages whose namespaces hold what the grader observes JAX with: a change there, even one
-# put back within the call, could have forged what the child saw.
-OBSERVED_PACKAGES = ("jax", "jaxlib", "numpy", "ml_dtypes", "grader")
+# The standard-library modules everyday code writes and puts back (warnings.catch_warnings assigns
+# warnings.filters and showwarning; logging's configuration its handlers): nothing the grader
+# observes JAX with passes through them. Any other module written within a call (functools,
+# threading, ... which JAX's dispatch reads) could have hidden what the child saw.
+HONEST_PUT_BACK = ("warnings", "logging")
 PUT_BACK = " while your code runs, and puts it back"
 
 
 def forgeable(change: str) -> bool:
     """Whether a change the child named could have forged a fact of the structure checks once
-    the witness reproduced the call's account: all but a standard-library namespace written and
-    put back within the call (``warnings.catch_warnings``, ``logging`` configuration do that)."""
+    the witness reproduced the call's account: all but a namespace of ``HONEST_PUT_BACK``'s
+    written and put back within the call."""
     if not change.endswith(PUT_BACK):
         return True
     label = change.removeprefix("rewrites ").removesuffix(PUT_BACK)
-    return label.partition(".")[0] in OBSERVED_PACKAGES
+    return label.partition(".")[0] not in HONEST_PUT_BACK
 
 
 def divergence_outcome(detail: str) -> Outcome:
