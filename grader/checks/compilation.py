@@ -126,9 +126,13 @@ class CompilesAtMost(Check):
 class Donates(Check):
     """In the probe call, a jitted function of the submission's own donates ``argument`` (a
     parameter or a leaf of one, as given, not a copy) and, with ``reused``, XLA reused its
-    buffer for an output."""
+    buffer for an output. With ``placed``, a copy of it placed on a sharding counts as it: a
+    sharded step donates what it placed (``jax.device_put`` first), or the copy JAX places on
+    the jit's ``in_shardings`` when handed an unplaced array (the array given keeps its buffer:
+    an unplaced array cannot be donated where it does not live)."""
     argument: str
     reused: bool = True
+    placed: bool = False
     category: ClassVar[Category] = "structure"
 
     def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
@@ -151,6 +155,19 @@ class Donates(Check):
         if computing:
             return Outcome.passed(f"{computing[0].function} donates {name}"
                                   + (" and XLA reused its buffer for the result." if self.reused else "."))
+        copied = [call for call in own if name in call.placed_reused]
+        if copied and self.placed and any(call.computes for call in copied):
+            call = next(call for call in copied if call.computes)
+            return Outcome.passed(f"{call.function} donates {name} placed on its sharding ({_placed_by(call, name)}), "
+                                  "and XLA reused the placed buffer for the result.")
+        if copied and not self.placed:
+            call = copied[0]
+            observed = (f"what {call.function} donates is a copy of {name} placed on a sharding (by "
+                        f"{_placed_by(call, name)}), and it is not the {name} your function was given: XLA reused the "
+                        f"copy's buffer, and {name} keeps its own")
+            return Outcome.failed(f"{capital(observed)}. Donate {name} itself: pass it to the donating jitted "
+                                  "function as your function was given it.", expected=want, observed=observed)
+        reusing = reusing or [call for call in copied if call not in reusing]
         if reusing:
             observed = (f"{name} is donated to {reusing[0].function}, but what your function returns is not "
                         "computed by that program")
@@ -177,6 +194,12 @@ class Donates(Check):
             f"{capital(observed)}. Donating {name} (jax.jit(..., donate_argnums=...) or donate_argnames="
             f"{name.split('[')[0]!r}) lets XLA write the result into {name}'s buffer instead of a new one, and the "
             f"{name} passed in must be the one donated.", expected=want, observed=observed)
+
+
+def _placed_by(call: JitCall, name: str) -> str:
+    """Who placed the copy of ``name`` that ``call`` donated: JAX, on the jit's in_shardings,
+    when the array given went in as it was; else the submission's ``jax.device_put``."""
+    return "JAX, on the jit's in_shardings" if name in call.donated_leaves else "your jax.device_put"
 
 
 def _times(count: int) -> str:
