@@ -4,18 +4,15 @@ simulated devices). The dataflow follows each operand of a tuple ``device_put`` 
 gathering K and V after placing (q, k, v) together does not read q."""
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 from typing import Iterator
 
 import numpy as np
 import pytest
+from conftest import checks_judged
 
 from grader.arguments import Array, Signature
-from grader.checks import AvoidsPrimitives, Context
-from grader.outcome import Outcome
-from grader.sandbox.limits import Limits
-from grader.observe.session import Session
+from grader.checks import AvoidsPrimitives
 
 HEADER = """\
 import jax
@@ -84,19 +81,8 @@ GATHERS_Q = {
 
 @pytest.fixture
 def judge(tmp_path: Path) -> Iterator:
-    sessions: list[Session] = []
-
-    def run(check: AvoidsPrimitives, body: str) -> Outcome:
-        path = tmp_path / f"case{len(sessions)}.py"
-        path.write_text(HEADER + "\n\n" + textwrap.dedent(body))
-        session = Session(path, "f", ("q", "k", "v"), 8, Limits(call_s=30, total_s=90))
-        sessions.append(session)
-        assert session.load().ok, session.load().detail
-        return check.judge(Context(session, SIGNATURE, PROBE, 0, "f", path.stem, 8))
-
-    yield run
-    for session in sessions:
-        session.close()
+    with checks_judged(tmp_path, HEADER, SIGNATURE, PROBE) as run:
+        yield run
 
 
 @pytest.mark.slow

@@ -4,18 +4,15 @@ donates that), and a step whose argument is placed with ``jax.device_put`` first
 ``placed=True`` both pass; without it both fail saying truly what was donated."""
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 from typing import Iterator
 
 import numpy as np
 import pytest
+from conftest import checks_judged
 
 from grader.arguments import Array, Signature
-from grader.checks import Context, Donates
-from grader.outcome import Outcome
-from grader.sandbox.limits import Limits
-from grader.observe.session import Session
+from grader.checks import Donates
 
 HEADER = """\
 from functools import partial
@@ -47,19 +44,8 @@ HOW = {"in_shardings": "JAX, on the jit's in_shardings", "placed_first": "your j
 
 @pytest.fixture
 def judge(tmp_path: Path) -> Iterator:
-    sessions: list[Session] = []
-
-    def run(check: Donates, body: str) -> Outcome:
-        path = tmp_path / f"case{len(sessions)}.py"
-        path.write_text(HEADER + "\n\n" + textwrap.dedent(body))
-        session = Session(path, "f", ("w", "g"), 8, Limits(call_s=30, total_s=90))
-        sessions.append(session)
-        assert session.load().ok, session.load().detail
-        return check.judge(Context(session, SIGNATURE, PROBE, 0, "f", path.stem, 8))
-
-    yield run
-    for session in sessions:
-        session.close()
+    with checks_judged(tmp_path, HEADER, SIGNATURE, PROBE) as run:
+        yield run
 
 
 def donates(**options) -> Donates:

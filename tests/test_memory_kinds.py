@@ -5,18 +5,16 @@ placements. Real submissions in a real child (8 simulated CPU devices: JAX's CPU
 the device, pinned_host and unpinned_host memories)."""
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 from typing import Iterator
 
 import numpy as np
 import pytest
+from conftest import checks_judged
 
 from grader.arguments import Array, Signature
-from grader.checks import Context, Observed, Predicate
+from grader.checks import Observed, Predicate
 from grader.outcome import Outcome
-from grader.sandbox.limits import Limits
-from grader.observe.session import Session
 
 HEADER = """\
 import jax
@@ -60,19 +58,8 @@ OFFLOADING = {
 
 @pytest.fixture
 def judge(tmp_path: Path) -> Iterator:
-    sessions: list[Session] = []
-
-    def run(check: Predicate, body: str) -> Outcome:
-        path = tmp_path / f"case{len(sessions)}.py"
-        path.write_text(HEADER + "\n\n" + textwrap.dedent(body))
-        session = Session(path, "f", ("x",), 8, Limits(call_s=30, total_s=90))
-        sessions.append(session)
-        assert session.load().ok, session.load().detail
-        return check.judge(Context(session, SIGNATURE, PROBE, 0, "f", path.stem, 8))
-
-    yield run
-    for session in sessions:
-        session.close()
+    with checks_judged(tmp_path, HEADER, SIGNATURE, PROBE) as run:
+        yield run
 
 
 @pytest.mark.slow
