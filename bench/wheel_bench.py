@@ -4,12 +4,13 @@ it), installed into a fresh venv with its dependencies at constraints.txt's vers
 (``pip install -c constraints.txt WHEEL ipykernel``: what a student's ``pip install jaxgrade
 jupyter`` gives, from pip's cache when it holds them), and a kernelspec names that venv's Python.
 
-Each round times, for the checkout's venv and then the wheel's, in an empty folder of each's own:
-the notebook check (``grader.check()`` in a real IPython kernel driven by nbclient, the warm
-service on: the first check of the kernel, then BENCH_WHEEL_CHECKS later ones, each 3 s after
-the last, as bench/notebook_bench.py does), ``jaxgrade check`` in-process (``--no-daemon``: a
-first check's cost) and a served re-check (``jaxgrade check`` of the file just edited, answered
-by the warm service). Printed: the medians of each for each install, and the median of the
+Each round times, for the checkout's venv and the wheel's (who goes first alternates), in an
+empty folder of each's own: the notebook check (``grader.check()`` in a real IPython kernel
+driven by nbclient, the warm service on: the first check of the kernel, then BENCH_WHEEL_CHECKS
+later ones, each 3 s after the last, as bench/notebook_bench.py does), ``jaxgrade check``
+in-process (``--no-daemon``: a first check's cost) and a served re-check (``jaxgrade check`` of
+the file just edited, answered by the warm service), each followed by a bare ``python -c "import jax; jax.devices()"`` of the
+same venv (what the machine's load makes of a JAX import, beside it). Printed: the medians of each for each install, and the median of the
 paired ratios wheel/checkout (the same round's figures). Before the rounds, each install's
 services are started and ready (their start is not timed). Goal: a re-check (the kernel's later
 checks and the served CLI re-check) under 0.5 s from the wheel, as from the checkout.
@@ -36,7 +37,9 @@ RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 LATER = int(os.environ.get("BENCH_WHEEL_CHECKS", "4"))
 READY_S = 180.0
 GOAL_S = 0.5
-MEASURES = ("notebook first", "notebook later", "check in-process", "served re-check")
+MEASURES = ("notebook first", "notebook later", "check in-process", "served re-check", "bare import")
+BARE = ["-c", "import jax; jax.devices()"]
+BARE_ENV = {"JAX_PLATFORMS": "cpu", "JAX_NUM_CPU_DEVICES": "8"}  # as the grader's children see JAX
 
 
 def pip(command: list[str], cwd: Path) -> None:
@@ -126,13 +129,15 @@ def main() -> int:
         figures = {i.name: {m: [] for m in MEASURES} for i in installs}
         before = {i.name: served(i.runtime) for i in installs}
         for round_ in range(RUNS):
-            for install in installs:
+            for install in installs[::-1] if round_ % 2 else installs:  # who goes first alternates
                 took = install.notebook()
                 mine = figures[install.name]
                 mine["notebook first"].append(took[0])
                 mine["notebook later"].append(statistics.median(took[1:]))
                 mine["check in-process"].append(install.check("--no-daemon"))
                 mine["served re-check"].append(install.recheck())
+                mine["bare import"].append(timed([str(install.bin / "python"), *BARE], {**install.env, **BARE_ENV},
+                                                 install.work))
             print(f"round {round_ + 1}: " + "; ".join(
                 f"{name}: " + ", ".join(f"{m} {f[m][-1]:.3f}" for m in MEASURES) for name, f in figures.items()),
                 flush=True)
@@ -148,6 +153,9 @@ def main() -> int:
         ratios = [w / c for w, c in zip(wheel[measure], checkout[measure])]
         print(f"  {measure:17} checkout {statistics.median(checkout[measure]):.3f} s   wheel "
               f"{statistics.median(wheel[measure]):.3f} s   wheel/checkout {statistics.median(ratios):.2f}")
+    for name, mine in figures.items():
+        ratios = [r / b for r, b in zip(mine["served re-check"], mine["bare import"])]
+        print(f"  {name}: served re-check / the bare import after it {statistics.median(ratios):.2f}")
     recheck = max(statistics.median(wheel["notebook later"]), statistics.median(wheel["served re-check"]))
     print(f"a re-check from the wheel: {recheck:.3f} s at most (goal < {GOAL_S} s: "
           f"{'met' if recheck < GOAL_S else 'NOT met'})")
