@@ -80,16 +80,20 @@ class Install:
         kernelspec(jupyter, self.kernel, bin_folder / "python")
         self.runtime = Path(tempfile.mkdtemp(prefix=f"jgw-{name[:5]}-", dir="/tmp"))  # a socket's path fits 108 bytes
         self.folder, self.work = scratch / f"{name}-kernel", scratch / f"{name}-work"
-        self.folder.mkdir(), self.work.mkdir()
+        self.folder.mkdir()
+        self.work.mkdir()
         shutil.copy(REFERENCE, self.work / "solution.py")
+        # A compilation cache of its own, filled from nothing (the user's is left alone): the
+        # checkout fills it from the reference, the wheel (no answer key) has none to fill.
+        self.variables = {"JAXGRADE_RUNTIME_DIR": str(self.runtime), "JAXGRADE_CACHE": str(scratch / f"{name}-cache"),
+                          "JUPYTER_PATH": str(jupyter)}
         self.env = {k: v for k, v in os.environ.items() if k not in ("JAXGRADE_NO_DAEMON", "CI")}
-        self.env.update(NO_COLOR="1", JAXGRADE_RUNTIME_DIR=str(self.runtime), JUPYTER_PATH=str(jupyter))
+        self.env.update(NO_COLOR="1", **self.variables)
         self.edits = 0
 
     def notebook(self) -> list[float]:
         """The kernel's check cells, the service on (the kernel inherits these variables)."""
-        return kernel_checks(self.folder, self.kernel, LATER + 1, JAXGRADE_NO_DAEMON=None, CI=None,
-                             JAXGRADE_RUNTIME_DIR=str(self.runtime), JUPYTER_PATH=self.env["JUPYTER_PATH"])
+        return kernel_checks(self.folder, self.kernel, LATER + 1, JAXGRADE_NO_DAEMON=None, CI=None, **self.variables)
 
     def check(self, *extra: str) -> float:
         return timed([str(self.bin / "jaxgrade"), "check", "solution.py", *extra], self.env, self.work)
