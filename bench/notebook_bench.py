@@ -52,13 +52,14 @@ def environment(**changes: str | None) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def kernel_checks(folder: Path, **changes: str | None) -> list[float]:
-    """Seconds of each check cell, in one kernel: the reference defined, then CHECKS checks."""
+def kernel_checks(folder: Path, kernel: str = "python3", checks: int = CHECKS, **changes: str | None) -> list[float]:
+    """Seconds of each check cell, in one kernel (``kernel``, a kernelspec's name): the
+    reference defined, then ``checks`` checks."""
     cells = [REFERENCE.read_text()] + [TIMED.replace("time.sleep(3)", "pass") if i == 0 else TIMED
-                                       for i in range(CHECKS)]
+                                       for i in range(checks)]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     with environment(**changes):
-        NotebookClient(notebook, timeout=600, kernel_name="python3",
+        NotebookClient(notebook, timeout=600, kernel_name=kernel,
                        resources={"metadata": {"path": str(folder)}}).execute()
     said = ["".join(o.get("text", "") for o in cell.outputs) for cell in notebook.cells[1:]]
     return [float(re.search(r"took (\d+\.\d+)", text).group(1)) for text in said]
