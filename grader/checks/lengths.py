@@ -53,12 +53,7 @@ class LoopLength(Check):
             found.append(f"{self.id}: give of=(leaf, axis) or length=(a function of the arguments), not both")
         if self.operation not in LOOPS:
             found.append(f"{self.id}: only a {' or '.join(LOOPS)} states its length in the program")
-        leaves = dict(argument_leaves(probe))
-        for path, axis in self._vary().items():
-            if path not in leaves or not 0 <= axis < np.ndim(leaves[path]):
-                found.append(f"{self.id}: {path!r} along axis {axis} is no axis of the probe's leaves")
-        if not self._vary():
-            found.append(f"{self.id}: give vary= (the leaves to lengthen, leaf path -> axis)")
+        found += _vary_problems(self, self._vary(), probe)
         if not found:
             try:
                 self._expected(probe)
@@ -222,13 +217,13 @@ class LoopRuns(Check):
             if not returned.reproduced:
                 return Outcome.passed(f"No compiled trip count to read {where} (the grader could not run your call's "
                                       "programs again by itself): the loop is judged by its length as written.")
-            trips = [t for p in own_programs(returned, True) for t in p.loops]
+            trips = [t for p in returned.programs for t in p.loops]
             if wanted not in trips:
                 seen = (", ".join("a number of steps no program fixes" if t is None else f"{t} steps" for t in trips)
                         if trips else "no loop")
                 return Outcome.failed(
                     f"{where[:1].upper()}{where[1:]} there are {wanted} elements of {self.of[0]} (axis {self.of[1]}), "
-                    f"but the loops XLA runs for your jitted functions run {seen}. One step per element: a loop "
+                    f"but the loops XLA runs for your function run {seen}. One step per element: a loop "
                     "that always runs a fixed number of steps and masks the extra ones, or runs over a padded copy, "
                     f"does work that grows with the padding, not with {self.of[0]}. Loop over {self.of[0]} itself "
                     f"(jax.lax.scan over it, or a loop bound of {self.of[0]}.shape[{self.of[1]}]).",

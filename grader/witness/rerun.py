@@ -33,6 +33,9 @@ MAX_HELD = 1024  # arrays held between programs, reported
 _MADE: OrderedDict[tuple[str, tuple[str, ...]], tuple[Any, dict[str, Any]]] = OrderedDict()
 _DESERIALIZED: OrderedDict[str, Any] = OrderedDict()
 MAX_MADE = 128
+# The trip counts of a program's loops at the integer scalars it was given (``_Run._loops_on``),
+# by the program's serialization, those values and its inputs' placement.
+_TRIPS: OrderedDict[tuple[str, tuple[tuple[int, int], ...], tuple[str, ...]], list[int | None]] = OrderedDict()
 
 
 def rerun(account: Any, named: Any, substitute: Any = None) -> dict[str, Any]:
@@ -212,12 +215,12 @@ class _Run:
                                  "function": str(step.get("function", ""))[:300], "own": step.get("own") is True,
                                  "runs": 0, **facts}
             if None in facts["loops"]:
-                self.facts[index]["loops"] = self._loops_on(exported, reads) or facts["loops"]
+                self.facts[index]["loops"] = self._loops_on(digest, exported, reads) or facts["loops"]
         self.facts[index]["runs"] += 1
         outs = executable(*reads)
         return list(outs) if isinstance(outs, (list, tuple)) else [outs]
 
-    def _loops_on(self, exported: Any, reads: list[Any]) -> list[int | None] | None:
+    def _loops_on(self, digest: str, exported: Any, reads: list[Any]) -> list[int | None] | None:
         """The trip counts of the program's while loops on these very values: its integer scalar
         inputs (a ``fori_loop`` bound passed in traced) made constants of a compilation read for
         its loops alone, so XLA counts the steps the call ran; None where it has no such input."""
@@ -225,6 +228,11 @@ class _Run:
                  if self.np.ndim(r) == 0 and self.np.asarray(r).dtype.kind in "iu"}
         if not fixed:
             return None
+        key = (digest, tuple((i, v.item()) for i, v in fixed.items()),
+               tuple(str(getattr(r, "sharding", None)) for r in reads))
+        if key in _TRIPS:
+            _TRIPS.move_to_end(key)
+            return _TRIPS[key]
 
         def call(*rest: Any) -> Any:
             given = iter(rest)
@@ -233,7 +241,10 @@ class _Run:
             text = self.jax.jit(call).lower(*(r for i, r in enumerate(reads) if i not in fixed)).compile().as_text()
         except Exception:  # noqa: BLE001 (what does not compile so says nothing: the loops stay unknown)
             return None
-        return _loops(text)
+        _TRIPS[key] = _loops(text)
+        while len(_TRIPS) > MAX_MADE:
+            _TRIPS.popitem(last=False)
+        return _TRIPS[key]
 
     def _placed_for(self, exported: Any, devices: Any, reads: list[Any]) -> list[Any]:
         """The values a program reads, on its devices as its own shardings ask (replicated where
