@@ -128,6 +128,10 @@ FSDP = {
         {"structure.stored_eighth"},
         {"value.forward", "structure.stored_spec", "structure.forward_takes_shards", "structure.gather_in_forward",
          "structure.one_gather", "structure.one_copy_moved", "structure.returns_stored"}),
+    "wrong/structure_kept_copy_from_callback.py": (
+        {"structure.stored_eighth"},
+        {"value.forward", "structure.stored_spec", "structure.forward_takes_shards", "structure.gather_in_forward",
+         "structure.one_gather", "structure.one_copy_moved", "structure.returns_stored"}),
     "wrong/structure_replicated_by_jitted_identity.py": (
         {"structure.stored_eighth"},
         {"value.forward", "structure.stored_spec", "structure.gather_in_forward", "structure.one_gather",

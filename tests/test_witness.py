@@ -130,7 +130,8 @@ HONEST = {"steps": [{"kind": "place", "sharding": {"type": "default"}, "reads": 
                     {"kind": "program", "program": 0, "reads": [["step", 0, 0], ["literal", 2.0]]},
                     {"kind": "break", "why": "a host callback", "reads": [["step", 1, 0]],
                      "made": [{"array": {"dtype": "<f4", "shape": [], "b64": "AAAAAA=="}, "sharding": {"type": "default"}}]}],
-          "programs": [{"b64": "AAAA"}], "constants": [], "outputs": [["step", 2, 0]]}
+          "programs": [{"b64": "AAAA"}], "constants": [], "outputs": [["step", 2, 0]],
+          "kept": [{"shape": [16, 24], "dtype": "float32", "sharding": {"type": "default"}}]}
 
 
 def test_an_account_as_the_child_writes_it_is_well_formed() -> None:
@@ -149,6 +150,9 @@ def test_an_account_as_the_child_writes_it_is_well_formed() -> None:
     lambda a: a.update(outputs=[["constant", 0]]),
     lambda a: a["programs"].append("AAAA"),
     lambda a: a["steps"][1]["reads"].append(["literal", "x"]),
+    lambda a: a.update(kept={"w": [16, 24]}),
+    lambda a: a["kept"][0].update(shape=[16, -24]),
+    lambda a: a["kept"][0].pop("sharding"),
 ])
 def test_an_account_edited_after_it_was_written_is_malformed(edit) -> None:
     import copy

@@ -16,8 +16,8 @@ one device. An FSDP step that stores its weights split but places a second, repl
 "to be safe" holds all of them everywhere. A copy need not be made by a placement the record
 names (``jax.make_array_from_callback``, ``jnp.array(w, device=...)``, a jitted identity with
 replicated ``out_shardings``): every array of the argument's size the call held between its
-programs counts too, as the witness placed it again from the call's account
-(``Returned.held``: its buffers, not the way it was spelled).
+programs, or left alive after it, counts too, as the witness placed it again from the call's
+account (``Returned.held``: its buffers, not the way it was spelled).
 """
 from __future__ import annotations
 

@@ -226,9 +226,10 @@ class CompiledProgram:
 
 @dataclass(frozen=True)
 class Held:
-    """An array a fully recorded call held between its programs, as the witness placed it again
-    (``grader.witness.rerun``): whatever made it (``jax.device_put``, ``jnp.array(...,
-    device=)``, ``jax.make_array_from_callback``, a jitted program's outputs), its ``shape``,
+    """An array a fully recorded call held between its programs (or made and left alive after
+    it), as the witness placed it again (``grader.witness.rerun``): whatever made it
+    (``jax.device_put``, ``jnp.array(..., device=)``, ``jax.make_array_from_callback``, a jitted
+    program's outputs), its ``shape``,
     ``itemsize``, the ``most`` bytes of it one device holds, on how many ``devices``, whether
     it is on the one device the arguments arrived on (``beside_arguments``), made or first read
     by the account's step ``step``."""

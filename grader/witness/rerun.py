@@ -107,6 +107,12 @@ def malformed(account: Any, arguments: int) -> str | None:
             return f"step {index} makes values that are not arrays"
     if any(bad(ref, len(steps)) for ref in outputs):
         return "an output is a value no step, argument or constant holds"
+    kept = account.get("kept", [])
+    if not (isinstance(kept, list) and all(
+            isinstance(k, dict) and isinstance(k.get("shape"), list) and isinstance(k.get("dtype"), str)
+            and isinstance(k.get("sharding"), dict) and all(type(n) is int and n >= 0 for n in k["shape"])
+            for k in kept)):
+        return "what it says the call kept alive is not shapes with their shardings"
     return None
 
 
@@ -187,6 +193,7 @@ class _Run:
             if array.dtype.name in WIDENED:  # as the child sends a narrow type: its numbers, widened
                 array = array.astype(WIDENED[array.dtype.name])
             outputs.append(encode_array(array) if array.dtype.kind in "biufc" else None)
+        held.extend(self._kept(index, kept, beside) for index, kept in enumerate(self.account.get("kept", [])))
         unique = {tuple(h["ref"]): h for h in held if h is not None}  # a constant read twice is one array
         return {"ok": True, "outputs": outputs, "programs": list(self.facts.values()), "breaks": breaks,
                 "swapped": swapped, "held": list(unique.values())[:MAX_HELD]}
@@ -219,6 +226,24 @@ class _Run:
         self.facts[index]["runs"] += 1
         outs = executable(*reads)
         return list(outs) if isinstance(outs, (list, tuple)) else [outs]
+
+    def _kept(self, index: int, kept: dict[str, Any], beside: Any) -> dict[str, Any] | None:
+        """An array the call made, kept alive and no step read, from its shape and sharding alone:
+        the bytes of its largest block, where its sharding and type are ones the witness rebuilds
+        (None elsewhere: an array it cannot lay out is not counted, and the rest still is)."""
+        shape = tuple(int(n) for n in kept["shape"])
+        try:
+            sharding = self._sharding(kept["sharding"])
+            itemsize = int(self.np.dtype(kept["dtype"]).itemsize)
+            block = sharding.shard_shape(shape) if sharding is not None else None
+        except (Unverifiable, KeyError, IndexError, TypeError, ValueError):
+            return None
+        if block is None:
+            return None
+        devices = sorted(sharding.device_set, key=lambda d: d.id)
+        return {"ref": ["kept", index], "step": len(self.account["steps"]), "shape": list(shape), "itemsize": itemsize,
+                "most": int(self.np.prod(block, dtype=int)) * itemsize, "devices": len(devices),
+                "beside_arguments": devices == [beside]}
 
     def _loops_on(self, digest: str, exported: Any, reads: list[Any]) -> list[int | None] | None:
         """The trip counts of the program's while loops on these very values: its integer scalar
