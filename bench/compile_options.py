@@ -1,4 +1,4 @@
-"""What the children's XLA options (grader.sandbox.process.XLA_FLAGS) buy: the compilation time
+"""What the children's XLA options (grader.xla_options.XLA_FLAGS) buy: the compilation time
 of the small eager operations a wrong submission runs at each input shape, with XLA's
 defaults and with the grader's options, in fresh processes, interleaved (medians of 5 each).
 
@@ -54,7 +54,7 @@ def measure(flags: str) -> dict[str, float]:
 
 
 def main() -> None:
-    from grader.sandbox.process import XLA_FLAGS
+    from grader.xla_options import XLA_FLAGS
     runs: dict[str, list[dict[str, float]]] = {"XLA's defaults": [], f"grader ({XLA_FLAGS})": []}
     for _ in range(ROUNDS):
         for label, flags in zip(runs, ("", XLA_FLAGS)):

@@ -28,7 +28,8 @@ from grader.timings import Timings, process_start
 from grader.timings import wanted as timings_wanted
 
 if TYPE_CHECKING:
-    from grader.sandbox.process import ChildProcess, Launcher
+    from grader.sandbox.pool import Pool
+    from grader.sandbox.process import Launcher
     from grader.source import Converted
 
 
@@ -46,14 +47,19 @@ def _check(args: argparse.Namespace) -> int:
     if args.templates is not None and not args.templates.is_dir():
         raise UsageError(f"no such templates folder: {args.templates} (give a folder holding your *.j2 overrides)")
     exercise = exercise_for(args, converted)
-    # Forked from the warm service's zygote (grader.warm.service), or spawned now: JAX imports
-    # in it while this process imports the rest of the check.
-    early = None if getattr(args, "launcher", None) is not None else _early_child(exercise, path)
+    # Forked from the warm service's zygote (grader.warm.service), or from one started now: JAX
+    # imports in it while this process imports the rest of the check, and the child and the
+    # witness are both forked from it (one import of JAX, not one each).
+    pool = None if getattr(args, "launcher", None) is not None else _early_pool(exercise)
     try:
-        return _grade(args, path, exercise, early)
+        if pool is not None:
+            args.launcher = pool.launch
+        return _grade(args, path, exercise)
     finally:
-        if early is not None:  # the grading closed it, unless it failed first
-            early.close()
+        if pool is not None:
+            from grader.witness import close_all
+            close_all()  # the witness forked from it ends with it: this thread's record of it goes too
+            pool.close()
 
 
 def exercise_for(args: argparse.Namespace, converted: Converted) -> Exercise:
@@ -63,15 +69,15 @@ def exercise_for(args: argparse.Namespace, converted: Converted) -> Exercise:
     return exercise_of(converted, args.exercise, args.file)
 
 
-def _early_child(exercise: Exercise, path: Path) -> ChildProcess | None:
-    """This check's child, spawned before the check's own imports (the engine, the checks,
-    Hypothesis, Jinja2) so that its JAX import overlaps them (``grader.submission.early_child``)."""
-    from grader.submission import early_child
-    return early_child(exercise, path)
+def _early_pool(exercise: Exercise) -> Pool:
+    """This check's warm process, started before the check's own imports (the engine, the checks,
+    Hypothesis, Jinja2) so that its JAX import overlaps them (``grader.submission.early_pool``)."""
+    from grader.submission import early_pool
+    return early_pool(exercise)
 
 
-def _grade(args: argparse.Namespace, path: Path, exercise: Exercise, early: ChildProcess | None) -> int:
-    """Grade ``path`` (its child perhaps started already: ``early``), print the report; the exit code."""
+def _grade(args: argparse.Namespace, path: Path, exercise: Exercise) -> int:
+    """Grade ``path`` (its children forked by ``args.launcher``, if any), print the report; the exit code."""
     from grader.engine import grade
     from grader.child.jax_version import installed_jax, range_warning
     from grader.export.pack import version_warning
@@ -86,7 +92,7 @@ def _grade(args: argparse.Namespace, path: Path, exercise: Exercise, early: Chil
             print(warning, file=sys.stderr)
     with prepared(path, exercise, args.file) as found:
         report = grade(exercise, found.path, seed=args.seed, display_path=found.shown, helpers=found.helpers,
-                       notes=found.notes, timings=args.timings, early=early, launcher=getattr(args, "launcher", None))
+                       notes=found.notes, timings=args.timings, launcher=getattr(args, "launcher", None))
     isolation = isolation_line(report.environment.get("protections"))  # layers this machine lacks
     if isolation:
         print(isolation, file=sys.stderr)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.arguments import argument_leaves
+from grader.arguments import argument_leaves, is_within
 from grader.errors import ExerciseError
 from grader.exercise import Exercise
 from grader.outcome import CATEGORIES
@@ -28,7 +28,7 @@ def exercise_problems(exercise: Exercise) -> list[str]:
     except ExerciseError as error:
         return [str(error)]
     found = [*_metadata(exercise, checks), *_files(exercise, signature), *_variants(exercise),
-             *_probe(exercise, probe), *_checks(exercise, checks, signature, probe)]
+             *_probe(probe, checks), *_checks(exercise, checks, signature, probe)]
     return [f"{exercise.slug}: {problem}" for problem in found]
 
 
@@ -97,14 +97,21 @@ def _variants(exercise: Exercise) -> list[str]:
     return found
 
 
-def _probe(exercise: Exercise, probe: dict[str, Any]) -> list[str]:
-    """PROBE's arrays hold distinct values, so each block of a sharded array differs from the
-    others and dataflow is unambiguous."""
+def _probe(probe: dict[str, Any], checks: list[Any]) -> list[str]:
+    """PROBE's float arrays hold distinct values, so each block of a sharded array differs from
+    the others and dataflow is unambiguous. Integer arrays are often indices or labels (the
+    expert of each token, over 8 experts), which must repeat: they need distinct values only
+    where a check's target places them, so that their blocks can be told apart."""
+    placed = {target.operand for c in checks if (target := getattr(c, "target", None)) is not None}
     found = []
     for path, value in argument_leaves(probe):
-        if isinstance(value, np.ndarray) and value.dtype.kind in "fiu" and value.size > 1 \
-                and len(np.unique(value)) != value.size:
+        if not isinstance(value, np.ndarray) or value.size < 2 or len(np.unique(value)) == value.size:
+            continue
+        if value.dtype.kind == "f":
             found.append(f"PROBE's {path} repeats values; give it distinct ones (blocks must be told apart)")
+        elif value.dtype.kind in "iu" and any(is_within(path, operand) for operand in placed):
+            found.append(f"PROBE's {path} repeats values; give it distinct ones (a check's target places it, and "
+                         "its blocks must be told apart; an integer array no target places may repeat)")
     return found
 
 

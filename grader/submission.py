@@ -16,6 +16,7 @@ from grader.source import Converted, Prepared, helpers_beside, prepare_folder, p
 if TYPE_CHECKING:  # imported when used: jaxgrade check reads the file before it imports the engine
     from grader.exercise import Exercise
     from grader.report.result import Report
+    from grader.sandbox.pool import Pool
     from grader.sandbox.process import ChildProcess
 
 
@@ -101,6 +102,22 @@ def exercise_of(converted: Converted, slug: str | None, shown: str, *, option: s
         raise UsageError(f"cannot tell which exercise {shown} is for: it defines none of the exercises' "
                          f"functions. Pass {option}; known exercises: {known}")
     return candidates[0]
+
+
+def early_pool(exercise: Exercise) -> Pool:
+    """A warm process for ``exercise``'s children, starting now (``jaxgrade check`` starts it
+    before its own imports, so that its JAX import overlaps them): the grading forks its child
+    and the witness from it (``launcher=pool.launch``), where exec'ing each would import JAX
+    twice. Keyed by the exercise's devices and the compilation cache the grading will use (none
+    yet where the reference has to fill it first: the zygote for the filled cache starts then)."""
+    from grader.cache import compile_cache_of
+    from grader.sandbox.pool import Pool
+    pool = Pool()
+    # without the answer key the grading uses no cache (grader.engine.warm_compile_cache)
+    cache, unfilled = compile_cache_of(exercise.slug, exercise.fingerprint) if exercise.has_key else (None, None)
+    if unfilled is None:
+        pool.warm(exercise.devices, cache)
+    return pool
 
 
 def early_child(exercise: Exercise, path: Path) -> ChildProcess | None:

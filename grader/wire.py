@@ -361,6 +361,9 @@ class JitCallData(TypedDict):
     donated_leaves: list[str]
     reused_leaves: list[str]
     computes: NotRequired[list[str]]  # the returned leaves its program computed
+    # leaves whose placed copy was donated and reused: one the submission placed (jax.device_put),
+    # or one JAX placed on the jit's in_shardings (the leaf itself is kept)
+    placed_reused: NotRequired[list[str]]
 
 
 class CompilationData(TypedDict):

@@ -7,7 +7,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -94,3 +97,28 @@ def exercise_with_checks(slug: str, checks: str, points: str, folder: Path):
     with open(directory / "exercise.toml", "a") as handle:  # [points] is its last table
         handle.write(points)
     return load_exercise(directory)
+
+
+@contextmanager
+def checks_judged(folder: Path, header: str, signature: Any, probe: dict[str, Any]) -> Iterator[Callable[..., Any]]:
+    """``judge(check, body)``: ``check`` judged on a submission ``header`` + ``body`` defining
+    ``f`` over ``probe``'s parameters, loaded in a real sandboxed child with 8 simulated devices,
+    as during grading but without the other checks (the check library's tests of one check)."""
+    from grader.checks import Context
+    from grader.observe.session import Session
+    from grader.sandbox.limits import Limits
+    sessions: list[Any] = []
+
+    def judge(check: Any, body: str) -> Any:
+        path = folder / f"case{len(sessions)}.py"
+        path.write_text(header + "\n\n" + textwrap.dedent(body))
+        session = Session(path, "f", tuple(probe), 8, Limits(call_s=30, total_s=90))
+        sessions.append(session)
+        assert session.load().ok, session.load().detail
+        return check.judge(Context(session, signature, probe, 0, "f", path.stem, 8))
+
+    try:
+        yield judge
+    finally:
+        for session in sessions:
+            session.close()

@@ -257,3 +257,25 @@ def test_donating_w_where_the_result_is_not_computed_fails(exercise, variant: st
     result = next(c for c in report.checks if c.id == "structure.donates_w")
     assert result.status == "failed", result.message
     assert "what your function returns is not computed by that program" in result.message, result.message
+
+
+@pytest.mark.slow
+def test_a_function_compiled_twice_within_the_first_call_fails(exercise, tmp_path: Path) -> None:
+    # a chunk index passed as a static argument: two programs, both made by the first call on the
+    # probe's shapes, so the check's own calls (served by them) compile nothing
+    result = judged(exercise, tmp_path, '''
+    from functools import partial
+    import jax, jax.numpy as jnp
+    @partial(jax.jit, static_argnums=3)
+    def _half(w, g, lr, chunk):
+        return w.at[chunk::2].add(-lr * g[chunk::2])
+    def sgd_step(w, g, lr):
+        w = jnp.asarray(w)
+        for chunk in range(2):
+            w = _half(w, g, lr, chunk)
+        return w
+    ''', "structure.compiles_once")
+    assert result.status == "failed", result.message
+    assert "_half at solution.py:4 was compiled 2 times within one call of your function" in result.message
+    assert "It was compiled again because the static argument chunk changed from 0 to 1" in result.message
+    assert result.observed == "_half at solution.py:4 compiled 2 times in one call"

@@ -1,7 +1,8 @@
-"""`jaxgrade check` spawns its sandboxed child first thing (grader.cli._early_child), so that the
-child's JAX import overlaps the parent's own imports (#43): the grading uses that child only when
-it was launched exactly as the grading would launch its own (grader.sandbox.process.Launch), the
-report is the same byte for byte, and on every way out, errors included, no child is left running."""
+"""`jaxgrade check` starts the warm process its child and the witness fork from first thing
+(grader.cli._early_pool), so that its JAX import overlaps the parent's own imports (#43, #55); a
+notebook check spawns its child early (grader.submission.early_child), which the grading uses only
+when it was launched exactly as the grading would launch its own (grader.sandbox.process.Launch).
+The report is the same byte for byte, and on every way out, errors included, nothing is left running."""
 from __future__ import annotations
 
 import os
@@ -19,6 +20,7 @@ from grader.engine import grade, warm_compile_cache
 from grader.exercise import load_exercise
 from grader.sandbox import process
 from grader.sandbox.settling import settle
+from grader.submission import early_child
 from grader.sandbox.reaper import marked_processes
 
 JAXGRADE = [sys.executable, "-m", "grader"]
@@ -76,7 +78,7 @@ def broken_exercises(tmp_path):
 
 
 def test_the_early_child_is_the_child_the_grading_uses(seed_exercise, warmed, counted_children):
-    early = cli._early_child(seed_exercise, REFERENCE)
+    early = early_child(seed_exercise, REFERENCE)
     assert isinstance(early, process.ChildProcess)
     try:
         report = grade(seed_exercise, REFERENCE, early=early)
@@ -93,7 +95,7 @@ def test_a_child_launched_otherwise_is_closed_unused_and_the_grading_spawns_its_
     elsewhere = tmp_path / "elsewhere" / "reference.py"  # hides another folder than the submission's
     elsewhere.parent.mkdir()
     shutil.copy(REFERENCE, elsewhere)
-    early = cli._early_child(seed_exercise, elsewhere)
+    early = early_child(seed_exercise, elsewhere)
     assert isinstance(early, process.ChildProcess)
     report = grade(seed_exercise, REFERENCE, early=early)
     assert report.status == "passed"
@@ -106,9 +108,9 @@ def test_a_child_launched_otherwise_is_closed_unused_and_the_grading_spawns_its_
 def test_a_notebook_or_an_exercise_whose_cache_is_not_filled_yet_spawns_in_the_old_order(seed_exercise, tmp_path,
                                                                                          monkeypatch,
                                                                                          counted_children):
-    assert cli._early_child(seed_exercise, tmp_path / "solution.ipynb") is None
+    assert early_child(seed_exercise, tmp_path / "solution.ipynb") is None
     monkeypatch.setenv("JAXGRADE_CACHE", str(tmp_path / "empty-cache"))  # the reference would be graded first
-    assert cli._early_child(seed_exercise, REFERENCE) is None
+    assert early_child(seed_exercise, REFERENCE) is None
     assert counted_children == []
 
 
@@ -119,7 +121,7 @@ def test_the_report_is_the_same_byte_for_byte_as_when_the_grading_spawns_the_chi
     early_code = cli.main(arguments)
     early = capsys.readouterr()
     assert len(counted_children) == 1 and counted_children[0].launch.hide[0] == str((SEED_EXERCISE / submission).parent)
-    monkeypatch.setattr(cli, "_early_child", lambda exercise, path: None)  # the order before #43
+    monkeypatch.setattr(cli, "_early_pool", lambda exercise: None)  # children and the witness exec'd
     late_code = cli.main(arguments)
     late = capsys.readouterr()
     assert len(counted_children) == 2
@@ -162,6 +164,5 @@ def test_a_crash_or_an_interrupt_before_the_grading_took_the_child_leaves_nothin
     monkeypatch.setattr(grader.engine, "grade", broken)
     assert cli.main(["check", str(REFERENCE), "-e", SEED_EXERCISE.name]) == code
     assert capsys.readouterr().err.startswith(line)
-    [early] = counted_children  # spawned before the grading began
-    assert early.process.poll() is not None and not Path(early.workdir).exists()
+    assert counted_children == []  # the grading never began: no child, and the warm process is gone
     assert left_running(os.getpid()) == []

@@ -81,6 +81,21 @@ def test_too_few_variants_and_a_repeating_probe_are_reported(broken, tmp_path) -
     assert any("repeats values" in p for p in problems) and any("right/ needs at least 2" in p for p in problems)
 
 
+@pytest.mark.parametrize("placed", [False, True])
+def test_an_integer_index_array_may_repeat_values_unless_a_target_places_it(broken, placed: bool) -> None:
+    def edit(text: str) -> str:
+        text = text.replace('Signature({"x": Array("float32", "n")}', 'Signature({"x": Array("float32", "n"), '
+                                                                     '"ids": Array("int32", "n")}')
+        text = text.replace("dtype=np.float32)}", "dtype=np.float32), "
+                                                  "\"ids\": np.array([0, 3, 3, 1, 0, 7, 7], dtype=np.int32)}")
+        return text.replace("devices=(None, 1),", 'devices=(None, 1), operand="ids",') if placed else text
+    problems = exercise_problems(broken("checks.py", edit))
+    assert not any("PROBE name" in p or "PROBE's x" in p for p in problems), problems
+    about_ids = [p for p in problems if "PROBE's ids" in p]
+    assert len(about_ids) == placed and all("repeats values" in p and "a check's target places it" in p
+                                            for p in about_ids), problems
+
+
 def test_a_probe_giving_two_returned_axes_one_size_is_reported(tmp_path) -> None:
     """On a square probe a transposed product has the declared shape: Returns could not see it."""
     directory = tmp_path / "matmul_2d"

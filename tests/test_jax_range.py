@@ -17,7 +17,7 @@ from packaging.requirements import Requirement
 
 from grader.child.jax_version import (SUPPORTED, closed_jaxpr_class, in_range, installed_jax, range_warning,
                                       run_python_pjit)
-from grader.sandbox.process import release_of, xla_flags
+from grader.xla_options import release_of, xla_flags
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -104,3 +104,45 @@ def test_a_dtype_parameter_is_recorded_by_name():
     dot = next(n for n in nodes if n.primitive == "dot_general")
     assert dot.params["preferred_element_type"] == "float32", dot.params
     assert any(n.params.get("new_dtype") == "bfloat16" for n in nodes if n.primitive == "convert_element_type")
+
+
+def three(fn) -> Program:
+    """The traced program of ``fn(q, k, v)``, its result a tuple of three."""
+    traced = jax.make_jaxpr(fn)(X, X + 1, X + 2)
+    return Program.from_data(program_of(traced, describe, ["q", "k", "v"],
+                                        ["result[0]", "result[1]", "result[2]"]))
+
+
+def derived(p: Program, path: str) -> list[str]:
+    """The returned leaves that may be computed from the argument ``path``."""
+    reached = p.derived_from([p.inputs[p.input_paths.index(path)]])
+    return [name for name, o in p.outputs_of() if o in reached]
+
+
+def test_a_tuple_device_put_links_each_placed_array_to_its_own_operand_only():
+    p = three(lambda q, k, v: jax.device_put((q, k, v), sharding()))
+    [node] = p.uses("device_put")
+    assert len(node.inputs) == 3  # one operation for the three arrays
+    assert derived(p, "q") == ["result[0]"] and derived(p, "k") == ["result[1]"]
+
+
+def test_collectives_of_a_tuple_in_a_jitted_shard_map_follow_each_operand():
+    mesh = Mesh(np.array(jax.devices()[:1]), ("data",))
+
+    def body(q, k, v):
+        a, b = jax.lax.psum((q, k), "data")
+        c, d = jax.lax.ppermute((k, v), "data", [(0, 0)])
+        e, g = jax.lax.all_gather((q, v), "data", tiled=True)
+        return a + c, b + d, e + g + jax.lax.optimization_barrier((q, k))[1]
+
+    step = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=(PartitionSpec(),) * 3,
+                                 out_specs=(PartitionSpec(),) * 3, check_vma=False))
+    p = three(lambda q, k, v: step(*jax.device_put((q, k, v), sharding())))
+    assert derived(p, "q") == ["result[0]", "result[2]"]
+    assert derived(p, "k") == ["result[0]", "result[1]", "result[2]"]
+    assert derived(p, "v") == ["result[1]", "result[2]"]
+
+
+def test_an_operation_that_mixes_its_operands_still_links_all_of_them():
+    p = three(lambda q, k, v: (jnp.concatenate([q, k])[:4], v, v))
+    assert derived(p, "k") == ["result[0]"] and derived(p, "v") == ["result[1]", "result[2]"]

@@ -18,7 +18,7 @@ from pathlib import Path
 GRADER = Path(__file__).resolve().parent.parent / "grader"
 
 LAYERS = (
-    ("grader", "grader.errors", "grader.outcome", "grader.release", "grader.arguments", "grader.strategies",
+    ("grader", "grader.errors", "grader.outcome", "grader.xla_options", "grader.release", "grader.arguments", "grader.strategies",
      "grader.source", "grader.notebook_runs",
      # grader.child here too: grader.source writes the cell table the child reads (grader.child.cells)
      "grader.cache", "grader.wire", "grader.child",

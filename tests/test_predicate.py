@@ -8,6 +8,7 @@ could not be observed fails before the predicate runs (so a predicate that would
 it is not blamed on the exercise)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from conftest import exercise_with_checks
 
 from grader.checks import Predicate
 from grader.engine import grade
+from grader.report.render import render
 
 SLUG = "scan_not_loop"
 REPO = Path(__file__).resolve().parent.parent
@@ -61,13 +63,18 @@ POINTS = ('"structure.scan_length" = 2\n"structure.scalar_result" = 1\n"structur
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory):
+def graded(tmp_path_factory):
     exercise = exercise_with_checks(SLUG, PREDICATES, POINTS, tmp_path_factory.mktemp("exercises"))
     crash = tmp_path_factory.mktemp("submissions") / "crash.py"
     crash.write_text("def decayed_sum(xs, a):\n    raise ValueError('not yet')\n")
     paths = {"reference": REPO / "exercises" / SLUG / "reference.py",
              "python_loop": REPO / "exercises" / SLUG / "wrong" / "structure_python_loop.py", "crash": crash}
-    return {name: {c.id: c for c in grade(exercise, path).checks} for name, path in paths.items()}
+    return {name: grade(exercise, path) for name, path in paths.items()}
+
+
+@pytest.fixture(scope="module")
+def reports(graded):
+    return {name: {c.id: c for c in report.checks} for name, report in graded.items()}
 
 
 @pytest.mark.slow
@@ -85,6 +92,14 @@ def test_a_predicate_that_fails_says_what_it_observed(reports) -> None:
     assert scan.status == "failed" and scan.score == 0
     assert scan.expected == "a scan of length 9" and scan.observed == "scans of lengths []"
     assert scan.hint == "Scan over xs itself." and scan.title == "The program scans over every element of xs"
+
+
+@pytest.mark.slow
+def test_the_json_record_carries_a_predicates_expected_and_observed_lines(graded) -> None:
+    data = json.loads(render(graded["python_loop"], "json"))
+    scan = next(c for c in data["checks"] if c["id"] == "structure.scan_length")
+    assert (scan["expected"], scan["observed"], scan["hint"]) == (
+        "a scan of length 9", "scans of lengths []", "Scan over xs itself.")
 
 
 @pytest.mark.slow

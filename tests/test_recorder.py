@@ -157,6 +157,27 @@ def test_work_on_the_host_is_recorded(session, body: str, kind: str, says: str) 
     assert says in returned.host[0].call
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("pull", ["[np.asarray(row) for row in a]  # PULLS", "[row for row in a]  # PULLS",
+                                  "[float(v) for v in a]  # PULLS"])
+def test_a_round_trip_names_the_submissions_line_that_pulled(session, tmp_path: Path, pull: str) -> None:
+    # iterating over a sharded array pulls inside JAX: the line named is the submission's own
+    loaded = session(f"""
+        ROWS = NamedSharding(Mesh(np.array(jax.devices()), ("data",)), P("data"))
+
+        def f(x):
+            a = jax.device_put(x, ROWS)
+            rows = {pull}
+            return jnp.asarray(np.stack([np.asarray(r, np.float32) for r in rows]))
+    """)
+    returned = loaded.call(PROBE)
+    assert returned.ok, returned.error
+    line = next(n for n, text in enumerate(loaded.submission.read_text().splitlines(), 1) if "# PULLS" in text)
+    work = returned.host[0]  # the first value given back to JAX after the pull
+    assert work.kind == "round_trip" and f"pulled to NumPy at {loaded.submission.name}:{line} (" in work.call, \
+        work.call
+
+
 def test_library_rules_a_debug_print_and_a_printed_sharding_are_not_host_work(session) -> None:
     returned = session("""
         def f(x):

@@ -18,7 +18,7 @@ from conftest import SEED_EXERCISE
 from grader import find_exercise, grade
 from grader.observe.returned import Leaf
 from grader.observe.witnessed import witnessed
-from grader.witness import shared
+from grader.witness import close_all, shared
 from grader.wire import encode_array
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -208,6 +208,31 @@ def test_a_process_forked_from_the_grader_starts_a_witness_of_its_own() -> None:
         assert witness._process is not None and witness._process.poll() is None
     finally:
         witness.close()
+
+
+def _parent_of(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("PPid:"))
+
+
+@pytest.mark.slow
+def test_where_children_are_forked_warm_the_witness_is_forked_too_and_still_reproduces() -> None:
+    """A class run forks children from a process that imported JAX once: the witness is forked
+    from it as well (no JAX import of its own), and judges as an exec'd one does."""
+    from grader.sandbox.pool import Pool
+    exercise = find_exercise(SEED_EXERCISE.name)
+    close_all()  # this thread's witnesses, exec'd by earlier tests
+    exec_d = grade(exercise, exercise.reference)  # (and the cache filled, by a grading of its own)
+    assert _parent_of(shared(exercise.devices, exercise.limits.memory_mib, True)._process.pid) == os.getpid()
+    close_all()
+    with Pool() as pool:
+        report = grade(exercise, exercise.reference, launcher=pool.launch)
+        witness = shared(exercise.devices, exercise.limits.memory_mib, True)
+        assert witness._process is not None and witness._process.poll() is None
+        assert _parent_of(witness._process.pid) != os.getpid()  # the zygote's child, not ours
+    close_all()
+    assert report.score == report.max_score, [(c.id, c.message) for c in report.checks if c.status != "passed"]
+    assert [c.status for c in exec_d.checks] == [c.status for c in report.checks]
 
 
 def test_only_warnings_and_logging_written_and_put_back_are_notes_once_reproduced() -> None:

@@ -11,7 +11,10 @@ says why a function was traced or compiled again (which argument changed, and ho
 
 ``CompilesAtMost`` makes its own calls, on the probe's shapes and with new values each time (every
 float scalar too: a learning rate that changes between steps), so a correct step is compiled
-at most once whatever the other checks called before.
+at most once whatever the other checks called before. Those calls are served by what the first
+call on these shapes compiled (the probe call's), so that call is read too: a function compiled
+twice within it (a static chunk index in a loop, a helper called at two shapes) would otherwise
+be missed.
 
 ``Donates`` reads the probe call: a jitted function of the submission's own was given the
 argument itself (not a copy) as a donated operand, XLA reused its buffer (the array is
@@ -30,7 +33,7 @@ from grader.arguments import Signature, argument_leaves, with_leaf
 from grader.checks.base import Check, Context
 from grader.checks.returns import probe_call
 from grader.checks.shardings import capital
-from grader.observe.returned import JitCall, Recompiled
+from grader.observe.returned import JitCall, Recompiled, Returned
 from grader.outcome import Category, Outcome
 
 
@@ -57,6 +60,9 @@ class CompilesAtMost(Check):
         return found
 
     def judge(self, context: Context) -> Outcome:
+        within = self._within_one_call(probe_call(context))
+        if within is not None:
+            return within
         # own function -> (call number, the jitted call that compiled it, if one did) for each
         # compilation, whatever route asked for it: a jitted call, or .lower().compile()
         compiled: dict[str, list[tuple[int, JitCall | None]]] = {}
@@ -94,13 +100,39 @@ class CompilesAtMost(Check):
             observed=f"{function} compiled {len(compiles)} times in {self.calls} calls")
 
 
+    def _within_one_call(self, first: Returned) -> Outcome | None:
+        """The failure of a function compiled more than ``limit`` times within the probe call,
+        the first on the probe's shapes (None when none was). That call compiles each function
+        once, whatever the limit on the calls after it (0: none of them compiles)."""
+        most = max(self.limit, 1)
+        over = [made for made in (first.compilations if first.ok else ()) if made.own and made.count > most]
+        if not over:
+            return None
+        worst = max(over, key=lambda made: made.count)
+        # the first compile in the call is the first on these shapes: the others say why they happened
+        causes = {_cause(call.again) for call in [c for c in first.jit_calls
+                                                   if c.function == worst.function and c.compiles][1:]
+                  if call.again is not None}
+        because = "".join(f"It was compiled again because {cause}. " for cause in sorted(causes)[:3])
+        observed = f"{worst.function} compiled {worst.count} times in one call"
+        return Outcome.failed(
+            f"{worst.function} was compiled {worst.count} times within one call of your function (the probe call, the "
+            f"first on these shapes; at most {_times(most)} expected). {because}Every compilation costs far "
+            "more than the step itself, and every call on new shapes pays them all.",
+            expected=f"each jitted function compiled at most {_times(most)} in a call", observed=observed)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Donates(Check):
     """In the probe call, a jitted function of the submission's own donates ``argument`` (a
     parameter or a leaf of one, as given, not a copy) and, with ``reused``, XLA reused its
-    buffer for an output."""
+    buffer for an output. With ``placed``, a copy of it placed on a sharding counts as it: a
+    sharded step donates what it placed (``jax.device_put`` first), or the copy JAX places on
+    the jit's ``in_shardings`` when handed an unplaced array (the array given keeps its buffer:
+    an unplaced array cannot be donated where it does not live)."""
     argument: str
     reused: bool = True
+    placed: bool = False
     category: ClassVar[Category] = "structure"
 
     def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
@@ -123,6 +155,19 @@ class Donates(Check):
         if computing:
             return Outcome.passed(f"{computing[0].function} donates {name}"
                                   + (" and XLA reused its buffer for the result." if self.reused else "."))
+        copied = [call for call in own if name in call.placed_reused]
+        if copied and self.placed and any(call.computes for call in copied):
+            call = next(call for call in copied if call.computes)
+            return Outcome.passed(f"{call.function} donates {name} placed on its sharding ({_placed_by(call, name)}), "
+                                  "and XLA reused the placed buffer for the result.")
+        if copied and not self.placed:
+            call = copied[0]
+            observed = (f"what {call.function} donates is a copy of {name} placed on a sharding (by "
+                        f"{_placed_by(call, name)}), and it is not the {name} your function was given: XLA reused the "
+                        f"copy's buffer, and {name} keeps its own")
+            return Outcome.failed(f"{capital(observed)}. Donate {name} itself: pass it to the donating jitted "
+                                  "function as your function was given it.", expected=want, observed=observed)
+        reusing = reusing or [call for call in copied if call not in reusing]
         if reusing:
             observed = (f"{name} is donated to {reusing[0].function}, but what your function returns is not "
                         "computed by that program")
@@ -149,6 +194,12 @@ class Donates(Check):
             f"{capital(observed)}. Donating {name} (jax.jit(..., donate_argnums=...) or donate_argnames="
             f"{name.split('[')[0]!r}) lets XLA write the result into {name}'s buffer instead of a new one, and the "
             f"{name} passed in must be the one donated.", expected=want, observed=observed)
+
+
+def _placed_by(call: JitCall, name: str) -> str:
+    """Who placed the copy of ``name`` that ``call`` donated: JAX, on the jit's in_shardings,
+    when the array given went in as it was; else the submission's ``jax.device_put``."""
+    return "JAX, on the jit's in_shardings" if name in call.donated_leaves else "your jax.device_put"
 
 
 def _times(count: int) -> str:

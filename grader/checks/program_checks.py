@@ -141,6 +141,13 @@ def _near(value: Any, wanted: float) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value - wanted) <= 1e-6 * abs(wanted)
 
 
+def unknown_reads(check: str, reads: str | None, signature: Signature) -> list[str]:
+    """The authoring problem of a ``reads=`` that names no parameter or leaf of one."""
+    if reads is None or any(is_within(p, reads) for p in signature.leaf_specs()):
+        return []
+    return [f"{check}: reads={reads!r} names no parameter or leaf of one"]
+
+
 def observed_program(context: Context) -> tuple[Program | None, str | None]:
     """The program the probe call ran, or why there is none to judge."""
     returned = probe_call(context)
@@ -181,9 +188,7 @@ class UsesPrimitive(Check):
     category: ClassVar[Category] = "structure"
 
     def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
-        found = []
-        if self.reads is not None and not any(is_within(p, self.reads) for p in signature.leaf_specs()):
-            found.append(f"{self.id}: reads={self.reads!r} names no parameter or leaf of one")
+        found = unknown_reads(self.id, self.reads, signature)
         if self.only_inside and not self.inside:
             found.append(f"{self.id}: only_inside needs inside= (the transformation every operation must be in)")
         return found
@@ -307,15 +312,26 @@ class AvoidsPrimitives(Check):
     """None of ``operations`` appears in the program (for tasks that must not, say, gather the
     whole array onto every device). ``why`` says what each would mean. With ``host``, no call
     does work on the host either (``grader.checks.evidence.host_work``: a callback, a custom
-    derivative rule of the student's own, a value pulled to NumPy and given back to JAX)."""
+    derivative rule of the student's own, a value pulled to NumPy and given back to JAX).
+    With ``reads`` (a parameter or leaf, ``"q"``, ``"params['w']"``), only an operation that
+    reads a value computed from it counts: "no all_gather of the tokens" while the weights may
+    be gathered. Dataflow follows each operand of a tuple ``device_put`` or collective apart
+    (``grader.observe.program.PER_OPERAND``), so gathering k after placing (q, k, v) together
+    does not read q."""
     operations: tuple[str, ...]
     why: str = ""
     host: bool = False
+    reads: str | None = None
     category: ClassVar[Category] = "structure"
+
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        return unknown_reads(self.id, self.reads, signature)
 
     def judge(self, context: Context) -> Outcome:
         program, reason = observed_program(context)
         listed = ", ".join(spelled(o) for o in self.operations) + (" or host work" if self.host else "")
+        if self.reads is not None:
+            listed += f" reading a value computed from {self.reads}"
         if program is None:
             return Outcome.failed(f"The program could not be inspected: {reason}.",
                                   expected=f"no {listed}", observed=str(reason))
@@ -323,11 +339,16 @@ class AvoidsPrimitives(Check):
         if work is not None:
             return Outcome.failed(host_text(work, "all of it") + ".", expected=f"no {listed}",
                                   observed=f"{work.kind.replace('_', ' ')}: {work.call}")
-        used = [o for o in self.operations if any(n.primitive in names_of(o) for n in program.nodes)]
+        nodes = list(program.nodes)
+        if self.reads is not None:
+            reached = program.derived_from(i for p, i in zip(program.input_paths, program.inputs)
+                                           if is_within(p, self.reads))
+            nodes = [n for n in nodes if reached.intersection(n.inputs)]
+        used = [o for o in self.operations if any(n.primitive in names_of(o) for n in nodes)]
         if used:
             text = ", ".join(spelled(o) for o in used)
-            counted = ", ".join(f"{sum(n.primitive in names_of(o) for n in program.nodes)} {spelled(o)}"
-                                for o in used)
-            return Outcome.failed(f"Your program uses {text}. {self.why}".strip(), expected=f"no {listed}",
-                                  observed=f"{counted} among the program's {census(program)}")
+            counted = ", ".join(f"{sum(n.primitive in names_of(o) for n in nodes)} {spelled(o)}" for o in used)
+            on = f" on a value computed from {self.reads}" if self.reads is not None else ""
+            return Outcome.failed(f"Your program uses {text}{on}. {self.why}".strip(), expected=f"no {listed}",
+                                  observed=f"{counted}{on} among the program's {census(program)}")
         return Outcome.passed(f"Your program uses none of {listed}.")

@@ -41,7 +41,7 @@ def simple_param(value: Any, describe: Describe, context: Mesh | None = None) ->
         return value
     if isinstance(value, np.dtype):  # preferred_element_type, a convert's new_dtype: by name ("bfloat16")
         return str(value)
-    if isinstance(value, (Sharding, Device)):
+    if isinstance(value, (Sharding, Device)) or type(value).__name__ == "MemorySpace":
         described = describe(value)
         if isinstance(value, NamedSharding) and isinstance(value.mesh, AbstractMesh) \
                 and described.get("mesh_devices", ()) is None:

@@ -8,6 +8,7 @@ the operands it donated and those XLA reused, and the leaves of the result its p
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from grader.child.dataflow import is_staged
@@ -29,9 +30,16 @@ def jit_calls(events: list[tuple[Any, ...]], ownership: Ownership, traces: dict[
     given, not copied, and the leaves of what the function returned (``returned``) that the
     call's program computed."""
     given = {id(value): path for path, value in leaves}
+    placed: dict[int, str] = {}  # id of a placed copy of a leaf (jax.device_put) -> the leaf's path
     results = {id(value): path for path, value in returned}
     calls: list[JitCallData] = []
     for event in events:
+        if event[0] == "device_put" and len(event) == 4:
+            for x, out in zip(event[1], event[3]):
+                path = given.get(id(x)) or placed.get(id(x))
+                if path is not None and id(out) != id(x):
+                    placed[id(out)] = path
+            continue
         if event[0] != "jit" or any(is_staged(v) for v in event[2]):
             continue
         # (a forger's events may be shorter: what they lack is unknown, never an error here)
@@ -57,8 +65,31 @@ def jit_calls(events: list[tuple[Any, ...]], ownership: Ownership, traces: dict[
                      reused_leaves=[given[id(operands[i])] for i in reused if id(operands[i]) in given][:16],
                      computes=[results[id(out)] for out, made in zip(event[3], _computed(params.get("jaxpr")))
                                if made and id(out) in results][:16])
+        # a leaf donated as given but kept: JAX placed a copy on the in_shardings and donated that
+        kept = [i for i, d in enumerate(donated) if d and i not in reused and i < len(operands)
+                and id(operands[i]) in given]
+        aliased = _aliased(event[6]) if kept and len(event) > 6 else set()
+        copies = [placed[id(operands[i])] for i in reused if i < len(operands) and id(operands[i]) in placed]
+        copies += [given[id(operands[i])] for i in kept if i in aliased]
+        if copies:
+            entry["placed_reused"] = copies[:16]
         calls.append(entry)
     return calls[:MAX_JIT_CALLS]
+
+
+_ALIAS = re.compile(r"\((\d+), \{[^}]*\}, (?:may|must)-alias\)")
+
+
+def _aliased(executable: Any) -> set[int]:
+    """The operands (by position in the call) whose buffers the compiled program writes its
+    outputs into: its input-output aliases, read from the HLO module's header, mapped through
+    the operands JAX kept (it drops those the program does not read)."""
+    try:
+        header = executable.xla_extension_executable().hlo_modules()[0].to_string().split("\n", 1)[0]
+        kept = sorted(executable._kept_var_idx)
+    except Exception:  # an executable of another kind, or none (a cheap record): nothing aliased is known
+        return set()
+    return {kept[int(n)] for n in _ALIAS.findall(header) if int(n) < len(kept)}
 
 
 def _arg_names(call: Any, count: int) -> list[str]:

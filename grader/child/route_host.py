@@ -14,12 +14,15 @@ work, which no compiled program shows.
 """
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any, Callable
 
 from grader.child.jaxpr_graph import sub_programs
 from grader.child.ownership import Ownership
 from grader.wire import HostData
 
+MAX_FRAMES = 64  # of the stack read at a pull: the submission's line is near the top or nowhere
 # Primitives that run Python on the host in the middle of a program.
 HOST_PRIMITIVES = {"pure_callback": "jax.pure_callback", "io_callback": "jax.experimental.io_callback",
                    "debug_callback": "jax.debug.callback"}
@@ -41,20 +44,33 @@ def from_host_pusher(push: Callable[[Any], None]) -> Callable[[Any, str], None]:
     return from_host
 
 
+def student_line(ownership: Ownership, frame: Any) -> str | None:
+    """The submission's innermost line on the stack from ``frame`` up (``solution.py:12``):
+    where it pulled a value to the host, however deep in JAX the pull happened (iterating over
+    a sharded array pulls inside ``ArrayImpl.__iter__``). None where no frame is its own."""
+    for _ in range(MAX_FRAMES):
+        if frame is None:
+            return None
+        if ownership.is_student(frame.f_code.co_filename):
+            return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
+
+
 def install(recorder: Any, array_class: Any, custom_rules: tuple[Any, ...], numpy: Any) -> list[tuple[Any, str, Any]]:
     """Put the route's hooks in place; returns them as (owner, attribute, hook) for ``intact``."""
-    state, push, full = recorder.state, recorder.events.append, recorder.FULL
+    state, push, full, ownership = recorder.state, recorder.events.append, recorder.FULL, recorder.ownership
     pull = array_class.__dict__["_value"].fget
 
     def pulled(array: Any) -> Any:
         if state[0] is not None and not state[1]:
-            push(("to_host",))
+            push(("to_host", student_line(ownership, sys._getframe(1))))
         return pull(array)
 
     def converter(convert: Callable[..., Any]) -> Callable[..., Any]:
         def converted(value: Any, *args: Any, **kwargs: Any) -> Any:
             if state[0] is not None and not state[1] and type(value) is array_class:
-                push(("to_host",))
+                push(("to_host", student_line(ownership, sys._getframe(1))))
             out = convert(value, *args, **kwargs)
             if state[0] == full and not state[1] and type(value) is float:
                 push(("convert", (value,), out))  # jnp.float32(lr) goes through NumPy: still lr
@@ -91,13 +107,17 @@ def host_work(events: list[tuple[Any, ...]], ownership: Ownership,
     keeps what each program holds (id(program) -> (it, host work inside)) across calls."""
     found: dict[tuple[str, str], None] = {}
     left = False  # some value went to the host (a pull, a debug callback) before this event
+    lines: dict[str, None] = {}  # the submission's lines that pulled them, in order
     for event in events:
         kind, inside = event[0], ()
         if kind == "to_host":
             left = True
+            if len(event) > 1 and isinstance(event[1], str):
+                lines[event[1]] = None
         elif kind == "from_host" and left:
-            found[("round_trip", f"a JAX array pulled to NumPy (np.asarray, float(), .item(), print), then a "
-                                 f"NumPy value given back to JAX ({event[1]})")] = None
+            at = f" at {', '.join(list(lines)[:3])}" if lines else ""
+            found[("round_trip", f"a JAX array pulled to NumPy{at} (np.asarray, float(), .item(), print, iterating "
+                                 f"over an array), then a NumPy value given back to JAX ({event[1]})")] = None
         elif kind == "primitive" and event[1].name in HOST_PRIMITIVES:
             inside = ((event[1].name, HOST_PRIMITIVES[event[1].name]),)
         elif kind == "custom_rule" and ownership.is_student(getattr(event[2], "fun", None)):

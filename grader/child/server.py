@@ -29,6 +29,19 @@ from grader.errors import CellFailed, ChannelClosed
 from grader.wire import (HEADER, WIDENED, CallReply, LoadReply, Ready, Reply, Skipped, TraceReply, ValueData,
                          carries, decode_array, encode_array, fits, frame, read_message, write_frame, write_message)
 
+# The memory kind each of JAX's memory spaces places a value in (jax.memory.Space.Host: pinned_host)
+MEMORY_SPACES = {"Host": "pinned_host", "Device": "device"}
+
+
+def memory_kind_of(target: Any) -> str | None:
+    """Where in a device's memories a placement puts the value: a sharding's memory kind, or
+    the kind a memory space names; None where the target says nothing of it."""
+    if type(target).__name__ == "MemorySpace":
+        return MEMORY_SPACES.get(str(getattr(target, "name", "")))
+    kind = getattr(target, "memory_kind", None)
+    return kind if isinstance(kind, str) else None
+
+
 MAX_RETURNED_ELEMENTS = 1 << 20
 MAX_RETURNED_LEAVES = 256
 # A notebook's cells skipped because they failed: this many described (grader.child.run_cells).
@@ -117,7 +130,11 @@ class Child:
             }
         device_set = getattr(target, "device_set", None)
         devices = sorted(int(d.id) for d in device_set) if device_set else []
-        return {"type": type(target).__name__, "devices": devices}
+        described = {"type": type(target).__name__, "devices": devices}
+        kind = memory_kind_of(target)
+        if kind is not None:
+            described["memory_kind"] = kind
+        return described
 
     def describe_shards(self, value: Any) -> list[dict[str, Any]]:
         """Where each piece of a returned array lives: device id and [start, stop) per dimension."""

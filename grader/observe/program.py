@@ -6,8 +6,10 @@ shape (see ``grader.child.jaxpr_graph``). Inputs are the argument leaves, named 
 (``x``, ``params['dense']['kernel']``); outputs are the returned leaves (``result``,
 ``result['w']``). "May derive" is conservative: control flow links everything it reads to
 everything it writes, so a "does not derive" answer is certain and a "derives" answer is at
-least plausible. :meth:`Program.from_data` checks every field: the data came from a process
-the submission ran in, and malformed data is the submission's failure, not the grader's.
+least plausible; an operation that treats its operands apart (``PER_OPERAND``) links each
+output to its own operand only. :meth:`Program.from_data` checks every field: the data came
+from a process the submission ran in, and malformed data is the submission's failure, not the
+grader's.
 """
 from __future__ import annotations
 
@@ -51,6 +53,22 @@ def _strings(values: Any) -> tuple[str, ...]:
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         raise ValueError("a list of strings was expected")
     return tuple(values)
+
+
+# Operations that treat each operand apart, the i-th output made from the i-th operand alone:
+# ``jax.device_put((q, k, v), s)`` places three arrays, and k is not computed from q. JAX binds
+# them with one operand per output (a collective of a tuple or pytree, the same parameters for
+# all); every other operation may mix all its operands into each output.
+PER_OPERAND = frozenset({"device_put", "copy", "copy_p", "psum", "psum_invariant", "psum2", "pmax", "pmin",
+                         "ppermute", "all_gather", "all_gather_invariant", "all_to_all", "reduce_scatter",
+                         "psum_scatter", "pvary", "pbroadcast", "optimization_barrier"})
+
+
+def node_outputs_from(node: Node, reached: set[int]) -> tuple[int | None, ...]:
+    """The outputs of ``node`` that may be computed from a value in ``reached``."""
+    if node.primitive in PER_OPERAND and len(node.inputs) == len(node.outputs):
+        return tuple(o for i, o in zip(node.inputs, node.outputs) if i in reached)
+    return node.outputs if reached.intersection(node.inputs) else ()
 
 
 REPLAYED = ("changed", "still", "unchanged")  # what a replay says of a leaf, the strongest first
@@ -125,7 +143,7 @@ class Program:
             for node in self.nodes:
                 if node.inlined or not reached.intersection(node.inputs):
                     continue
-                new = {o for o in node.outputs if o is not None} - reached
+                new = {o for o in node_outputs_from(node, reached) if o is not None} - reached
                 if new:
                     reached |= new
                     changed = True

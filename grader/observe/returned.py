@@ -137,7 +137,9 @@ class JitCall:
     those whose buffers XLA reused (deleted by the call); ``donated_leaves``/``reused_leaves``:
     the same, of the graded function's own argument leaves passed to it as given (by path);
     ``computes``: the leaves of what the graded function returned that this call's program
-    computed (an output, not an operand passed through)."""
+    computed (an output, not an operand passed through); ``placed_reused``: leaves whose placed
+    copy was donated and its buffer reused (placed by ``jax.device_put`` first, or by JAX onto
+    the jit's ``in_shardings``, the leaf itself kept)."""
     name: str
     status: str
     function: str = ""
@@ -149,6 +151,7 @@ class JitCall:
     donated_leaves: tuple[str, ...] = ()
     reused_leaves: tuple[str, ...] = ()
     computes: tuple[str, ...] = ()
+    placed_reused: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -261,7 +264,8 @@ def parse_jit_calls(data: list[JitCallData]) -> tuple[JitCall, ...]:
 
 def _jit_call(data: JitCallData) -> JitCall:
     again = data.get("again")
-    names = [data.get(k, []) for k in ("donated", "reused", "donated_leaves", "reused_leaves", "computes")]
+    names = [data.get(k, []) for k in ("donated", "reused", "donated_leaves", "reused_leaves", "computes",
+                                        "placed_reused")]
     return JitCall(safe_text(data["name"], 200), data["status"], safe_text(data["function"], 300),
                    data["own"], max(0, data["compiles"]),
                    None if again is None else Recompiled(again["what"], *(safe_text(again[k], 200)

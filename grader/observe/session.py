@@ -41,11 +41,11 @@ from grader.observe.witnessed import Witnessed, witnessed
 from grader.observe.returned import (Incident, Leaf, Returned, parse_compilations, parse_host, parse_jit_calls,
                                      parse_leaves, parse_programs, safe_reply, safe_text)
 from grader.sandbox.limits import Limits
-from grader.sandbox.process import INTERFERED, ChildProcess, Launch, Launcher
+from grader.sandbox.process import INTERFERED, ChildProcess, Launch, Launcher, child_environment
 from grader.source import helper_at, left_behind, left_behind_note
 from grader.timings import Timings
 from grader.wire import LoadReply, check_schema, decode_array, encode_array
-from grader.witness import shared
+from grader.witness import Witness, shared
 
 # Of the time an import has, the share the notebook cells the graded function does not need have
 # in all (``grader.child.run_cells``): a demo that hangs is skipped, and the cells
@@ -149,7 +149,7 @@ class Session:
                 self._child = ChildProcess(launch.devices, launch.limits, launch.compile_cache, hide=launch.hide,
                                            launcher=launch.launcher)
             # the witness of the probe call's account imports JAX while the child starts
-            shared(self.devices, self.limits.memory_mib, self.compile_cache is not None).warm()
+            self._witness().warm()
         return self._child
 
     def _ready_child(self) -> ChildProcess:
@@ -375,10 +375,20 @@ class Session:
                 self._unseeded_calls = len(self.calls)
         return returned
 
+    def _witness(self) -> Witness:
+        """This thread's witness for the exercise's devices. Where children are forked warm, it
+        is forked the same way (from the process that imported JAX for them and never runs a
+        submission: no second import of JAX); else it is exec'd."""
+        launcher, spawner = self.launcher, None
+        if launcher is not None:
+            env = child_environment(self.devices, "/", f"{os.getpid()}-witness", self.compile_cache)
+            spawner = lambda argv, fds: launcher(argv, env, "/", fds)  # noqa: E731
+        return shared(self.devices, self.limits.memory_mib, self.compile_cache is not None, spawner)
+
     def _witnessed(self, returned: Returned, arguments: Mapping[str, Any]) -> Returned:
         """The call as the witness re-derives it: on a reproduced account, the witness's own
         reading of the programs stands for the child's."""
-        witness = shared(self.devices, self.limits.memory_mib, self.compile_cache is not None)
+        witness = self._witness()
         # compiling and running the call's programs again: about what the call itself may take
         seconds = 2 * self.limits.call_s
         tolerance = self.tolerance(arguments) if self.tolerance is not None else None
@@ -398,7 +408,7 @@ class Session:
         or places no such leaf)."""
         if not returned.reproduced:
             return None
-        witness = shared(self.devices, self.limits.memory_mib, self.compile_cache is not None)
+        witness = self._witness()
         answer = witness.check(returned.account, self._named(arguments), 2 * self.limits.call_s,
                                {"arg": leaf, "sharding": sharding, "value": encode_array(value)})
         if answer.get("ok") is not True or answer.get("swapped", 0) < 1:

@@ -55,7 +55,8 @@ class CheckResult:
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "category": self.category, "status": self.status,
                 "score": self.score, "max_score": self.max_score, "message": self.message,
-                "hint": self.hint, "counterexample": self.counterexample}
+                "hint": self.hint, "counterexample": self.counterexample, "expected": self.expected,
+                "observed": self.observed, "advisory": self.advisory}
 
     @classmethod
     def from_data(cls, data: object) -> CheckResult:

@@ -339,7 +339,8 @@ class _Run:
         if kind == "default":
             return None
         if kind in ("Device", "SingleDeviceSharding") and len(described.get("devices") or ()) == 1:
-            return jax.sharding.SingleDeviceSharding(devices[int(described["devices"][0])])
+            return jax.sharding.SingleDeviceSharding(devices[int(described["devices"][0])],
+                                                     memory_kind=described.get("memory_kind"))
         if kind == "NamedSharding" and described.get("mesh_devices") is not None:
             grid = np.array([devices[int(i)] for i in described["mesh_devices"]], dtype=object)
             names = tuple(str(a) for a in described["axis_names"])
