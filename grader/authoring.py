@@ -13,7 +13,7 @@ from grader.arguments import Array, Key, Scalar, Signature
 from grader.checks.budgets import OperationCount
 from grader.checks.compilation import CompilesAtMost, Donates
 from grader.checks.explicit import MeshAxisTypes, TypedSharding
-from grader.checks.lengths import LoopLength, WhileReads
+from grader.checks.lengths import LoopLength, LoopRuns, MemoryGrowth, WhileReads
 from grader.checks.compiled_program import (CommunicatesAtMost, DeviceMemoryAtMost, HoldsAtMostPerDevice,
                                             UsesCollective)
 from grader.checks.from_placement import ResultFromPlacement
@@ -40,8 +40,8 @@ __all__ = [
     "Array", "Key", "Scalar", "Signature",
     # checks, and the targets structure checks judge
     "AnyOf", "AvoidsPrimitives", "Case", "CollectiveCount", "CommunicatesAtMost", "CompilesAtMost", "CyclicShift",
-    "DeviceMemoryAtMost", "Donates", "FixedCases", "HoldsAtMostPerDevice", "LoadsFunction", "LoopLength",
-    "MeshAxisTypes", "MeshMatches", "NamedShardingTarget", "Observed", "OperationCount", "Outcome",
+    "DeviceMemoryAtMost", "Donates", "FixedCases", "HoldsAtMostPerDevice", "LoadsFunction", "LoopLength", "LoopRuns",
+    "MemoryGrowth", "MeshAxisTypes", "MeshMatches", "NamedShardingTarget", "Observed", "OperationCount", "Outcome",
     "PlacedAtMostPerDevice", "PlacedOnNamedSharding", "Predicate", "ResultFromPlacement", "ResultSharding", "Returns",
     "SameJit", "ShardLayout", "SpecMatches", "TypedSharding", "UsesCollective", "UsesPrimitive", "ValueProperty",
     "WhileReads", "WithinLimits", "Wording", "placement_checks",

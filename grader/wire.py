@@ -406,6 +406,7 @@ class ProgramData(CompiledFacts):
     function: str
     own: bool
     runs: int
+    loops: NotRequired[list[int | None]]  # the witness's reading: its while loops' trip counts
 
 
 class CallReply(TypedDict):

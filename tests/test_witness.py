@@ -56,6 +56,17 @@ def test_a_program_that_calls_into_the_host_is_refused_as_a_divergence() -> None
     assert verdict.status == "diverged"
 
 
+def test_the_arrays_an_account_held_are_read_and_a_malformed_list_is_no_verdict() -> None:
+    held = {"ref": ["step", 0, 0], "step": 0, "shape": [16, 24], "itemsize": 4, "most": 1536, "devices": 8,
+            "beside_arguments": False}
+    answer = {"ok": True, "outputs": [encode_array(np.asarray([1.0], np.float32))], "programs": [], "breaks": [],
+              "held": [held]}
+    verdict = witnessed(answer, (_leaf([1.0]),))
+    assert verdict.status == "reproduced" and verdict.held[0].size == 16 * 24 and verdict.held[0].most == 1536
+    for bad in ({**held, "most": -1}, {**held, "shape": "16x24"}, {k: v for k, v in held.items() if k != "devices"}):
+        assert witnessed({**answer, "held": [bad]}, (_leaf([1.0]),)).status == "unverifiable", bad
+
+
 # -- real gradings ----------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_an_account_edited_inside_the_child_fails_every_structure_check(tmp_path: Path) -> None:
@@ -119,7 +130,8 @@ HONEST = {"steps": [{"kind": "place", "sharding": {"type": "default"}, "reads": 
                     {"kind": "program", "program": 0, "reads": [["step", 0, 0], ["literal", 2.0]]},
                     {"kind": "break", "why": "a host callback", "reads": [["step", 1, 0]],
                      "made": [{"array": {"dtype": "<f4", "shape": [], "b64": "AAAAAA=="}, "sharding": {"type": "default"}}]}],
-          "programs": [{"b64": "AAAA"}], "constants": [], "outputs": [["step", 2, 0]]}
+          "programs": [{"b64": "AAAA"}], "constants": [], "outputs": [["step", 2, 0]],
+          "kept": [{"shape": [16, 24], "dtype": "float32", "sharding": {"type": "default"}}]}
 
 
 def test_an_account_as_the_child_writes_it_is_well_formed() -> None:
@@ -138,6 +150,9 @@ def test_an_account_as_the_child_writes_it_is_well_formed() -> None:
     lambda a: a.update(outputs=[["constant", 0]]),
     lambda a: a["programs"].append("AAAA"),
     lambda a: a["steps"][1]["reads"].append(["literal", "x"]),
+    lambda a: a.update(kept={"w": [16, 24]}),
+    lambda a: a["kept"][0].update(shape=[16, -24]),
+    lambda a: a["kept"][0].pop("sharding"),
 ])
 def test_an_account_edited_after_it_was_written_is_malformed(edit) -> None:
     import copy
@@ -230,3 +245,18 @@ def test_only_warnings_and_logging_written_and_put_back_are_notes_once_reproduce
     assert forgeable("rewrites functools while your code runs, and puts it back")
     assert forgeable("rewrites jax._src.pjit while your code runs, and puts it back")
     assert forgeable("replaces warnings.warn")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("slug", "variant", "check_id"), [
+    ("sharded_matmul", "structure_replay_answer_from_remembered_probe", "structure.product_of_placed_x"),
+    ("sharded_matmul", "structure_replay_answer_scaled_drift", "structure.product_of_placed_x"),
+    ("matmul_2d", "structure_replay_answer_from_remembered_w", "structure.product_of_placed_w"),
+])
+def test_a_replay_is_compared_with_the_exercises_answer_not_only_the_functions_own(slug: str, variant: str,
+                                                                                 check_id: str) -> None:
+    """Each remembers the arguments it saw and answers the grader's changed values as a replay
+    of its operations will give them: full marks before #55's point 4."""
+    report = grade(find_exercise(slug), EXERCISES / slug / "wrong" / f"{variant}.py")
+    found = next(c for c in report.checks if c.id == check_id)
+    assert found.status == "failed" and "the task's answer on those values" in found.message, found.message

@@ -7,8 +7,8 @@ PartitionSpec(), or a shard_map with a tiled all_gather) and compute relu(x @ w)
 (w_stored, relu(x @ w)).
 
 Judged: the values; the stored placement (jax.device_put of w itself, its mesh and spec); at
-most 1/8 of w held per device between programs (every placement of w, and what the student's
-largest jitted program takes in); the output computed from the stored w; the gather in the
+most 1/8 of w held per device between programs (every placement of w and every array of its size
+the call holds, however made, and what the student's largest jitted program takes in); the output computed from the stored w; the gather in the
 same jitted program as the matmul, feeding it (not in its own jit, not eager); that it is w
 that is gathered; what XLA runs (one all-gather, no all-reduce, at most one copy of w moved per
 device); and w_stored returned as stored.
@@ -85,10 +85,12 @@ CHECKS = [
     ResultFromPlacement(id="structure.from_stored", title="The output is computed from the stored w",
                         target=W_STORED, result="result[1]",
                         hint="Give w_stored (not w) to your jitted forward, and multiply by what it gathers."),
-    PlacedAtMostPerDevice(id="structure.stored_eighth", title="Every placement of w holds at most 1/8 of it per device",
+    PlacedAtMostPerDevice(id="structure.stored_eighth",
+                          title="Every copy of w on the devices holds at most 1/8 of it per device",
                           operand="w", fraction=1 / DEVICES,
-                          hint="Between programs each device keeps only its d/8 rows: no replicated copy of w made "
-                               "with jax.device_put outside the forward."),
+                          hint="Between programs each device keeps only its d/8 rows: no replicated copy of w outside "
+                               "the forward, however made (jax.device_put, jnp.array(..., device=), "
+                               "jax.make_array_from_callback, a jitted function's output)."),
     DeviceMemoryAtMost(id="structure.forward_takes_shards",
                        title="Your jitted programs take in at most 1/8 of w (and x) per device",
                        kind="argument", at_most_bytes=FORWARD_ARGUMENTS, own_only=True,

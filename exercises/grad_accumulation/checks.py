@@ -7,12 +7,15 @@ the loss averaged over all microbatches (the full batch's gradient); what accumu
 memory: the program holds one microbatch's residuals at a time, where the full-batch gradient
 holds all k. Values are judged against a float64 NumPy gradient within a bound on the error of
 float32 arithmetic, carried through it; structure by the loop's length (k, from the input: a
-length copied from the probe, or a padded one, does not follow a longer xs), the program's size
-(an unrolled Python loop grows with k), XLA's temporary buffers, and no host work."""
+length copied from the probe, or a padded one, does not follow a longer xs), the steps XLA runs
+(k, and 2k when xs is twice as long: a loop of a fixed count that masks the extra steps fails),
+XLA's temporaries not growing with k (a running sum in the carry, not every gradient stacked and
+averaged), the program's size (an unrolled Python loop grows with k), XLA's temporary buffers,
+and no host work."""
 import numpy as np
 
 from grader.authoring import (FLOAT32, AnyOf, Array, AvoidsPrimitives, DeviceMemoryAtMost, LoadsFunction, LoopLength,
-                              OperationCount, Returns, Signature, ValueProperty, WhileReads, WithinLimits, arguments,
+                              LoopRuns, MemoryGrowth, OperationCount, Returns, Signature, ValueProperty, WhileReads, WithinLimits, arguments,
                               float32_array, shapes)
 
 SIGNATURE = Signature({"w": Array("float32", "d m"), "xs": Array("float32", "k b d"), "ys": Array("float32", "k b m")},
@@ -110,6 +113,14 @@ CHECKS = [
           hint="jax.lax.scan(step, jnp.zeros_like(w), (xs, ys)): its length is xs.shape[0] whatever k is. A "
                "fori_loop(0, 6, ...) written for one input, or a loop over xs padded to a fixed count, does "
                "not follow k."),
+    LoopRuns(id="structure.step_per_microbatch", title="XLA runs one loop step per microbatch: k steps, 2k for 2k",
+             of=("xs", 0), vary={"xs": 0, "ys": 0},
+             hint="Loop over the microbatches themselves: jax.lax.scan over (xs, ys), or a loop bound of "
+                  "xs.shape[0]. A loop of a fixed 64 steps that masks those past k runs 64 steps for any k."),
+    MemoryGrowth(id="structure.running_sum", title="The carry holds a running sum: memory does not grow with k",
+                 vary={"xs": 0, "ys": 0}, per="w", fraction=1 / 2,
+                 hint="Add each microbatch's gradient to the loop's carry. jax.lax.map (or a scan that outputs every "
+                      "gradient) followed by a mean keeps k gradients at once."),
     OperationCount(id="structure.does_not_grow", title="The program does not grow with the number of microbatches",
                    grows_with={"xs": 0, "ys": 0}, at_most=64,
                    hint="A Python for loop over the microbatches runs (and traces) its body once per microbatch: "

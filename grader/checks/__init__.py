@@ -25,7 +25,7 @@ _EXPORTS = {
     "Case": "values", "FixedCases": "values", "ValueProperty": "values",
     "SameJit": "scope", "CollectiveCount": "traffic", "PlacedAtMostPerDevice": "traffic",
     "MeshAxisTypes": "explicit", "TypedSharding": "explicit", "LoopLength": "lengths",
-    "WhileReads": "lengths",
+    "WhileReads": "lengths", "LoopRuns": "lengths", "MemoryGrowth": "lengths",
 }
 __all__ = sorted(_EXPORTS)
 

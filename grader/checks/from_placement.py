@@ -19,8 +19,8 @@ from grader.checks.base import Context
 from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence, host_text, host_work, placements_in
 from grader.checks.returns import probe_call
 from grader.checks.structure import StructureCheck, missing_leaf, named, opening
-from grader.checks.values import answer_on, arguments_text, format_number, observed
-from grader.observe.returned import HostWork, Returned
+from grader.checks.values import answer_on, arguments_text, compare, format_number, observed
+from grader.observe.returned import HostWork, Leaf, Returned
 from grader.observe.session import Counterfactual
 from grader.outcome import Outcome
 
@@ -162,21 +162,25 @@ def _witnessed_replay(context: Context, leaf: str, sharding: dict[str, Any], oth
                       tolerance: Any, label: str, via: str, what: str, result: str) -> Outcome | None:
     """The probe call's own operations, run again by the witness (no Python of the submission's
     runs, so nothing can notice) with every eager placement of ``leaf`` onto ``sharding`` holding
-    ``other``: they must give what the function returns when called on ``other`` (``direct``). A
-    result computed from the original, plus a term that is zero only while the placed copy equals
-    it, moves with the placed copy without being computed from it. None when they do, or where
-    the witness cannot say."""
+    ``other``: they must give what the function returns when called on ``other`` (``direct``),
+    and, for a function right on the probe, the exercise's answer on ``other``
+    (``_answer_difference``). A result computed from the original, plus a term that is zero only
+    while the placed copy equals it, moves with the placed copy without being computed from it.
+    None when they do, or where the witness cannot say."""
     order = [path for name in context.session.parameters for path, _ in argument_leaves({name: context.probe[name]})]
     replayed = context.session.replay_placed(probe_call(context), context.probe, order.index(leaf), sharding, other) \
         if leaf in order else None
     if replayed is None:
         return None
     difference = _difference(Returned(True, leaves=replayed), direct, tolerance)
+    whose = "what your function returns on those values"
     if difference is None:
-        return None
+        difference, whose = _answer_difference(context, leaf, other, replayed), "the task's answer on those values"
+        if difference is None:
+            return None
     seen = (f"the operations your function ran, run again with the placed {label} holding other values "
             f"({short(other)}) and {label} itself unchanged (by the grader, where no code of yours runs), do not give "
-            f"what your function returns on those values: {difference.replace('it returned', 'they give', 1)}")
+            f"{whose}: {difference.replace('it returned', 'they give', 1).replace('your function returned', 'they give')}")
     return Outcome.failed(
         f"{opening(f'{what} does not follow the placed {label}', result)}: {seen}. So {what} is not computed from "
         f"the placed {label} alone: it is computed again from the original {label}, or mixes it in, or reaches the "
@@ -184,6 +188,22 @@ def _witnessed_replay(context: Context, leaf: str, sharding: dict[str, Any], oth
         f"from what {via} returns.",
         expected=f"{what} computed from the placed {label}: your function's answer on whatever it holds "
                  f"({observed(direct)})", observed=seen, counterexample=f"{label} = {short(other, 64)}")
+
+
+def _answer_difference(context: Context, leaf: str, other: np.ndarray, replayed: tuple[Leaf, ...]) -> str | None:
+    """Where the witness's replay with the placed ``leaf`` holding ``other`` differs from the
+    exercise's answer on those values, or None. Judged only for a function whose answer on the
+    probe is the exercise's (a value mistake is the value checks' to judge, once): then its own
+    operations fed other values must give the answer for them. Its own answer on them, which
+    the replay is compared with first, comes from a call in its own process, which can notice
+    the grader's values and agree with whatever the replay will give; the exercise's answer
+    cannot."""
+    if context.values is None:
+        return None
+    if compare(probe_call(context), *answer_on(context.values, context.probe)) is not None:
+        return None
+    answer, tolerance = answer_on(context.values, with_leaf(context.probe, leaf, other))
+    return compare(Returned(True, leaves=replayed), answer, tolerance)
 
 
 def _other_values(value: Any) -> list[np.ndarray]:

@@ -24,8 +24,11 @@ import numpy as np
 
 from grader.arguments import Signature, argument_leaves, is_within, with_leaf
 from grader.checks.base import Check, Context
+from grader.checks.compiled_program import _share, _size, own_programs
 from grader.checks.program_checks import observed_program, spelled
+from grader.checks.returns import probe_call
 from grader.observe.program import Program
+from grader.observe.returned import Returned
 from grader.outcome import Category, Outcome
 
 LOOPS = ("scan",)  # the loops whose length the program states
@@ -50,12 +53,7 @@ class LoopLength(Check):
             found.append(f"{self.id}: give of=(leaf, axis) or length=(a function of the arguments), not both")
         if self.operation not in LOOPS:
             found.append(f"{self.id}: only a {' or '.join(LOOPS)} states its length in the program")
-        leaves = dict(argument_leaves(probe))
-        for path, axis in self._vary().items():
-            if path not in leaves or not 0 <= axis < np.ndim(leaves[path]):
-                found.append(f"{self.id}: {path!r} along axis {axis} is no axis of the probe's leaves")
-        if not self._vary():
-            found.append(f"{self.id}: give vary= (the leaves to lengthen, leaf path -> axis)")
+        found += _vary_problems(self, self._vary(), probe)
         if not found:
             try:
                 self._expected(probe)
@@ -109,12 +107,9 @@ class LoopLength(Check):
         if wanted not in lengths:
             return Outcome.failed(f"Your program runs {loops}{reading}; on these inputs the task's loop has {wanted} "
                                   "steps.", expected=f"{want}: {wanted} steps", observed=f"{loops}{reading}")
-        longer = context.probe
-        for path, axis in self._vary().items():
-            value = dict(argument_leaves(context.probe))[path]
-            longer = with_leaf(longer, path, np.concatenate([value, value], axis=axis))
+        longer = lengthened(context.probe, self._vary())
         again = self._expected(longer)
-        returned = context.session.call(longer, record="full")
+        returned = lengthened_call(context, longer, self._vary())
         if not returned.ok or returned.program is None:
             return Outcome.failed(f"On inputs twice as long ({self._lengthened()}), your function "
                                   f"{returned.describe()}.", expected=want, observed=returned.describe())
@@ -166,3 +161,117 @@ class WhileReads(Check):
         return Outcome.failed(f"Your program has {observed}; the task's loop reads {self.reads} as it is, {want}, "
                               f"not padded to a fixed length: loop over {self.reads} itself.",
                               expected=wanted, observed=observed)
+
+
+def lengthened(probe: dict[str, Any], vary: Mapping[str, int]) -> dict[str, Any]:
+    """The probe with each ``vary`` leaf (path -> axis) twice as long along its axis."""
+    longer = probe
+    for path, axis in vary.items():
+        value = dict(argument_leaves(probe))[path]
+        longer = with_leaf(longer, path, np.concatenate([value, value], axis=axis))
+    return longer
+
+
+def lengthened_call(context: Context, longer: dict[str, Any], vary: Mapping[str, int]) -> Returned:
+    """The full record of a call on ``longer`` (``lengthened(context.probe, vary)``), made once
+    for every check that compares it with the probe's."""
+    return context.memo(f"lengthened:{sorted(vary.items())!r}", lambda: context.session.call(longer, record="full"),
+                        seed_free=True)
+
+
+def _vary_problems(check: Check, vary: Mapping[str, int], probe: dict[str, Any]) -> list[str]:
+    leaves = dict(argument_leaves(probe))
+    found = [f"{check.id}: {path!r} along axis {axis} is no axis of the probe's leaves"
+             for path, axis in vary.items() if path not in leaves or not 0 <= axis < np.ndim(leaves[path])]
+    return found + ([] if vary else [f"{check.id}: give vary= (the leaves to lengthen, leaf path -> axis)"])
+
+
+@dataclass(frozen=True, kw_only=True)
+class LoopRuns(Check):
+    """XLA runs a loop of as many steps as the leaf ``of`` = (path, axis) is long, on the probe
+    and on a call whose ``vary`` leaves are twice as long: the trip count of a loop the call ran,
+    as the witness compiles its programs (``CompiledProgram.loops``, a bound passed in traced read
+    at the call's own value), not the loop as written. A ``while_loop`` that always runs 64 steps
+    and masks those past k runs 64 steps; a scan over xs padded to a fixed length runs the
+    padding's. Only a call whose account the witness reproduced is judged: elsewhere there is no
+    compiled trip count to read and the loop's length checks (``LoopLength``, ``WhileReads``)
+    stand alone."""
+    of: tuple[str, int]
+    vary: Mapping[str, int]
+    category: ClassVar[Category] = "structure"
+
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        return _vary_problems(self, {self.of[0]: self.of[1], **self.vary}, probe)
+
+    def judge(self, context: Context) -> Outcome:
+        steps = int(np.shape(dict(argument_leaves(context.probe))[self.of[0]])[self.of[1]])
+        want = f"a loop XLA runs once per element of {self.of[0]} along axis {self.of[1]}"
+        longer = lengthened(context.probe, self.vary)
+        for arguments, wanted, where in ((context.probe, steps, "on the probe"),
+                                         (longer, 2 * steps, f"when {self.of[0]} is twice as long")):
+            returned = probe_call(context) if arguments is context.probe else lengthened_call(context, arguments,
+                                                                                                self.vary)
+            if not returned.ok:
+                return Outcome.failed(f"Nothing to judge here: {where}, your function {returned.describe()}.",
+                                      expected=want, observed=returned.describe())
+            if not returned.reproduced:
+                return Outcome.passed(f"No compiled trip count to read {where} (the grader could not run your call's "
+                                      "programs again by itself): the loop is judged by its length as written.")
+            trips = [t for p in returned.programs for t in p.loops]
+            if wanted not in trips:
+                seen = (", ".join("a number of steps no program fixes" if t is None else f"{t} steps" for t in trips)
+                        if trips else "no loop")
+                return Outcome.failed(
+                    f"{where[:1].upper()}{where[1:]} there are {wanted} elements of {self.of[0]} (axis {self.of[1]}), "
+                    f"but the loops XLA runs for your function run {seen}. One step per element: a loop "
+                    "that always runs a fixed number of steps and masks the extra ones, or runs over a padded copy, "
+                    f"does work that grows with the padding, not with {self.of[0]}. Loop over {self.of[0]} itself "
+                    f"(jax.lax.scan over it, or a loop bound of {self.of[0]}.shape[{self.of[1]}]).",
+                    expected=f"{want}: {wanted} steps {where}", observed=f"loops of {seen} {where}")
+        return Outcome.passed(f"XLA runs a loop of {steps} steps for your function, and {2 * steps} when "
+                              f"{self.of[0]} is twice as long: one per element.")
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryGrowth(Check):
+    """XLA's temporary buffers for the submission's own jitted programs grow, when the ``vary``
+    leaves are twice as long, by at most ``fraction`` of the bytes of the argument leaf ``per``
+    for each element added along the first of them: a loop carrying a running sum holds one
+    ``per``-sized value whatever the length, one that stacks a value per step (``jax.lax.map``,
+    a scan that outputs every gradient, then a mean) holds one per step."""
+    vary: Mapping[str, int]
+    per: str
+    fraction: float = 0.5
+    category: ClassVar[Category] = "structure"
+
+    def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
+        found = _vary_problems(self, self.vary, probe)
+        return found + ([] if self.per in dict(argument_leaves(probe)) else [
+            f"{self.id}: per={self.per!r} is no leaf of the probe's arguments"])
+
+    def judge(self, context: Context) -> Outcome:
+        leaves = dict(argument_leaves(context.probe))
+        path, axis = next(iter(self.vary.items()))
+        added = int(np.shape(leaves[path])[axis])
+        unit = int(np.asarray(leaves[self.per]).nbytes)
+        want = (f"temporaries growing by at most {_share(self.fraction)} of {self.per}'s {_size(unit)} per element "
+                f"added to {path}")
+        before, after = probe_call(context), lengthened_call(context, lengthened(context.probe, self.vary), self.vary)
+        for returned, where in ((before, "on the probe"), (after, f"when {path} is twice as long")):
+            if not returned.ok or not own_programs(returned, True):
+                seen = returned.describe() if not returned.ok else "ran no jitted function of its own"
+                return Outcome.failed(f"Nothing to judge here: {where}, your function {seen}.", expected=want,
+                                      observed=seen)
+        temp = [max(p.memory.temp for p in own_programs(r, True)) for r in (before, after)]
+        growth = temp[1] - temp[0]
+        observed = (f"{_size(temp[0])} of temporaries on the probe, {_size(temp[1])} with {added} more elements of "
+                    f"{path}: {_size(max(growth, 0) // max(added, 1))} more per element")
+        if growth > self.fraction * unit * added:
+            return Outcome.failed(
+                f"XLA's temporary buffers for your jitted function grow with the number of elements of {path}: "
+                f"{observed}, where {self.per} is {_size(unit)}. The program keeps a value of {self.per}'s size for "
+                f"every element (stacked, then reduced), not one running sum in the loop's carry. Add each step's "
+                "value to the carry (jax.lax.scan(step, jnp.zeros_like(...), ...)) instead of stacking them all.",
+                expected=want, observed=observed)
+        return Outcome.passed(f"Your program's temporaries do not grow with {path} beyond what the task allows: "
+                              f"{observed}.")

@@ -13,7 +13,11 @@ XLA's programs take in and move (``grader.checks.compiled_program``); ``PlacedAt
 reads them for what the function *placed*: every placement of an argument (or of a copy of it)
 by ``jax.device_put`` (or the ways ``via`` names) holds at most ``fraction`` of its bytes on any
 one device. An FSDP step that stores its weights split but places a second, replicated copy
-"to be safe" holds all of them everywhere.
+"to be safe" holds all of them everywhere. A copy need not be made by a placement the record
+names (``jax.make_array_from_callback``, ``jnp.array(w, device=...)``, a jitted identity with
+replicated ``out_shardings``): every array of the argument's size the call held between its
+programs, or left alive after it, counts too, as the witness placed it again from the call's
+account (``Returned.held``: its buffers, not the way it was spelled).
 """
 from __future__ import annotations
 
@@ -167,7 +171,10 @@ class CollectiveCount(Check):
 class PlacedAtMostPerDevice(Check):
     """Every placement of the argument ``operand`` (itself, or a copy of its shape) by one of
     ``via`` (``jax.device_put`` unless told) puts at most ``fraction`` of its bytes on any one
-    device, and there is at least one."""
+    device, and there is at least one; and every array of ``operand``'s number of elements the
+    probe call held between programs, however made, holds at most ``fraction`` of itself on any
+    one device (a working copy on the one device the argument arrived on, as the argument
+    itself is, excepted: it adds nothing to what the grader handed over)."""
     operand: str
     fraction: float
     via: tuple[str, ...] = ("device_put",)
@@ -183,7 +190,8 @@ class PlacedAtMostPerDevice(Check):
     def judge(self, context: Context) -> Outcome:
         found = evidence(context)
         how = " or ".join(VIA_NAME[v] for v in self.via)
-        want = f"every placement of {self.operand} by {how} holding at most {_share(self.fraction)} of it per device"
+        want = (f"every placement of {self.operand} by {how}, and every array of its size held between programs, "
+                f"holding at most {_share(self.fraction)} of it per device")
         if found.unobservable or found.problem:
             why = found.unobservable or found.problem or ""
             return Outcome.failed(f"Nothing to judge here: {why[:1].lower()}{why[1:]}.", expected=want, observed=why,
@@ -210,6 +218,22 @@ class PlacedAtMostPerDevice(Check):
         if worst > self.fraction * total:
             return Outcome.failed(f"A placement of {self.operand} puts {observed}; the task allows at most "
                                   f"{_share(self.fraction)} of it per device.", expected=want, observed=observed)
+        copies = [h for h in probe_call(context).held if h.size == value.size and not h.beside_arguments]
+        over = max(copies, key=lambda h: h.most / (h.size * h.itemsize or 1), default=None)
+        if over is not None and over.most > self.fraction * over.size * over.itemsize:
+            held = (f"an array of {self.operand}'s size (shape {over.shape}) with {_size(over.most)} of its "
+                    f"{_size(over.size * over.itemsize)} on one device "
+                    f"({_share(over.most / (over.size * over.itemsize or 1))} of it), on {over.devices} "
+                    f"device{'s' if over.devices > 1 else ''}")
+            return Outcome.failed(
+                f"Between its programs your function holds {held}: a copy of {self.operand} (or an array as large), "
+                f"made without a placement of {self.operand} the task can see (jnp.array(..., device=), "
+                f"jax.make_array_from_callback, a jitted program's output, ...). Every array alive on the devices "
+                f"counts, however it was made: the task allows at most {_share(self.fraction)} of {self.operand} per "
+                "device. Keep only the stored shards between programs; the whole weights exist only inside the "
+                "program that uses them.", expected=want, observed=f"{held}, held between programs")
         placements = f"Each of the {len(ours)} placements" if len(ours) > 1 else "The placement"
+        also = (f"; every other array of its size held between programs ({len(copies)}) at most that share too"
+                if copies else "")
         return Outcome.passed(f"{placements} of {self.operand} holds at most {_share(self.fraction)} of it per "
-                              f"device: the most, {observed}.")
+                              f"device: the most, {observed}{also}.")

@@ -10,6 +10,8 @@ or a ``constant``: an array that came from no recorded operation (made at import
 the host and given back, computed by a host callback), sent as its bytes and sharding. What
 cannot be exported (a program holding a host callback) is a ``break``: its outputs are
 constants too, so the dataflow through it is visibly cut, and judged as the recorder judges it.
+An array the call made and left alive that no step reads (made by no recorded operation: a
+``jax.make_array_from_callback`` kept in a cache) is ``kept``: its shape, type and sharding.
 
 Nothing here is trusted by the grader: the witness checks the account by running it on the
 grader's own arguments and comparing with what the call returned. Building it never raises: a
@@ -18,22 +20,24 @@ failure is the account's ``error``, and the witness then confirms nothing.
 from __future__ import annotations
 
 import base64
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from grader.wire import WIDENED, encode_array
 
 MAX_ACCOUNT_BYTES = 16 << 20  # programs and constants of one call, base64 included
 MAX_STEPS = 512  # a Python loop of eager operations longer than this is not accounted for
+MAX_KEPT = 256  # arrays the call made, kept alive and no step read
 
 
 def account_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]], returned: list[tuple[str, Any]],
                     jax: Any, np: Any, describe: Callable[[Any], dict[str, Any]], concrete: Callable[[Any], Any],
-                    is_staged: Callable[[Any], bool], owner: Callable[[tuple[Any, ...]], tuple[str, bool]]
-                    ) -> dict[str, Any]:
+                    is_staged: Callable[[Any], bool], owner: Callable[[tuple[Any, ...]], tuple[str, bool]],
+                    kept: Sequence[Any] = ()) -> dict[str, Any]:
     """The account of a call from its recorded ``events``; ``owner`` names the function a jit
-    event's program compiles and whether it is the submission's own (``grader.child.ownership``)."""
+    event's program compiles and whether it is the submission's own (``grader.child.ownership``);
+    ``kept``: the arrays the call made that are still alive after it."""
     try:
-        return _Accountant(jax, np, describe, concrete, owner).account(events, leaves, returned, is_staged)
+        return _Accountant(jax, np, describe, concrete, owner).account(events, leaves, returned, is_staged, kept)
     except Exception as error:  # noqa: BLE001 (an account the witness cannot check, never a failed call)
         return {"error": f"{type(error).__name__}: {error}"[:300]}
 
@@ -51,7 +55,8 @@ class _Accountant:
         self.size = 0
 
     def account(self, events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]],
-                returned: list[tuple[str, Any]], is_staged: Callable[[Any], bool]) -> dict[str, Any]:
+                returned: list[tuple[str, Any]], is_staged: Callable[[Any], bool], kept: Sequence[Any]
+                ) -> dict[str, Any]:
         for index, (_, value) in enumerate(leaves):
             self._bind(value, ["arg", index])
         for event in events:
@@ -79,7 +84,13 @@ class _Accountant:
         outputs = [self._ref(value) for _, value in returned]
         if self.size > MAX_ACCOUNT_BYTES:
             return {"error": f"the call's programs and constants take {self.size:,} bytes"}
-        return {"steps": self.steps, "programs": self.programs, "constants": self.constants, "outputs": outputs}
+        # made without a recorded operation and read by none (a jax.make_array_from_callback kept
+        # in a module's cache): no step holds them, so only where they live is handed over
+        unread = [{"shape": [int(n) for n in value.shape], "dtype": str(value.dtype),
+                   "sharding": self.describe(value.sharding)}
+                  for value in kept if id(value) not in self.refs][:MAX_KEPT]
+        return {"steps": self.steps, "programs": self.programs, "constants": self.constants, "outputs": outputs,
+                "kept": unread}
 
     def _bind(self, value: Any, ref: list[Any]) -> None:
         value = self.concrete(value)

@@ -33,7 +33,7 @@ _CALLED = re.compile(r"\b(body|condition|calls|to_apply)=%?([\w.\-]+)")
 _BRANCHES = re.compile(r"branch_computations=\{([^}]*)\}")
 _NAME = re.compile(r"%?([\w.\-]+)")
 _WIDTH = re.compile(r"[suf](\d+)")
-_TRIP_COUNT = re.compile(r'"known_trip_count":\{"n":"(\d+)"')
+TRIP_COUNT = re.compile(r'"known_trip_count":\{"n":"(\d+)"')
 MAX_COLLECTIVES = 64  # of one program: more say nothing a check needs
 MAX_PROGRAMS = 64  # distinct XLA programs of one call's record
 
@@ -93,7 +93,7 @@ def _times_run(hlo_text: str) -> dict[str, int | None]:
             computation = header.group(1)
             entry = computation if line.startswith("ENTRY") else entry
             continue
-        trips = _TRIP_COUNT.search(line)
+        trips = TRIP_COUNT.search(line)
         for role, called in _CALLED.findall(line):
             trip = (int(trips.group(1)) if trips else None) if role == "body" else 1
             calls.setdefault(computation, []).append((called, trip))

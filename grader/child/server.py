@@ -325,6 +325,8 @@ class Child:
         raised: BaseException | None = None
         clock, compile_s = self.clock, recorder.compile_s
         compiling = compile_s[0]
+        # the arrays alive before a full call: what it leaves alive beyond them it made (and kept)
+        alive = {id(a) for a in self.jax.live_arrays()} if mode == "full" else set()
         recorder.start(mode)
         began = clock()
         try:
@@ -368,9 +370,10 @@ class Child:
             reply["between_bytes"] = self.held_between(events, leaves, returned)
             reply["program"] = self.program_of_call(events, leaves, returned, self.describe_sharding,
                                                     lambda v: type(v) is self.ArrayImpl, self.replayer.follows)
+            kept = [a for a in self.jax.live_arrays() if id(a) not in alive]
             reply["account"] = self.account_of_call(events, leaves, returned, self.jax, self.np,
                                                     self.describe_sharding, self.concrete, self.is_staged,
-                                                    recorder.owner_of)
+                                                    recorder.owner_of, kept)
         return reply
 
     def trace(self, named: list[list[Any]]) -> TraceReply:

@@ -11,6 +11,7 @@ submission's failure, not the grader's.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
@@ -210,6 +211,9 @@ class CompiledProgram:
     runs: int
     collectives: tuple[Collective, ...]
     memory: DeviceMemory
+    # its while loops' trip counts (None: unknown), as the witness's compilation reads them on the
+    # call's values; () where the child's own reading stands (it reads no loops)
+    loops: tuple[int | None, ...] = ()
 
     @property
     def unbounded(self) -> bool:
@@ -221,6 +225,37 @@ class CompiledProgram:
         """Bytes of collective results per device over all its runs, a collective in a loop of
         unknown trip count counted once (``unbounded`` says so)."""
         return self.runs * sum(c.bytes * (1 if c.times is None else c.times) for c in self.collectives)
+
+
+@dataclass(frozen=True)
+class Held:
+    """An array a fully recorded call held between its programs (or made and left alive after
+    it), as the witness placed it again (``grader.witness.rerun``): whatever made it
+    (``jax.device_put``, ``jnp.array(..., device=)``, ``jax.make_array_from_callback``, a jitted
+    program's outputs), its ``shape``,
+    ``itemsize``, the ``most`` bytes of it one device holds, on how many ``devices``, whether
+    it is on the one device the arguments arrived on (``beside_arguments``), made or first read
+    by the account's step ``step``."""
+    shape: tuple[int, ...]
+    itemsize: int
+    most: int
+    devices: int
+    beside_arguments: bool
+    step: int
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
+def parse_held(data: list[dict[str, Any]]) -> tuple[Held, ...]:
+    """The witness's ``held`` list; ValueError, KeyError or TypeError where it is not one."""
+    def count(value: Any) -> int:
+        if type(value) is not int or value < 0:
+            raise ValueError(f"{value!r} is not a count")
+        return value
+    return tuple(Held(tuple(count(n) for n in d["shape"]), count(d["itemsize"]), count(d["most"]),
+                      count(d["devices"]), d["beside_arguments"] is True, count(d["step"])) for d in data[:1024])
 
 
 def parse_jit_calls(data: list[JitCallData]) -> tuple[JitCall, ...]:
@@ -257,8 +292,10 @@ def _program(data: ProgramData) -> CompiledProgram:
     collectives = tuple(Collective(c["kind"], count(c["bytes"]),
                                    None if c.get("times", 1) is None else max(1, count(c.get("times", 1))))
                         for c in data["collectives"][:64])
+    loops = tuple(None if trips is None else count(trips) for trips in data.get("loops", [])[:64])
     return CompiledProgram(safe_text(data["name"], 200), safe_text(data["function"], 300), data["own"],
-                           count(data["runs"]), collectives, DeviceMemory(*(count(data["memory"][k]) for k in _MEMORY)))
+                           count(data["runs"]), collectives, DeviceMemory(*(count(data["memory"][k]) for k in _MEMORY)),
+                           loops)
 
 
 def parse_compilations(data: list[CompilationData]) -> tuple[Compilation, ...]:
@@ -290,6 +327,7 @@ class Returned:
     between_bytes: int = 0
     account: Any = None  # in a full record: the account the child handed over (grader.child.account)
     reproduced: bool = False  # in a full record: the witness ran the account and it gave what was returned
+    held: tuple[Held, ...] = ()  # in a full record whose account was reproduced: the arrays held between programs
 
     @property
     def jax_failed(self) -> bool:

@@ -397,7 +397,7 @@ class Session:
         if self.witnessed is None or self.witnessed.status != "diverged":
             self.witnessed = verdict
         if verdict.status == "reproduced":
-            return replace(returned, programs=verdict.programs, reproduced=not verdict.breaks)
+            return replace(returned, programs=verdict.programs, reproduced=not verdict.breaks, held=verdict.held)
         return returned
 
     def replay_placed(self, returned: Returned, arguments: Mapping[str, Any], leaf: int, sharding: dict[str, Any],

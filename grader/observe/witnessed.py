@@ -14,7 +14,7 @@ from typing import Any, Literal
 import numpy as np
 
 from grader.arguments import flatten
-from grader.observe.returned import CompiledProgram, Leaf, parse_programs, safe_text
+from grader.observe.returned import CompiledProgram, Held, Leaf, parse_held, parse_programs, safe_text
 from grader.wire import decode_array
 
 Status = Literal["reproduced", "diverged", "unverifiable"]
@@ -31,6 +31,7 @@ class Witnessed:
     detail: str = ""
     programs: tuple[CompiledProgram, ...] = ()  # read from the witness's own compilation
     breaks: tuple[str, ...] = ()  # steps that could not be handed over (host callbacks)
+    held: tuple[Held, ...] = ()  # the arrays the account held between programs, placed by the witness
 
 
 def witnessed(answer: Any, leaves: tuple[Leaf, ...], tolerance: Any = None) -> Witnessed:
@@ -49,6 +50,7 @@ def witnessed(answer: Any, leaves: tuple[Leaf, ...], tolerance: Any = None) -> W
         programs = parse_programs(answer.get("programs", []))
         outputs = answer["outputs"]
         breaks = tuple(safe_text(b, 300) for b in answer.get("breaks", []))[:16]
+        held = parse_held(answer.get("held", []))
     except (KeyError, TypeError, ValueError) as error:
         return Witnessed("unverifiable", f"the witness's answer is malformed ({error})")
     if len(outputs) != len(leaves):
@@ -59,7 +61,7 @@ def witnessed(answer: Any, leaves: tuple[Leaf, ...], tolerance: Any = None) -> W
         differs = _differs(leaf, output, limit)
         if differs:
             return Witnessed("diverged", f"{leaf.path}: {differs}")
-    return Witnessed("reproduced", "", programs, breaks)
+    return Witnessed("reproduced", "", programs, breaks, held)
 
 
 def _differs(leaf: Leaf, output: Any, limit: Any) -> str | None:

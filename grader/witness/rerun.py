@@ -26,12 +26,16 @@ ALLOWED_TARGETS = frozenset({"Sharding", "SPMDFullToShardShape", "SPMDShardToFul
 ALLOWED_PREFIXES = ("lapack_", "ducc_")
 _TARGET = re.compile(r'(?:custom_call\s+@|call_target_name\s*=\s*")([\w.$-]+)')
 MAX_COMPILED = 64  # distinct programs of one account
+MAX_HELD = 1024  # arrays held between programs, reported
 # What this process compiled, by a program's serialization and how its inputs are placed, the
 # most recently used last: a served re-check of the same file, and the replay after a call,
 # compile nothing again (the same bytes are the same program). Bounded: each holds an executable.
 _MADE: OrderedDict[tuple[str, tuple[str, ...]], tuple[Any, dict[str, Any]]] = OrderedDict()
 _DESERIALIZED: OrderedDict[str, Any] = OrderedDict()
 MAX_MADE = 128
+# The trip counts of a program's loops at the integer scalars it was given (``_Run._loops_on``),
+# by the program's serialization, those values and its inputs' placement.
+_TRIPS: OrderedDict[tuple[str, tuple[tuple[int, int], ...], tuple[str, ...]], list[int | None]] = OrderedDict()
 
 
 def rerun(account: Any, named: Any, substitute: Any = None) -> dict[str, Any]:
@@ -103,6 +107,12 @@ def malformed(account: Any, arguments: int) -> str | None:
             return f"step {index} makes values that are not arrays"
     if any(bad(ref, len(steps)) for ref in outputs):
         return "an output is a value no step, argument or constant holds"
+    kept = account.get("kept", [])
+    if not (isinstance(kept, list) and all(
+            isinstance(k, dict) and isinstance(k.get("shape"), list) and isinstance(k.get("dtype"), str)
+            and isinstance(k.get("sharding"), dict) and all(type(n) is int and n >= 0 for n in k["shape"])
+            for k in kept)):
+        return "what it says the call kept alive is not shapes with their shardings"
     return None
 
 
@@ -142,6 +152,8 @@ class _Run:
         swapped = 0
         constants = self.account.get("constants", [])
         breaks = []
+        held: list[dict[str, Any]] = []  # every array the call held between its programs
+        beside = self.jax.devices()[0]  # where _arguments puts each argument, uncommitted
 
         def read(ref: list[Any]) -> Any:
             if ref[0] == "literal":
@@ -155,6 +167,8 @@ class _Run:
 
         for index, step in enumerate(self.account["steps"]):
             reads = [read(r) for r in step["reads"]]
+            held.extend(_held(r, v, index, beside) for r, v in zip(step["reads"], reads) if r[0] == "constant"
+                        and constants[int(r[1])]["sharding"].get("type") != "default")
             if step["kind"] == "place":
                 placed = reads[0]
                 if substitute is not None and step["reads"] == [["arg", substitute["arg"]]] \
@@ -170,6 +184,7 @@ class _Run:
                 raise Unverifiable(f"a step of kind {step['kind']!r}")
             for k, out in enumerate(outs):
                 values[("step", index, k)] = out
+                held.append(_held(["step", index, k], out, index, beside))
         from grader.wire import WIDENED, encode_array
         outputs = []
         for ref in self.account["outputs"]:
@@ -178,8 +193,10 @@ class _Run:
             if array.dtype.name in WIDENED:  # as the child sends a narrow type: its numbers, widened
                 array = array.astype(WIDENED[array.dtype.name])
             outputs.append(encode_array(array) if array.dtype.kind in "biufc" else None)
+        held.extend(self._kept(index, kept, beside) for index, kept in enumerate(self.account.get("kept", [])))
+        unique = {tuple(h["ref"]): h for h in held if h is not None}  # a constant read twice is one array
         return {"ok": True, "outputs": outputs, "programs": list(self.facts.values()), "breaks": breaks,
-                "swapped": swapped}
+                "swapped": swapped, "held": list(unique.values())[:MAX_HELD]}
 
     def _program(self, step: dict[str, Any], reads: list[Any]) -> list[Any]:
         index = int(step["program"])
@@ -204,9 +221,55 @@ class _Run:
             self.facts[index] = {"name": str(step.get("function", ""))[:200],
                                  "function": str(step.get("function", ""))[:300], "own": step.get("own") is True,
                                  "runs": 0, **facts}
+            if None in facts["loops"]:
+                self.facts[index]["loops"] = self._loops_on(digest, exported, reads) or facts["loops"]
         self.facts[index]["runs"] += 1
         outs = executable(*reads)
         return list(outs) if isinstance(outs, (list, tuple)) else [outs]
+
+    def _kept(self, index: int, kept: dict[str, Any], beside: Any) -> dict[str, Any] | None:
+        """An array the call made, kept alive and no step read, from its shape and sharding alone:
+        the bytes of its largest block, where its sharding and type are ones the witness rebuilds
+        (None elsewhere: an array it cannot lay out is not counted, and the rest still is)."""
+        shape = tuple(int(n) for n in kept["shape"])
+        try:
+            sharding = self._sharding(kept["sharding"])
+            itemsize = int(self.np.dtype(kept["dtype"]).itemsize)
+            block = sharding.shard_shape(shape) if sharding is not None else None
+        except (Unverifiable, KeyError, IndexError, TypeError, ValueError):
+            return None
+        if block is None:
+            return None
+        devices = sorted(sharding.device_set, key=lambda d: d.id)
+        return {"ref": ["kept", index], "step": len(self.account["steps"]), "shape": list(shape), "itemsize": itemsize,
+                "most": int(self.np.prod(block, dtype=int)) * itemsize, "devices": len(devices),
+                "beside_arguments": devices == [beside]}
+
+    def _loops_on(self, digest: str, exported: Any, reads: list[Any]) -> list[int | None] | None:
+        """The trip counts of the program's while loops on these very values: its integer scalar
+        inputs (a ``fori_loop`` bound passed in traced) made constants of a compilation read for
+        its loops alone, so XLA counts the steps the call ran; None where it has no such input."""
+        fixed = {i: self.np.asarray(r) for i, r in enumerate(reads)
+                 if self.np.ndim(r) == 0 and self.np.asarray(r).dtype.kind in "iu"}
+        if not fixed:
+            return None
+        key = (digest, tuple((i, v.item()) for i, v in fixed.items()),
+               tuple(str(getattr(r, "sharding", None)) for r in reads))
+        if key in _TRIPS:
+            _TRIPS.move_to_end(key)
+            return _TRIPS[key]
+
+        def call(*rest: Any) -> Any:
+            given = iter(rest)
+            return exported.call(*(fixed[i] if i in fixed else next(given) for i in range(len(reads))))
+        try:
+            text = self.jax.jit(call).lower(*(r for i, r in enumerate(reads) if i not in fixed)).compile().as_text()
+        except Exception:  # noqa: BLE001 (what does not compile so says nothing: the loops stay unknown)
+            return None
+        _TRIPS[key] = _loops(text)
+        while len(_TRIPS) > MAX_MADE:
+            _TRIPS.popitem(last=False)
+        return _TRIPS[key]
 
     def _placed_for(self, exported: Any, devices: Any, reads: list[Any]) -> list[Any]:
         """The values a program reads, on its devices as its own shardings ask (replicated where
@@ -291,11 +354,37 @@ class _Run:
         raise Unverifiable(f"a sharding of type {kind!r}")
 
 
+def _held(ref: list[Any], value: Any, step: int, beside: Any) -> dict[str, Any] | None:
+    """An array the call held between programs (an input a step read that no recorded operation
+    made, or a step's output), as placed here: its shape and the most bytes of it one device
+    holds, read off its buffers, whichever way the submission made it, and whether it is on the
+    one device ``beside`` the arguments arrived on (as the argument itself is); None for what is
+    no array."""
+    shards = getattr(value, "addressable_shards", None)
+    if not shards:
+        return None
+    return {"ref": [str(ref[0]), *map(int, ref[1:])], "step": step, "shape": [int(n) for n in value.shape],
+            "itemsize": int(value.dtype.itemsize), "most": max(int(s.data.nbytes) for s in shards),
+            "devices": len(shards), "beside_arguments": len(shards) == 1 and shards[0].device == beside}
+
+
+def _loops(hlo_text: str) -> list[int | None]:
+    """The trip count of each while loop of an HLO module (a scan, a fori_loop, a while_loop):
+    XLA's known trip count, None where it does not know one."""
+    from grader.child.compiled import TRIP_COUNT
+    return [int(trip.group(1)) if trip else None
+            for trip in (TRIP_COUNT.search(line) for line in hlo_text.splitlines() if _WHILE.search(line))][:64]
+
+
+_WHILE = re.compile(r"\swhile\(")  # a while instruction: "%while.3 = (s32[], f32[8]) while(%tuple.2), ..."
+
+
 def _facts(executable: Any) -> dict[str, Any]:
     """What XLA made of a program compiled here: its collectives (``grader.child.compiled``
-    reads HLO text the same way) and its memory per device."""
+    reads HLO text the same way), its loops' trip counts and its memory per device."""
     from grader.child.compiled import collectives
     stats = executable.memory_analysis()
-    return {"collectives": collectives(executable.as_text()),
+    text = executable.as_text()
+    return {"collectives": collectives(text), "loops": _loops(text),
             "memory": {"argument": int(stats.argument_size_in_bytes), "output": int(stats.output_size_in_bytes),
                        "temp": int(stats.temp_size_in_bytes), "alias": int(stats.alias_size_in_bytes)}}
