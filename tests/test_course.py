@@ -13,7 +13,7 @@ import pytest
 
 from conftest import SEED_EXERCISE
 from grader.cli import main
-from grader.exercise import own_exercises
+from grader.authoring.exercise import own_exercises
 
 TRACK = sorted(p.name for p in (SEED_EXERCISE.parent).iterdir() if (p / "exercise.toml").is_file())
 
@@ -112,7 +112,7 @@ def test_jaxgrade_exercises_takes_several_folders_and_names_a_missing_one(tmp_pa
 
 
 def test_new_from_copies_a_track_exercise_in_to_be_changed(course, capsys):
-    from grader.exercise import find_exercise
+    from grader.authoring.exercise import find_exercise
     assert main(["new", "--from", "sgd_step"]) == 0
     copied = course / "exercises" / "sgd_step"
     assert (copied / "reference.py").is_file() and find_exercise("sgd_step").directory == copied

@@ -129,7 +129,7 @@ def test_a_wheel_grades_a_lazy_import_with_full_marks_however_installed(wheel, k
 def _keys_of_the_track() -> dict[str, str]:
     """SHA-256 → name of every answer key of the track (docs/keys.md): each exercise's reference
     and its right/ and wrong/ variants."""
-    from grader.exercise import KEY_PARTS
+    from grader.authoring.exercise import KEY_PARTS
     found = [p for exercise in (REPO / "exercises").iterdir() for part in KEY_PARTS
              for p in [exercise / part, *(exercise / part).glob("*")] if p.is_file()]
     return {hashlib.sha256(p.read_bytes()).hexdigest(): str(p.relative_to(REPO)) for p in found}
@@ -234,7 +234,7 @@ def test_a_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
                            timeout=300)
     assert built.returncode == 0, built.stderr[-3000:]
     files = {str(p.relative_to(tmp_path / "lib")) for p in (tmp_path / "lib").rglob("*") if p.is_file()}
-    assert {"grader/cli.py", "grader/export/command.py", "grader/templates/report.txt.j2"} <= files
+    assert {"grader/cli.py", "grader/authoring/export/command.py", "grader/templates/report.txt.j2"} <= files
     assert [f for f in files if f.startswith("grader/exercises/")] == ["grader/exercises/README.txt"]
     if os.geteuid() != 0:
         pytest.skip("run_autograder grades as root only (Gradescope runs it as root)")
@@ -385,8 +385,8 @@ def test_non_editable_install_carries_exercises_without_keys_and_templates(insta
                                                                       "statement.md"}
     assert not list(package.rglob("*.pyc")), "bytecode of the checkout must not ship"
     # The installed copy finds its own exercises and templates, not the source tree's.
-    probe = ("import grader.exercise as e, grader.report.render as r; "
-             "print(*e.exercise_roots()); print(r.templates_root()); "
+    probe = ("import grader.authoring.exercise as e, grader.authoring.course as c, grader.report.render as r; "
+             "print(*c.exercise_roots()); print(r.templates_root()); "
              "print(e.find_exercise('named_sharding_replicated').title)")
     shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
                            cwd=tmp_path, env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"})

@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from grader import __version__
 from grader.errors import ClusterError, WorkerMismatch
-from grader.exercise import Exercise, load_exercise
+from grader.authoring.exercise import Exercise, load_exercise
 from grader.batch.results import Graded, render_student
 from grader.report.result import CheckResult, Report
 from grader.source import helper_at, helper_path

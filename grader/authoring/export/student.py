@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import ExportError
-from grader.exercise import Exercise, load_exercise
-from grader.export.bundle import empty_folder, template
-from grader.export.pack import pinned_constraints, write_pack_record
-from grader.starter import starter_notebook, starter_text, write_notebook
+from grader.authoring.exercise import Exercise, load_exercise
+from grader.authoring.export.bundle import empty_folder, template
+from grader.authoring.export.pack import pinned_constraints, write_pack_record
+from grader.authoring.starter import starter_notebook, starter_text, write_notebook
 
 STUDENT_PARTS = ("statement.md", "starter.py")
 

@@ -1,6 +1,6 @@
 """The command line of the exports: ``jaxgrade export TARGET -e SLUG|--all -o OUT`` for gradescope,
 prairielearn, student, github-classroom and gitlab-ci (registered on the CLI by
-:func:`add_commands`), and ``python -m grader.export ...`` (:func:`main`), what the
+:func:`add_commands`), and ``python -m grader.authoring.export ...`` (:func:`main`), what the
 exported scripts run inside their containers."""
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import ExerciseError, ExitCode, ExportError, GraderFailure, UsageError
-from grader.exercise import Exercise, all_exercises, find_exercise, require_key
-from grader.export.container_grading import protect_exercise, shared_compile_cache
-from grader.export.gradescope import autograde, export_gradescope
-from grader.export.prairielearn import export_prairielearn, prairielearn_grade
-from grader.export.repository import export_github_classroom, export_gitlab_ci
-from grader.export.student import export_student
+from grader.authoring.exercise import Exercise, all_exercises, find_exercise, require_key
+from grader.authoring.export.container_grading import protect_exercise, shared_compile_cache
+from grader.authoring.export.gradescope import autograde, export_gradescope
+from grader.authoring.export.prairielearn import export_prairielearn, prairielearn_grade
+from grader.authoring.export.repository import export_github_classroom, export_gitlab_ci
+from grader.authoring.export.student import export_student
 
 
 def _selected(args: argparse.Namespace) -> list[Exercise]:
@@ -106,9 +106,9 @@ def add_commands(commands: Any) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m grader.export autograde|lock|warm-cache|prairielearn-grade --root ROOT -e SLUG``: what
+    """``python -m grader.authoring.export autograde|lock|warm-cache|prairielearn-grade --root ROOT -e SLUG``: what
     Gradescope's run_autograder and setup.sh, and PrairieLearn's tests/run.sh, call."""
-    parser = argparse.ArgumentParser(prog="python -m grader.export")
+    parser = argparse.ArgumentParser(prog="python -m grader.authoring.export")
     parser.add_argument("action", choices=["autograde", "lock", "warm-cache", "prairielearn-grade"])
     parser.add_argument("--root", type=Path, default=Path(os.environ.get("JAXGRADE_AUTOGRADER_ROOT", "/autograder")))
     parser.add_argument("-e", "--exercise", required=True)

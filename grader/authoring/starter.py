@@ -9,7 +9,7 @@ import ast
 
 import nbformat
 
-from grader.exercise import Exercise
+from grader.authoring.exercise import Exercise
 
 SAVE_FIRST = ("**Check your work.** Save the notebook first (Ctrl+S or File → Save): the check grades the "
               "saved file, not what your kernel holds, in a fresh process of its own.")

@@ -14,7 +14,7 @@ import numpy as np
 
 from grader.arguments import argument_leaves
 from grader.errors import ExerciseError
-from grader.exercise import Exercise
+from grader.authoring.exercise import Exercise
 from grader.outcome import CATEGORIES
 
 MIN_WRONG, MIN_WRONG_STRUCTURE, MIN_RIGHT, MIN_STRUCTURE_CHECKS = 6, 2, 2, 3

@@ -17,7 +17,8 @@ import shutil
 from pathlib import Path
 
 from grader.errors import UsageError
-from grader.exercise import COURSE_FILE, exercise_roots, find_course, find_exercise
+from grader.authoring.course import COURSE_FILE, exercise_roots, find_course
+from grader.authoring.exercise import find_exercise
 from grader.paths import PACKAGE, data_folder
 
 SLUG = re.compile(r"^[a-z][a-z0-9_]*$")

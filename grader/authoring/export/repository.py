@@ -2,7 +2,7 @@
 
 A course publishes the folder as the starting repository of an assignment (GitHub Classroom's
 template repository, a GitLab project students fork). It holds what the student's folder holds
-(:func:`grader.export.student.write_student_files`: the starter as ``SLUG.py``, the ``check``
+(:func:`grader.authoring.export.student.write_student_files`: the starter as ``SLUG.py``, the ``check``
 script, the exercise with its visible checks only, constraints.txt), the statement as README.md,
 the jaxgrade source it was exported with (``.jaxgrade/jaxgrade``, installed by the CI job with
 constraints.txt, so every push is graded by the grader the course validated), and the CI file
@@ -20,9 +20,9 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
-from grader.exercise import Exercise
-from grader.export.bundle import bundle_source, template
-from grader.export.student import withheld_note, write_student_files
+from grader.authoring.exercise import Exercise
+from grader.authoring.export.bundle import bundle_source, template
+from grader.authoring.export.student import withheld_note, write_student_files
 
 PYTHON = "%d.%d" % sys.version_info[:2]  # the constraints pin what this Python installed
 

@@ -3,7 +3,7 @@
 A student in Jupyter, Colab or VS Code runs ``import grader; grader.check()`` in a cell (or
 ``grader.check("named_sharding_replicated")``). What is graded is what the kernel holds: every
 cell run so far in this session, in the order it ran, graded as ``jaxgrade check`` grades a
-saved notebook, in a sandboxed child, never in the kernel (grader.kernel_cells says how). What
+saved notebook, in a sandboxed child, never in the kernel (grader.notebook.kernel_cells says how). What
 cannot be graded (no IPython, no cell defining an exercise's function, several, a misspelt
 exercise) is a ``CheckCellError``: one line in the cell, saying what to do.
 
@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.errors import CheckCellError
-from grader.exercise import Exercise
-from grader.kernel_cells import GRADED, chosen_exercise, grade_cells, kernel_cells
+from grader.authoring.exercise import Exercise
+from grader.notebook.kernel_cells import GRADED, chosen_exercise, grade_cells, kernel_cells
 from grader.report.result import Report
 from grader.submission import early_child
 
@@ -72,7 +72,7 @@ def check(exercise: str | None = None, *, seed: int = 0) -> Report:
 def _through_service(cells: list[str], exercise: Exercise, seed: int) -> Report | Absent | None:
     """The report the warm service sent for ``cells``; else what ``report_through_service`` said
     (Absent: no service listened; None: grade here, start none)."""
-    from grader.warm.cells import request
+    from grader.notebook.warm_cells import request
     from grader.warm.client import report_through_service
     answer = report_through_service(request(cells, exercise.slug, seed))
     if not isinstance(answer, dict):

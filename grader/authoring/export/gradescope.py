@@ -16,9 +16,9 @@ import zipfile
 from pathlib import Path
 
 from grader.errors import ExerciseError, ExitCode, ExportError, GraderFailure, SandboxError
-from grader.exercise import Exercise, find_exercise, require_key
-from grader.export.bundle import copy_exercise, copy_grader, template
-from grader.export.container_grading import (banner, fresh_results, grade_or_fault, print_protections, scratch,
+from grader.authoring.exercise import Exercise, find_exercise, require_key
+from grader.authoring.export.bundle import copy_exercise, copy_grader, template
+from grader.authoring.export.container_grading import (banner, fresh_results, grade_or_fault, print_protections, scratch,
                                               write_results)
 from grader.source import prepare_folder
 

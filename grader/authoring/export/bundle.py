@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 from grader.errors import ExportError
-from grader.exercise import Exercise
-from grader.export.pack import pinned_constraints, write_pack_record
+from grader.authoring.exercise import Exercise
+from grader.authoring.export.pack import pinned_constraints, write_pack_record
 from grader.paths import PACKAGE, data_folder
 
 SOURCE_ROOT = PACKAGE.parent
@@ -93,7 +93,7 @@ def bundle_source(target: Path, where: str) -> Path:
 
 def copy_exercise(exercise: Exercise, destination: Path, parts: tuple[str, ...] = GRADER_PARTS) -> Path:
     """Copy the ``parts`` of an exercise folder that exist (default: what grading needs) to
-    ``destination``, with the pack's record of this machine's JAX (``grader.export.pack``)."""
+    ``destination``, with the pack's record of this machine's JAX (``grader.authoring.export.pack``)."""
     destination.mkdir(parents=True)
     for part in parts:
         if (exercise.directory / part).is_file():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from grader.errors import ExerciseError
-from grader.exercise import find_exercise
+from grader.authoring.exercise import find_exercise
 from grader.report.render import html_fragment, render
 from grader.report.shape import Graded
 

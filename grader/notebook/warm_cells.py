@@ -3,7 +3,7 @@ grading its cells itself (kind "cells", beside the CLI's "check"), and what the 
 with it.
 
 The kernel sends the cells it ran as typed, the exercise it chose for them (the slug
-``grader.kernel_cells.chosen_exercise`` gave), the seed, its working folder (where helper
+``grader.notebook.kernel_cells.chosen_exercise`` gave), the seed, its working folder (where helper
 modules are read from) and its umask. The service grades them with ``grade_cells``, exactly as
 the kernel would, in a scratch folder made for this check alone (0700, removed after it), the
 child forked from its zygote; it sends the Report back as data (``Report.as_data``), which the
@@ -83,10 +83,10 @@ def read(fields: Mapping[str, Any], known: frozenset[str]) -> CellsCheck:
 
 
 def grade(check: CellsCheck, launcher: Launcher) -> Report:
-    """``check`` graded as the kernel would grade it (grader.kernel_cells), its child started by
+    """``check`` graded as the kernel would grade it (grader.notebook.kernel_cells), its child started by
     ``launcher`` (the service's zygote); a CheckCellError where the cells do not define the
     exercise's function (the kernel found they do: a request that lies)."""
-    from grader.kernel_cells import chosen_exercise, grade_cells
+    from grader.notebook.kernel_cells import chosen_exercise, grade_cells
     exercise = chosen_exercise(check.cells, check.exercise)
     with tempfile.TemporaryDirectory(prefix="jaxgrade-kernel-") as scratch:
         return grade_cells(check.cells, exercise, seed=check.seed, folder=Path(scratch), cwd=check.cwd,

@@ -12,7 +12,7 @@ One module per platform (:mod:`.gradescope`, :mod:`.prairielearn`, :mod:`.studen
 :mod:`.repository` for both CI platforms), what they
 bundle (:mod:`.bundle`: the source, an exercise's files, the scripts in templates/export/),
 grading inside their containers (:mod:`.container_grading`, with grader.sandbox.container), and
-the command line (:mod:`.command`; ``python -m grader.export`` is what the exported scripts run).
+the command line (:mod:`.command`; ``python -m grader.authoring.export`` is what the exported scripts run).
 
 A name is imported on first use (PEP 562): ``jaxgrade check`` reads an exported pack's record
 (:mod:`.pack`) and needs none of the platforms, whose imports (nbformat, jsonschema) would cost
@@ -24,12 +24,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from grader.export.bundle import copy_exercise
-    from grader.export.command import add_commands
-    from grader.export.gradescope import autograde, export_gradescope
-    from grader.export.prairielearn import export_prairielearn, prairielearn_grade
-    from grader.export.repository import export_github_classroom, export_gitlab_ci
-    from grader.export.student import export_student, visible_checks_source
+    from grader.authoring.export.bundle import copy_exercise
+    from grader.authoring.export.command import add_commands
+    from grader.authoring.export.gradescope import autograde, export_gradescope
+    from grader.authoring.export.prairielearn import export_prairielearn, prairielearn_grade
+    from grader.authoring.export.repository import export_github_classroom, export_gitlab_ci
+    from grader.authoring.export.student import export_student, visible_checks_source
 
 # Each public name, and the module of this package that defines it.
 _HOMES = {"copy_exercise": "bundle", "add_commands": "command", "autograde": "gradescope",
@@ -42,5 +42,5 @@ __all__ = sorted(_HOMES)
 
 def __getattr__(name: str) -> Any:
     if name not in _HOMES:
-        raise AttributeError(f"module 'grader.export' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"grader.export.{_HOMES[name]}"), name)
+        raise AttributeError(f"module 'grader.authoring.export' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"grader.authoring.export.{_HOMES[name]}"), name)

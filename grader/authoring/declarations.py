@@ -1,4 +1,5 @@
-"""Everything an exercise's checks.py declares its checks with, from one import:
+"""Everything an exercise's checks.py declares its checks with, from one import (grader.authoring
+re-exports it all on first use):
 
     from grader.authoring import (Array, LoadsFunction, NamedShardingTarget, Signature, ValueProperty,
                                   WithinLimits, arguments, float32_array, placement_checks, shapes)
@@ -6,7 +7,8 @@
 the signature's pieces (``grader.arguments``), the checks and their targets (``grader.checks``)
 and the inputs, oracles and tolerances of value checks (``grader.strategies``). It imports
 them all at once, Hypothesis included: only an exercise's checks.py imports it, which the
-engine loads while the submission's child starts."""
+engine loads while the submission's child starts. Its names are grader.authoring's _DECLARATIONS
+(tests/test_authoring.py holds the two equal)."""
 from __future__ import annotations
 
 from grader.arguments import Array, Key, Scalar, Signature
@@ -34,19 +36,3 @@ from grader.outcome import Outcome
 from grader.strategies import (FLOAT32, LENGTHS, arguments, dims, elementwise_tolerance, exact_axis_sum, exact_matmul,
                                exact_sum, exactly, float32_array, float32_axis_sum_tolerance, float32_matmul_tolerance,
                                float32_sum_tolerance, int_array, keys, named, no_tolerance, shapes, tree)
-
-__all__ = [
-    # the function's signature
-    "Array", "Key", "Scalar", "Signature",
-    # checks, and the targets structure checks judge
-    "AnyOf", "AvoidsPrimitives", "Case", "CollectiveCount", "CommunicatesAtMost", "CompilesAtMost", "CyclicShift",
-    "DeviceMemoryAtMost", "Donates", "FixedCases", "HoldsAtMostPerDevice", "LoadsFunction", "LoopLength",
-    "MeshAxisTypes", "MeshMatches", "NamedShardingTarget", "Observed", "OperationCount", "Outcome",
-    "PlacedAtMostPerDevice", "PlacedOnNamedSharding", "Predicate", "ResultFromPlacement", "ResultSharding", "Returns",
-    "SameJit", "ShardLayout", "SpecMatches", "TypedSharding", "UsesCollective", "UsesPrimitive", "ValueProperty",
-    "WhileReads", "WithinLimits", "Wording", "placement_checks",
-    # inputs, oracles and tolerances
-    "FLOAT32", "LENGTHS", "arguments", "dims", "elementwise_tolerance", "exact_axis_sum", "exact_matmul",
-    "exact_sum", "exactly", "float32_array", "float32_axis_sum_tolerance", "float32_matmul_tolerance",
-    "float32_sum_tolerance", "int_array", "keys", "named", "no_tolerance", "shapes", "tree",
-]

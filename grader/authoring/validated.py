@@ -27,9 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from grader.cache import cache_root
-from grader.exercise import Exercise
-
-GRADER = Path(__file__).resolve().parent
+from grader.authoring.exercise import Exercise
+from grader.paths import PACKAGE as GRADER  # all of grader/, not this module's folder
 MAX_KEPT = 4000  # verdicts per exercise: its variants under every seed, many edits over
 
 

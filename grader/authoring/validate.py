@@ -1,7 +1,7 @@
 """``jaxgrade validate``: prove an exercise's checks before students see it.
 
 For every exercise: everything the catalogue requires of an exercise holds
-(``grader.lint.exercise_problems``: a signature, a probe and checks that fit together,
+(``grader.authoring.lint.exercise_problems``: a signature, a probe and checks that fit together,
 enough structure checks and known-wrong variants, a statement with its sections;
 docs/authoring.md lists them); the reference and every ``right/*.py`` get full marks; every ``wrong/*.py`` fails at
 least one check of the category its first line declares (and so gets less than full marks);
@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from grader.errors import ExerciseError, ExitCode
-from grader.exercise import Exercise, all_exercises, find_exercise, own_exercises, require_key
-from grader.lint import exercise_problems
+from grader.authoring.exercise import Exercise, all_exercises, find_exercise, own_exercises, require_key
+from grader.authoring.lint import exercise_problems
 from grader.report.result import Report
-from grader.validated import Verdicts, verdicts_folder
+from grader.authoring.validated import Verdicts, verdicts_folder
 
 if TYPE_CHECKING:
     from grader.sandbox.pool import Pool
@@ -68,7 +68,7 @@ class Verdict:
     max_score: float
     duration_s: float
     failed_categories: tuple[str, ...]
-    reused: bool = False  # kept from an earlier run (grader.validated): nothing it reads changed
+    reused: bool = False  # kept from an earlier run (grader.authoring.validated): nothing it reads changed
     settled: bool = False  # not graded: the first seed's failure, which no seed can change, stands (run_jobs)
 
 
@@ -191,7 +191,7 @@ def jobs_for(exercise: Exercise, seeds: Sequence[int], variant_seeds: Sequence[i
 def validated_seeds(exercise: Exercise, seeds: Sequence[int] = SEEDS) -> int:
     """How many of ``seeds``, from the first, ``exercise`` is validated under on this machine with
     this grader and this JAX: every grading validation makes under each has a kept verdict (only
-    verdicts that held are kept, ``grader.validated``). 0 when the cache is off, the exercise
+    verdicts that held are kept, ``grader.authoring.validated``). 0 when the cache is off, the exercise
     is malformed, or its first seed was never validated here."""
     folder = verdicts_folder()
     if folder is None:
@@ -215,7 +215,7 @@ def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, varian
     """Validate ``exercises``: the reference under ``seeds``, the variants under
     ``variant_seeds`` (the same seeds unless given). ``workers`` gradings run at once.
     ``reuse``: a grading nothing it reads changed in since a run that kept its verdict is not
-    run again (``grader.validated``); the new verdicts are kept."""
+    run again (``grader.authoring.validated``); the new verdicts are kept."""
     variant_seeds = seeds if variant_seeds is None else variant_seeds
     results: dict[str, ExerciseValidation] = {}
     jobs: list[Job] = []

@@ -11,7 +11,7 @@ one (``jaxgrade validate``) and exports them from there. ``pack.json`` says whic
 
 ``validated_seeds``: how many of ``jaxgrade validate``'s seeds (0, 1, ...) the exercise held
 under on the exporting machine with this grader and this JAX, as its kept verdicts say
-(``grader.validated``; 0: not validated there, or the cache is off). The exports also carry a
+(``grader.authoring.validated``; 0: not validated there, or the cache is off). The exports also carry a
 constraints.txt of the versions installed where they were made (:func:`pinned_constraints`), and
 install with it.
 """
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from grader import DEPENDENCIES, __version__
-from grader.exercise import Exercise
-from grader.validate import validated_seeds
+from grader.authoring.exercise import Exercise
+from grader.authoring.validate import validated_seeds
 
 PACK_FILE = "pack.json"
 SCHEMA = "jaxgrade.pack/1"

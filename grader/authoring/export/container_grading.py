@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import GraderFailure
-from grader.exercise import Exercise
+from grader.authoring.exercise import Exercise
 from grader.report.result import Report
 from grader.sandbox.container import COVERED_BY, Protection, block_network, judge_protections, protect_secrets
 from grader.source import Prepared

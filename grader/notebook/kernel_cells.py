@@ -3,7 +3,7 @@
 The cells are the kernel's history as typed (``kernel_cells``: ``%matplotlib inline`` as a
 magic, not as the ``get_ipython().run_line_magic(...)`` call the kernel executed), in the order
 they ran. They become a notebook of their own, each with its execution count, graded as
-``jaxgrade check`` grades a saved one (``grader.source``, ``grader.notebook_runs``: the
+``jaxgrade check`` grades a saved one (``grader.source``, ``grader.notebook.runs``: the
 definition run last is graded, a failing or hanging demo is skipped and named, the check cell
 is recognised and left out) in a sandboxed child: nothing of the student's runs in the process
 that grades. The exercise is the one whose function the cells define when there is exactly one
@@ -11,8 +11,8 @@ that grades. The exercise is the one whose function the cells define when there 
 written there.
 
 Both places that grade a kernel's cells call ``grade_cells``, so they grade alike: the kernel
-itself (grader.kernel_check), and the user's warm grading service when the kernel asks it to
-(grader.warm.cells). Each passes a scratch folder that is its own (0700, ``tempfile``), which
+itself (grader.notebook.check), and the user's warm grading service when the kernel asks it to
+(grader.notebook.warm_cells). Each passes a scratch folder that is its own (0700, ``tempfile``), which
 the child never sees.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from grader.errors import CheckCellError, ExerciseError
-from grader.exercise import Exercise, exercises_for_source, find_exercise
+from grader.authoring.exercise import Exercise, exercises_for_source, find_exercise
 from grader.report.result import Report
 from grader.source import helpers_beside, python_of
 

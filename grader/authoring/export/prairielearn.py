@@ -13,9 +13,9 @@ from typing import Any
 
 from grader import __version__
 from grader.errors import ExerciseError, ExitCode, GraderFailure, SandboxError
-from grader.exercise import Exercise, find_exercise, require_key
-from grader.export.bundle import bundle_source, copy_exercise, empty_folder, template
-from grader.export.container_grading import (banner, fresh_results, grade_or_fault, print_protections, scratch,
+from grader.authoring.exercise import Exercise, find_exercise, require_key
+from grader.authoring.export.bundle import bundle_source, copy_exercise, empty_folder, template
+from grader.authoring.export.container_grading import (banner, fresh_results, grade_or_fault, print_protections, scratch,
                                               write_results)
 from grader.source import prepare_folder
 

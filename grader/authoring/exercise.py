@@ -12,7 +12,7 @@
     right/*.py      other correct solutions that must also get full marks
 
 An author's mistake is an :class:`ExerciseError` whose message names the file and what to
-change, never a traceback: ``grader.lint.exercise_problems`` lists everything ``jaxgrade validate`` and
+change, never a traceback: ``grader.authoring.lint.exercise_problems`` lists everything ``jaxgrade validate`` and
 the test suite require of an exercise (docs/authoring.md states the same list).
 
 The answer key (docs/keys.md) is ``reference.py``, ``right/`` and ``wrong/``: the wheel and the
@@ -38,6 +38,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from grader.authoring.course import exercise_folders, exercise_roots, find_course
 from grader.errors import ExerciseError
 from grader.outcome import CATEGORIES
 from grader.paths import data_folder
@@ -55,129 +56,6 @@ EXPECT = re.compile(r"^#\s*expect:\s*(\w+)", re.MULTILINE)
 # What of an exercise folder only the instructor and the autograder hold (docs/keys.md):
 # pyproject.toml's exclude-package-data keeps them out of the wheel.
 KEY_PARTS = ("reference.py", "right", "wrong")
-
-COURSE_FILE = "jaxgrade.toml"
-_COURSE_KEYS = {"exercises": "the course's exercises folder, relative to the course (default \"exercises\")",
-                "track": "the track's exercises the course uses: \"all\" (default), \"none\" or a list of slugs",
-                # a student's folder (the pack's jaxgrade.toml): what `pytest` grades (grader.pytest_plugin)
-                "solution": "the solution file pytest grades, relative to the folder",
-                "exercise": "the exercise that solution solves (default: the one whose function it defines)"}
-# ``jaxgrade --course DIR``: the course for this command, in place of the one found from the
-# working folder (grader.cli sets it per command, and the warm service per request).
-_chosen_course: Path | None = None
-
-
-@dataclass(frozen=True)
-class Course:
-    """A course folder (docs/course.md): its own exercises beside the track's."""
-    exercises: Path
-    track: frozenset[str] | None  # the track's exercises it uses; None: all
-
-
-def choose_course(folder: Path | None) -> None:
-    """Use the course in ``folder`` (None: the one found from the working folder) from now on."""
-    global _chosen_course
-    _chosen_course = None if folder is None else Path(folder).resolve()
-
-
-def _course_settings(folder: Path) -> tuple[Path, dict[str, Any]] | None:
-    """The course settings of ``folder``: jaxgrade.toml, else pyproject.toml's [tool.jaxgrade]."""
-    for name, inner in ((COURSE_FILE, ()), ("pyproject.toml", ("tool", "jaxgrade"))):
-        path = folder / name
-        try:
-            text = path.read_text()
-        except (OSError, UnicodeDecodeError):  # none here (or not one to read): not a course's
-            continue
-        if inner and "tool.jaxgrade" not in text:  # another project's pyproject.toml, broken or not
-            continue
-        try:
-            table: Any = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as error:
-            raise ExerciseError(f"{path}: {error}") from None
-        for key in inner:
-            table = table.get(key) if isinstance(table, dict) else None
-        if isinstance(table, dict):
-            return path, table
-    return None
-
-
-def find_course() -> Course | None:
-    """The course: ``--course DIR``'s, else the first folder from the working one upwards
-    holding jaxgrade.toml or a pyproject.toml with [tool.jaxgrade] (as pytest finds its
-    rootdir); None outside any course."""
-    if _chosen_course is not None:
-        found = _course_settings(_chosen_course)
-        if found is None:
-            raise ExerciseError(f"--course {_chosen_course}: no {COURSE_FILE} there (nor [tool.jaxgrade] in a "
-                                f"pyproject.toml); make one with  jaxgrade init {_chosen_course}")
-        return _course(_chosen_course, *found)
-    here = Path.cwd()
-    for folder in (here, *here.parents):
-        found = _course_settings(folder)
-        if found is not None:
-            return _course(folder, *found)
-    return None
-
-
-def _course(root: Path, path: Path, table: dict[str, Any]) -> Course:
-    unknown = sorted(set(table) - set(_COURSE_KEYS))
-    if unknown:
-        raise ExerciseError(f"{path}: unknown setting(s) {', '.join(unknown)}; a course has "
-                            + "; ".join(f"{k}: {v}" for k, v in _COURSE_KEYS.items()))
-    exercises = root / str(table.get("exercises", "exercises"))
-    if not exercises.is_dir() and "exercises" in table:
-        raise ExerciseError(f"{path}: the course's exercises folder {exercises} does not exist; create it, or set "
-                            "exercises = \"FOLDER\" to the folder that holds them")
-    # a folder that names no exercises folder and has none (a student's, saying what pytest grades)
-    # has no exercises of its own: the track's alone
-    track = table.get("track", "all")
-    if track in ("all", "none"):
-        return Course(exercises, None if track == "all" else frozenset())
-    if not (isinstance(track, list) and all(isinstance(s, str) for s in track)):
-        raise ExerciseError(f"{path}: track = {track!r}; give \"all\", \"none\" or a list of the track's slugs")
-    known = {d.name for d in data_folder("exercises").iterdir() if (d / "exercise.toml").is_file()}
-    strange = sorted(set(track) - known)
-    if strange:
-        raise ExerciseError(f"{path}: track names {', '.join(strange)}, which the track does not have; "
-                            f"it has {', '.join(sorted(known))}")
-    return Course(exercises, frozenset(track))
-
-
-def _sources() -> list[tuple[Path, frozenset[str] | None]]:
-    """The folders exercises are found in, in order (a slug in an earlier one hides a later
-    one's), each with the slugs taken from it (None: all): the folders ``JAXGRADE_EXERCISES``
-    lists (separated by ``os.pathsep``; they replace the rest: an exported autograder or pack
-    points it at its exercise, an instructor at a checkout's keys, docs/keys.md), else the
-    course's exercises folder, then the track jaxgrade ships (see grader.paths), all of it or
-    the course's choice."""
-    if "JAXGRADE_EXERCISES" in os.environ:
-        roots = [Path(p) for p in os.environ["JAXGRADE_EXERCISES"].split(os.pathsep) if p]
-        missing = [str(r) for r in roots if not r.is_dir()]
-        if missing or not roots:
-            raise ExerciseError(f"JAXGRADE_EXERCISES names {', '.join(missing) or 'no folder'}, which is not a "
-                                f"folder: set it to folders of exercises (separated by {os.pathsep!r}) or unset it")
-        return [(root, None) for root in roots]
-    course = find_course()
-    track = data_folder("exercises")
-    if course is None:
-        return [(track, None)]
-    return [*([(course.exercises, None)] if course.exercises.is_dir() else []), (track, course.track)]
-
-
-def exercise_roots() -> list[Path]:
-    """The folders exercises are found in, in order (see :func:`_sources`)."""
-    return [root for root, _ in _sources()]
-
-
-def _exercise_folders() -> dict[str, Path]:
-    """Every exercise's folder by slug (its folder's name), the first root's first."""
-    found: dict[str, Path] = {}
-    for root, taken in _sources():
-        for folder in sorted(root.iterdir()):
-            if (folder / "exercise.toml").is_file() and (taken is None or folder.name in taken):
-                found.setdefault(folder.name, folder)
-    return found
-
 
 def hidden_from_child(exercise: "Exercise") -> tuple[str, ...]:
     """What a grading's child must not see of the exercises: all of them (references, checks) and
@@ -389,7 +267,7 @@ def require_key(exercises: list[Exercise], doing: str) -> None:
 
 
 def all_exercises() -> list[Exercise]:
-    return [load_exercise(d) for d in _exercise_folders().values()]
+    return [load_exercise(d) for d in exercise_folders().values()]
 
 
 def own_exercises() -> list[Exercise]:
@@ -402,7 +280,7 @@ def own_exercises() -> list[Exercise]:
 def find_exercise(slug: str) -> Exercise:
     """The exercise named ``slug``; an ExerciseError for an unknown one, proposing the close
     names (a misspelling: "did you mean named_sharding_replicated?"), else listing them all."""
-    folders = _exercise_folders()
+    folders = exercise_folders()
     directory = folders.get(slug)
     if directory is None:
         known = list(folders)
