@@ -79,7 +79,8 @@ def test_course_option_names_the_course_from_anywhere(course, tmp_path, monkeypa
 
 @pytest.mark.parametrize("setting, message", [('colour = "blue"', "unknown setting(s) colour"),
                                               ('exercises = "labs"', "exercises folder"),
-                                              ('track = 3', "track = 3")])
+                                              ('track = 3', "track = 3"),
+                                              ('helpers = "missing"', "helpers = 'missing' is not a package folder")])
 def test_a_bad_course_setting_is_one_line(course, capsys, setting, message):
     toml = course / "jaxgrade.toml"
     key = setting.split()[0]
@@ -135,3 +136,80 @@ def test_another_projects_pyproject_above_is_no_course(tmp_path, monkeypatch, ca
     assert _listed(capsys) == TRACK
     (tmp_path / "pyproject.toml").write_text("[tool.jaxgrade\nexercises = 'labs'\n")
     assert main(["list"]) == 2 and str(tmp_path / "pyproject.toml") in capsys.readouterr().err
+
+
+def _set(course: Path, setting: str) -> None:
+    """Replace (or add) one setting of the course's jaxgrade.toml."""
+    toml = course / "jaxgrade.toml"
+    key = setting.split()[0]
+    lines = [line for line in toml.read_text().splitlines() if not line.startswith(f"{key} =")]
+    toml.write_text("\n".join([*lines, setting]) + "\n")
+
+
+def test_a_pinned_track_exercise_of_another_version_refuses_to_grade(course, capsys):
+    """A pin that matches is the list it names; one the installed track moved past is exit 2
+    saying what to do, for every command; a course's own copy of the slug makes its pin moot."""
+    _set(course, 'track = {sgd_step = "2", named_sharding_replicated = 3}')
+    assert _listed(capsys) == ["ring_allreduce", "named_sharding_replicated", "sgd_step"]
+    _set(course, 'track = {sgd_step = "1", named_sharding_replicated = "3"}')
+    for command in (["list"], ["check", str(SEED_EXERCISE / "reference.py")], ["validate", "sgd_step"]):
+        capsys.readouterr()
+        assert main(command) == 2, command
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "sgd_step is pinned to version 1, the installed track has version 2" in err
+        assert "pip install 'jaxgrade==RELEASE'" in err and "sgd_step = '2'" in err and "Traceback" not in err
+    shutil.copytree(SEED_EXERCISE.parent / "sgd_step", course / "exercises" / "sgd_step",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    assert _listed(capsys) == ["ring_allreduce", "sgd_step", "named_sharding_replicated"]
+
+
+HELPERS = '''"""Shared by the course's checks."""
+RETURNS_TITLE = "Returns said by the course's helper"
+'''
+
+
+def test_a_courses_checks_import_its_helpers_and_the_exports_carry_them(course, tmp_path, capsys):
+    """checks.py imports the package jaxgrade.toml names (from that folder alone), editing it is
+    a changed exercise, and the student and Gradescope exports carry it where their copy of the
+    exercise loads it again."""
+    import zipfile
+
+    from grader.authoring.exercise import find_exercise
+    (course / "course_helpers").mkdir()
+    (course / "course_helpers" / "__init__.py").write_text(HELPERS)
+    _set(course, 'helpers = "course_helpers"')
+    checks = course / "exercises" / "ring_allreduce" / "checks.py"
+    source = checks.read_text()
+    assert 'title="Returns a float32 JAX array of shape ()"' in source
+    checks.write_text("from course_helpers import RETURNS_TITLE\n" + source.replace(
+        'title="Returns a float32 JAX array of shape ()"', "title=RETURNS_TITLE", 1))
+    exercise = find_exercise("ring_allreduce")
+    assert exercise.helpers == (course / "course_helpers",)
+    assert "Returns said by the course's helper" in [c.title for c in exercise.checks]
+    before = exercise.fingerprint
+    (course / "course_helpers" / "__init__.py").write_text(HELPERS.replace("said by", "worded by"))
+    assert find_exercise("ring_allreduce").fingerprint != before
+    assert main(["export", "student", "-e", "ring_allreduce", "-o", str(tmp_path / "pack")]) == 0
+    carried = tmp_path / "pack" / ".jaxgrade" / "exercises" / "ring_allreduce" / "_helpers" / "course_helpers"
+    assert (carried / "__init__.py").read_text() == HELPERS.replace("said by", "worded by")
+    assert main(["export", "gradescope", "-e", "ring_allreduce", "-o", str(tmp_path / "gs.zip")]) == 0
+    names = zipfile.ZipFile(tmp_path / "gs.zip").namelist()
+    assert any(n.endswith("exercises/ring_allreduce/_helpers/course_helpers/__init__.py") for n in names), names
+    capsys.readouterr()
+    _set(course, 'helpers = "exercises"')  # a folder without __init__.py
+    assert main(["list"]) == 2 and "is not a package folder" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_worked_course_validates_from_inside_it(monkeypatch, capsys):
+    """examples/course, from a checkout: ``list`` from inside it, ``validate --course`` from
+    outside (what its CI runs; tests/test_packaging.py runs it with a pip-installed jaxgrade)."""
+    monkeypatch.delenv("JAXGRADE_EXERCISES", raising=False)
+    worked = SEED_EXERCISE.parent.parent / "examples" / "course"
+    monkeypatch.chdir(worked / "exercises" / "row_max")
+    assert _listed(capsys) == ["row_max", "shard_rows", "named_sharding_replicated"]
+    monkeypatch.chdir(worked.parent)
+    capsys.readouterr()
+    assert main(["validate", "--course", str(worked), "--seeds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "2/2 exercise(s) valid" in out and "row_max" in out and "shard_rows" in out, out

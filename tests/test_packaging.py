@@ -248,6 +248,36 @@ def test_a_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
     assert json.loads((root / "results" / "results.json").read_text())["score"] == 10
 
 
+def test_the_worked_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
+    """examples/course (docs/course.md) as its CI runs it, beside a jaxgrade installed from the
+    wheel and no checkout: inside it ``list`` shows its two exercises then the pinned track
+    one; ``validate`` proves both, their checks importing the course's helpers; a student's
+    ``check`` of row_max's reference gets full marks; the Gradescope export carries the helpers
+    beside the exercise; and a pin the installed track does not match is exit 2, said."""
+    command, env = _wheel_installed("venv", wheel[0], tmp_path / "venv")
+    course = tmp_path / "course"
+    shutil.copytree(REPO / "examples" / "course", course, ignore=shutil.ignore_patterns("__pycache__"))
+
+    def run(*args: str, cwd: Path = course) -> subprocess.CompletedProcess:
+        return subprocess.run([*command, *args], capture_output=True, text=True, timeout=300, cwd=cwd, env=env)
+
+    listed = run("list", cwd=course / "exercises")
+    assert [line.split()[0] for line in listed.stdout.splitlines()[1:]] == \
+        ["row_max", "shard_rows", "named_sharding_replicated"], listed.stdout + listed.stderr
+    done = run("validate", "--seeds", "1")
+    assert done.returncode == 0 and "2/2 exercise(s) valid" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+    shutil.copy(course / "exercises" / "row_max" / "reference.py", course / "solution.py")
+    done = run("check", "solution.py")
+    assert done.returncode == 0 and "Score: 11/11" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+    assert run("export", "gradescope", "-e", "row_max", "-o", "a.zip").returncode == 0
+    names = zipfile.ZipFile(course / "a.zip").namelist()
+    assert any(n.endswith("exercises/row_max/_helpers/course_helpers/__init__.py") for n in names), names
+    toml = course / "jaxgrade.toml"
+    toml.write_text(toml.read_text().replace('named_sharding_replicated = "3"', 'named_sharding_replicated = "2"'))
+    refused = run("validate", "--seeds", "1")
+    assert refused.returncode == 2 and "pinned to version 2, the installed track has version 3" in refused.stderr
+
+
 def test_a_wheel_grades_a_notebook_as_the_checkout_does(wheel, tmp_path):
     """A notebook that imports grader with its other imports and calls ``grader.check()`` in a
     cell of its own: from a wheel in a venv the report says what the checkout's says (both cells

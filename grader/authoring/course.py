@@ -24,10 +24,14 @@ from grader.paths import data_folder
 
 COURSE_FILE = "jaxgrade.toml"
 _COURSE_KEYS = {"exercises": "the course's exercises folder, relative to the course (default \"exercises\")",
-                "track": "the track's exercises the course uses: \"all\" (default), \"none\" or a list of slugs",
+                "track": "the track's exercises the course uses: \"all\" (default), \"none\", a list of slugs, or a "
+                         "table pinning each slug to its version ({sgd_step = \"2\"})",
+                "helpers": "a package folder of check helpers the course's checks.py import, relative to the course",
                 # a student's folder (the pack's jaxgrade.toml): what `pytest` grades (grader.pytest_plugin)
                 "solution": "the solution file pytest grades, relative to the folder",
                 "exercise": "the exercise that solution solves (default: the one whose function it defines)"}
+# The folder an exported exercise carries the course's helper packages in (grader.authoring.export.bundle).
+CARRIED_HELPERS = "_helpers"
 # ``jaxgrade --course DIR``: the course for this command, in place of the one found from the
 # working folder (grader.cli sets it per command, and the warm service per request).
 _chosen_course: Path | None = None
@@ -38,6 +42,7 @@ class Course:
     """A course folder (docs/course.md): its own exercises beside the track's."""
     exercises: Path
     track: frozenset[str] | None  # the track's exercises it uses; None: all
+    helpers: Path | None = None  # the package folder its checks.py may import
 
 
 def choose_course(folder: Path | None) -> None:
@@ -96,17 +101,72 @@ def _course(root: Path, path: Path, table: dict[str, Any]) -> Course:
                             "exercises = \"FOLDER\" to the folder that holds them")
     # a folder that names no exercises folder and has none (a student's, saying what pytest grades)
     # has no exercises of its own: the track's alone
-    track = table.get("track", "all")
+    return Course(exercises, _track(path, table.get("track", "all"), exercises), _helpers(root, path, table))
+
+
+def _track(path: Path, track: Any, exercises: Path) -> frozenset[str] | None:
+    """The track's slugs a course uses (None: all), every pin checked against the installed track."""
     if track in ("all", "none"):
-        return Course(exercises, None if track == "all" else frozenset())
-    if not (isinstance(track, list) and all(isinstance(s, str) for s in track)):
-        raise ExerciseError(f"{path}: track = {track!r}; give \"all\", \"none\" or a list of the track's slugs")
-    known = {d.name for d in data_folder("exercises").iterdir() if (d / "exercise.toml").is_file()}
-    strange = sorted(set(track) - known)
+        return None if track == "all" else frozenset()
+    pinned = isinstance(track, dict) and all(isinstance(v, (str, int)) for v in track.values())
+    if not (pinned or isinstance(track, list) and all(isinstance(s, str) for s in track)):
+        raise ExerciseError(f"{path}: track = {track!r}; give \"all\", \"none\", a list of the track's slugs, or a "
+                            "table of them with the version each is pinned to ({sgd_step = \"2\"})")
+    installed = _track_versions()
+    strange = sorted(set(track) - set(installed))
     if strange:
         raise ExerciseError(f"{path}: track names {', '.join(strange)}, which the track does not have; "
-                            f"it has {', '.join(sorted(known))}")
-    return Course(exercises, frozenset(track))
+                            f"it has {', '.join(sorted(installed))}")
+    if pinned:
+        # a slug the course holds a copy of (jaxgrade new --from) is graded by that copy: its pin is moot
+        moved = [(slug, str(want), installed[slug]) for slug, want in track.items()
+                 if str(want) != installed[slug] and not (exercises / slug / "exercise.toml").is_file()]
+        if moved:
+            said = "; ".join(f"{slug} is pinned to version {want}, the installed track has version {have}"
+                             for slug, want, have in moved)
+            raise ExerciseError(
+                f"{path}: {said}. Its checks changed since, so the same submission may get another grade. Install "
+                f"the jaxgrade release the course was written with (pip install 'jaxgrade==RELEASE'), or, having read "
+                f"the change (docs/course.md#pinning-the-tracks-exercises), pin the installed version "
+                f"({', '.join(f'{slug} = {have!r}' for slug, _, have in moved)}), or keep grading as before with a "
+                f"copy in the course (jaxgrade new --from SLUG, run with the release you pinned)")
+    return frozenset(track)
+
+
+def _track_versions() -> dict[str, str]:
+    """The installed track's exercises, each with its exercise.toml's ``version``."""
+    found: dict[str, str] = {}
+    for folder in data_folder("exercises").iterdir():
+        try:
+            found[folder.name] = str(tomllib.loads((folder / "exercise.toml").read_text())["version"])
+        except (OSError, tomllib.TOMLDecodeError, KeyError):  # not an exercise (or not the track's to judge here)
+            continue
+    return found
+
+
+def _helpers(root: Path, path: Path, table: dict[str, Any]) -> Path | None:
+    """The course's check-helpers package: a folder holding __init__.py, its name the import name."""
+    if "helpers" not in table:
+        return None
+    helpers = root / str(table["helpers"])
+    if not (helpers / "__init__.py").is_file() or not helpers.name.isidentifier():
+        raise ExerciseError(f"{path}: helpers = {table['helpers']!r} is not a package folder: make it a folder whose "
+                            "name is a Python identifier holding __init__.py (checks.py then imports it by that "
+                            "name), or remove the line")
+    return helpers
+
+
+def helper_packages(directory: Path) -> tuple[Path, ...]:
+    """The helper packages the checks.py of the exercise in ``directory`` may import: those an
+    export carried in with it (its ``_helpers/``), and the course's when the exercise is the
+    course's own."""
+    carried = directory / CARRIED_HELPERS
+    found = sorted(p for p in carried.iterdir() if (p / "__init__.py").is_file()) if carried.is_dir() else []
+    course = None if "JAXGRADE_EXERCISES" in os.environ else find_course()
+    if course is not None and course.helpers is not None and directory.parent == course.exercises \
+            and course.helpers.name not in {p.name for p in found}:
+        found.append(course.helpers)
+    return tuple(found)
 
 
 def _sources() -> list[tuple[Path, frozenset[str] | None]]:

@@ -31,6 +31,7 @@ import hashlib
 import importlib.util
 import os
 import re
+import sys
 import tomllib
 import traceback
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.authoring.course import exercise_folders, exercise_roots, find_course
+from grader.authoring.course import exercise_folders, exercise_roots, find_course, helper_packages
 from grader.errors import ExerciseError
 from grader.outcome import CATEGORIES
 from grader.paths import data_folder
@@ -58,9 +59,9 @@ EXPECT = re.compile(r"^#\s*expect:\s*(\w+)", re.MULTILINE)
 KEY_PARTS = ("reference.py", "right", "wrong")
 
 def hidden_from_child(exercise: "Exercise") -> tuple[str, ...]:
-    """What a grading's child must not see of the exercises: all of them (references, checks) and
-    this one's folder (it may lie elsewhere: an exported pack's)."""
-    return (*map(str, exercise_roots()), str(exercise.directory))
+    """What a grading's child must not see of the exercises: all of them (references, checks),
+    this one's folder (it may lie elsewhere: an exported pack's) and its checks' helpers."""
+    return (*map(str, exercise_roots()), str(exercise.directory), *map(str, exercise.helpers))
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ class Exercise:
     points: dict[str, float] = field(hash=False)
     visibility: dict[str, str] = field(default_factory=dict, hash=False)  # check id -> visibility
     release: Release = Release()
+    helpers: tuple[Path, ...] = ()  # the helper packages its checks.py may import (grader.authoring.course)
 
     @property
     def statement(self) -> str:
@@ -110,6 +112,8 @@ class Exercise:
             raise ExerciseError(f"{path} cannot be imported")
         module = importlib.util.module_from_spec(spec)
         try:
+            for package in self.helpers:
+                _import_helpers(package)
             spec.loader.exec_module(module)
         except ExerciseError as error:
             raise ExerciseError(f"{path}: {error}") from None
@@ -169,8 +173,9 @@ class Exercise:
     def fingerprint(self) -> str:
         """Changes whenever any file of the exercise changes (so results keyed by it go stale)."""
         digest = hashlib.sha256()
-        for path in sorted(p for p in self.directory.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            digest.update(str(path.relative_to(self.directory)).encode() + b"\0" + path.read_bytes())
+        for folder in (self.directory, *self.helpers):
+            for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+                digest.update(str(path.relative_to(folder.parent)).encode() + b"\0" + path.read_bytes())
         return digest.hexdigest()[:16]
 
     def variants(self, kind: str) -> list[Variant]:
@@ -211,12 +216,41 @@ def _files_of(directory: Path) -> tuple[tuple[str, int, int], ...]:
 def load_exercise(directory: Path) -> Exercise:
     if _KEPT is None:
         return _load_exercise(directory)
-    key = (f"{directory}\0{Path(directory).resolve()}", _files_of(directory))
+    helpers = helper_packages(Path(directory))
+    key = (f"{directory}\0{Path(directory).resolve()}", sum(map(_files_of, (directory, *helpers)), ()))
     if key not in _KEPT:
         if len(_KEPT) >= 64:
             _KEPT.clear()
         _KEPT[key] = _load_exercise(directory)
     return _KEPT[key]
+
+
+def _import_helpers(package: Path) -> None:
+    """Make the helper package ``package`` importable by its folder's name, from that folder
+    alone (not its parent, which holds the course's keys too), replacing one of that name an
+    earlier course registered; never one that shadows a module installed here."""
+    name = package.name
+    known = sys.modules.get(name)
+    if known is not None and getattr(known, "__jaxgrade_helpers__", None) == str(package):
+        return
+    installed = importlib.util.find_spec(name) if known is None else None
+    elsewhere = installed is not None and Path(installed.origin or "").resolve().parent != package.resolve()
+    if elsewhere or known is not None and not hasattr(known, "__jaxgrade_helpers__"):
+        raise ExerciseError(f"helpers package {package}: {name!r} is the name of an installed module, which it would "
+                            "hide; rename the folder (and the imports of it in checks.py)")
+    for loaded in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+        del sys.modules[loaded]
+    spec = importlib.util.spec_from_file_location(name, package / "__init__.py",
+                                                  submodule_search_locations=[str(package)])
+    assert spec is not None and spec.loader is not None  # a file location always has a spec and loader
+    module = importlib.util.module_from_spec(spec)
+    module.__jaxgrade_helpers__ = str(package)  # type: ignore[attr-defined]
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
 
 
 def _load_exercise(directory: Path) -> Exercise:
@@ -232,7 +266,8 @@ def _load_exercise(directory: Path) -> Exercise:
                         devices=int(meta.get("devices", 8)),
                         limits=limits, points={k: float(v) for k, v in meta["points"].items()},
                         visibility=_visibility(meta, meta_path),
-                        release=parse_release(meta.get("release", {}), str(meta_path)))
+                        release=parse_release(meta.get("release", {}), str(meta_path)),
+                        helpers=helper_packages(directory))
     except (KeyError, TypeError) as error:
         raise ExerciseError(f"{meta_path}: missing or wrong field {error}") from None
     except ValueError as error:

@@ -191,9 +191,13 @@ def new_exercises_folder() -> Path:
 COURSE_TOML = '''# A jaxgrade course (docs/course.md): jaxgrade run in this folder, or any folder under it, grades
 # the course's own exercises (folders under `exercises`) beside the track's that jaxgrade ships.
 exercises = "exercises"
-# The track's exercises the course uses: "all", "none", or a list of slugs, e.g.
-# track = ["named_sharding_replicated", "sgd_step"]
+# The track's exercises the course uses: "all", "none", a list of slugs, e.g.
+# track = ["named_sharding_replicated", "sgd_step"], or the same pinned to their versions (a
+# jaxgrade whose track changed one refuses to grade with it, exit 2):
+# track = {named_sharding_replicated = "3", sgd_step = "2"}
 track = "all"
+# A package of check helpers the course's checks.py may import by its folder's name:
+# helpers = "course_helpers"
 '''
 COURSE_README = '''# {name}
 

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 from grader.errors import ExportError
+from grader.authoring.course import CARRIED_HELPERS
 from grader.authoring.exercise import Exercise
 from grader.authoring.export.pack import pinned_constraints, write_pack_record
 from grader.paths import PACKAGE, data_folder
@@ -98,5 +99,13 @@ def copy_exercise(exercise: Exercise, destination: Path, parts: tuple[str, ...] 
     for part in parts:
         if (exercise.directory / part).is_file():
             shutil.copy2(exercise.directory / part, destination / part)
+    copy_helpers(exercise, destination)
     write_pack_record(exercise, destination)
     return destination
+
+
+def copy_helpers(exercise: Exercise, destination: Path) -> None:
+    """The helper packages the exercise's checks.py imports (a course's), carried in the copy of
+    its folder at ``destination``, where grader.authoring.course finds them again."""
+    for package in exercise.helpers:
+        shutil.copytree(package, destination / CARRIED_HELPERS / package.name, ignore=SKIP)

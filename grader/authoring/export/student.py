@@ -16,7 +16,7 @@ from typing import Any
 
 from grader.errors import ExportError
 from grader.authoring.exercise import Exercise, load_exercise
-from grader.authoring.export.bundle import empty_folder, template
+from grader.authoring.export.bundle import copy_helpers, empty_folder, template
 from grader.authoring.export.pack import pinned_constraints, write_pack_record
 from grader.authoring.starter import starter_notebook, starter_text, write_notebook
 
@@ -120,6 +120,7 @@ def write_student_files(exercise: Exercise, output: Path) -> list[str]:
     for part in STUDENT_PARTS:
         shutil.copy2(exercise.directory / part, inner / part)
     (inner / "checks.py").write_text(checks_source)
+    copy_helpers(exercise, inner)  # the checks students run import them too
     (inner / "exercise.toml").write_text(_student_toml(exercise, meta, visible))
     write_pack_record(exercise, inner)
     (output / "constraints.txt").write_text(pinned_constraints())  # the versions the pack was made with
