@@ -186,6 +186,9 @@ def test_a_courses_checks_import_its_helpers_and_the_exports_carry_them(course, 
     exercise = find_exercise("ring_allreduce")
     assert exercise.helpers == (course / "course_helpers",)
     assert "Returns said by the course's helper" in [c.title for c in exercise.checks]
+    from grader.batch.distributed import pack_exercise, unpack_exercise
+    moved = unpack_exercise(pack_exercise(exercise), tmp_path / "worker")  # a Dask worker's copy, helpers carried
+    assert moved.helpers[0].parent.name == "_helpers" and moved.fingerprint == exercise.fingerprint
     before = exercise.fingerprint
     (course / "course_helpers" / "__init__.py").write_text(HELPERS.replace("said by", "worded by"))
     assert find_exercise("ring_allreduce").fingerprint != before

@@ -39,7 +39,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.authoring.course import exercise_folders, exercise_roots, find_course, helper_packages
+from grader.authoring.course import CARRIED_HELPERS, exercise_folders, exercise_roots, find_course, helper_packages
 from grader.errors import ExerciseError
 from grader.outcome import CATEGORIES
 from grader.paths import data_folder
@@ -173,10 +173,22 @@ class Exercise:
     def fingerprint(self) -> str:
         """Changes whenever any file of the exercise changes (so results keyed by it go stale)."""
         digest = hashlib.sha256()
-        for folder in (self.directory, *self.helpers):
-            for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-                digest.update(str(path.relative_to(folder.parent)).encode() + b"\0" + path.read_bytes())
+        for name, path in self.files():
+            digest.update(name.encode() + b"\0" + path.read_bytes())
         return digest.hexdigest()[:16]
+
+    def files(self) -> list[tuple[str, Path]]:
+        """Every file of the exercise, by its name in a copy of the folder: the folder's own, and
+        its checks' helpers as an export carries them (``_helpers/NAME/...``), so that a copy
+        (an export, a Dask worker's) names the same files as the course it came from."""
+        def under(folder: Path, prefix: str, skip: tuple[str, ...] = ()) -> list[tuple[str, Path]]:
+            return [(prefix + path.relative_to(folder).as_posix(), path) for path in sorted(folder.rglob("*"))
+                    if path.is_file() and "__pycache__" not in path.parts
+                    and path.relative_to(folder).parts[0] not in skip]
+        found = under(self.directory, "", (CARRIED_HELPERS,))
+        for package in self.helpers:
+            found += under(package, f"{CARRIED_HELPERS}/{package.name}/")
+        return found
 
     def variants(self, kind: str) -> list[Variant]:
         """``wrong`` or ``right`` variants, in name order."""

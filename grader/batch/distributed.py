@@ -78,10 +78,9 @@ SLOTS_PER_THREAD = 2    # submissions in flight per worker thread: every thread 
 
 # -- what travels ----------------------------------------------------------------------------------
 def exercise_files(exercise: Exercise) -> dict[str, bytes]:
-    """The exercise folder's files by relative POSIX path: the files its fingerprint covers."""
-    root = exercise.directory
-    return {path.relative_to(root).as_posix(): path.read_bytes()
-            for path in sorted(root.rglob("*")) if path.is_file() and "__pycache__" not in path.parts}
+    """The exercise folder's files by relative POSIX path, its checks' helpers carried in: the
+    files its fingerprint covers."""
+    return {name: path.read_bytes() for name, path in exercise.files()}
 
 
 def pack_exercise(exercise: Exercise) -> dict[str, Any]:
