@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from grader.authoring.exercise import Exercise
 
 CONFIG_FILE = "jaxgrade.toml"
-_KEYS = {"solution", "exercise", "exercises", "track"}  # a course's settings too (grader.authoring.exercise)
+_KEYS = {"solution", "exercise", "exercises", "track", "helpers"}  # a course's settings too (grader.authoring.course)
 
 
 @dataclass(frozen=True)
