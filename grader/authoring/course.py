@@ -13,6 +13,7 @@ What an exercise folder holds, and loading one, is grader.authoring.exercise's.
 """
 from __future__ import annotations
 
+import functools
 import os
 import tomllib
 from dataclasses import dataclass
@@ -133,8 +134,10 @@ def _track(path: Path, track: Any, exercises: Path) -> frozenset[str] | None:
     return frozenset(track)
 
 
+@functools.lru_cache(maxsize=1)
 def _track_versions() -> dict[str, str]:
-    """The installed track's exercises, each with its exercise.toml's ``version``."""
+    """The installed track's exercises, each with its exercise.toml's ``version``; read once a
+    process (every exercise's load asks for the course): a track version changes with a release."""
     found: dict[str, str] = {}
     for folder in data_folder("exercises").iterdir():
         try:
