@@ -166,8 +166,8 @@ def helper_packages(directory: Path) -> tuple[Path, ...]:
     carried = directory / CARRIED_HELPERS
     found = sorted(p for p in carried.iterdir() if (p / "__init__.py").is_file()) if carried.is_dir() else []
     course = None if "JAXGRADE_EXERCISES" in os.environ else find_course()
-    if course is not None and course.helpers is not None and directory.parent == course.exercises \
-            and course.helpers.name not in {p.name for p in found}:
+    if course is not None and course.helpers is not None and course.helpers.name not in {p.name for p in found} \
+            and directory.resolve().parent == course.exercises.resolve():  # the course's own exercise
         found.append(course.helpers)
     return tuple(found)
 
