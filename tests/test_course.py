@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SEED_EXERCISE
+from conftest import REPO, SEED_EXERCISE
 from grader.cli import main
 from grader.authoring.exercise import own_exercises
 
@@ -208,7 +208,7 @@ def test_the_worked_course_validates_from_inside_it(monkeypatch, capsys):
     """examples/course, from a checkout: ``list`` from inside it, ``validate --course`` from
     outside (what its CI runs; tests/test_packaging.py runs it with a pip-installed jaxgrade)."""
     monkeypatch.delenv("JAXGRADE_EXERCISES", raising=False)
-    worked = SEED_EXERCISE.parent.parent / "examples" / "course"
+    worked = REPO / "examples" / "course"
     monkeypatch.chdir(worked / "exercises" / "row_max")
     assert _listed(capsys) == ["row_max", "shard_rows", "named_sharding_replicated"]
     monkeypatch.chdir(worked.parent)
@@ -216,3 +216,18 @@ def test_the_worked_course_validates_from_inside_it(monkeypatch, capsys):
     assert main(["validate", "--course", str(worked), "--seeds", "1"]) == 0
     out = capsys.readouterr().out
     assert "2/2 exercise(s) valid" in out and "row_max" in out and "shard_rows" in out, out
+
+
+def test_the_worked_courses_ci_is_a_github_workflow_that_validates_it():
+    """examples/course/.github/workflows/validate.yml is a workflow GitHub accepts (its schema,
+    tests/data) whose steps install jaxgrade and run jaxgrade validate in the course."""
+    import json
+
+    import jsonschema
+    import yaml
+    workflow = yaml.safe_load((REPO / "examples" / "course" / ".github" / "workflows" / "validate.yml").read_text())
+    jsonschema.Draft7Validator(json.loads((REPO / "tests" / "data" / "github-workflow.json").read_text())
+                               ).validate(workflow)
+    runs = [step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"]]
+    assert any("pip install" in r and "jaxgrade" in r for r in runs)
+    assert any(r.startswith("jaxgrade validate") for r in runs), runs
