@@ -70,7 +70,7 @@ WRONG_SHARE = 0.7  # of the realistic class
 
 
 def _exercise():  # type: ignore[no-untyped-def]
-    from grader.exercise import find_exercise
+    from grader.authoring.exercise import find_exercise
     return find_exercise(EXERCISE)
 
 
@@ -101,7 +101,7 @@ def make_class_with_categories(target: Path, count: int, offset: int = 0) -> dic
 
 def realistic_category(path: Path) -> str:
     """A realistic submission's category: its ``# expect:`` line, ``slow`` for the slow-but-legal ones."""
-    from grader.exercise import EXPECT
+    from grader.authoring.exercise import EXPECT
     match = EXPECT.search(path.read_text())
     return match.group(1) if match else "slow"
 

@@ -1,7 +1,7 @@
 """A notebook's check cell (`grader.check()`, issue #45 point 5; through the warm service, issue
 #43 point 2), in a real IPython kernel driven by nbclient as Jupyter drives it: the first check
 of a kernel, and the later ones (the student reads each report for 3 s), with the warm service
-on (the kernel asks it first: grader.kernel_check) and with JAXGRADE_NO_DAEMON=1 (the kernel
+on (the kernel asks it first: grader.notebook.check) and with JAXGRADE_NO_DAEMON=1 (the kernel
 grades its cells itself, the next check's child importing JAX while the student reads), beside
 `jaxgrade check` on the same file and a bare `python -c "import jax; jax.devices()"`, all
 interleaved. The service runs in a runtime folder of this run's own, started by a first kernel

@@ -26,7 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from grader.engine import grade  # noqa: E402
-from grader.exercise import find_exercise  # noqa: E402
+from grader.authoring.exercise import find_exercise  # noqa: E402
 from grader.sandbox.limits import Limits  # noqa: E402
 from grader.sandbox.process import ChildProcess  # noqa: E402
 

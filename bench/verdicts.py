@@ -31,7 +31,7 @@ REALISTIC = REPO / "bench" / "realistic_class"
 
 def submissions() -> dict[str, Path]:
     """Every submission by the name its verdicts are stored under."""
-    from grader.exercise import find_exercise
+    from grader.authoring.exercise import find_exercise
     exercise = find_exercise(EXERCISE)
     found = {f"realistic/{p.stem}": p for p in sorted(REALISTIC.glob("*.py"))}
     found["exercise/reference"] = exercise.reference
@@ -68,7 +68,7 @@ def grade_all(seed: int) -> dict[str, dict]:
 
 def expectation_problems(found: dict[str, dict]) -> list[str]:
     """Realistic submissions that do not fail what their ``# expect:`` line says (or lose points without one)."""
-    from grader.exercise import EXPECT
+    from grader.authoring.exercise import EXPECT
     problems = []
     for name, verdict in found.items():
         if not name.startswith("realistic/"):

@@ -15,13 +15,13 @@ STARTED_AT = time.monotonic()  # the package's first lines here: the parent's im
 
 __version__ = "0.1.0"
 # pyproject.toml's dependencies, named as pip and as ``import`` name them alike: what a pack pins
-# (grader.export.pack) and what a crash names as missing from the install (grader.cli).
+# (grader.authoring.export.pack) and what a crash names as missing from the install (grader.cli).
 DEPENDENCIES = ("jax", "jaxlib", "numpy", "hypothesis", "jinja2", "nbformat", "rich", "flatbuffers")
 
 _EXPORTS = {
-    "grade": "grader.submission", "check": "grader.kernel_check",
-    "Exercise": "grader.exercise", "ExerciseError": "grader.errors", "find_exercise": "grader.exercise",
-    "all_exercises": "grader.exercise", "load_exercise": "grader.exercise",
+    "grade": "grader.submission", "check": "grader.notebook.check",
+    "Exercise": "grader.authoring.exercise", "ExerciseError": "grader.errors", "find_exercise": "grader.authoring.exercise",
+    "all_exercises": "grader.authoring.exercise", "load_exercise": "grader.authoring.exercise",
     "Report": "grader.report.result", "CheckResult": "grader.report.result",
     "Limits": "grader.sandbox.limits",
     "render": "grader.report.render",

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 from grader import DEPENDENCIES, __version__
 from grader.report.safe_text import for_terminal
 from grader.errors import ExerciseError, ExitCode, UsageError
-from grader.exercise import Exercise, choose_course, find_exercise
+from grader.authoring.course import choose_course
+from grader.authoring.exercise import Exercise, find_exercise
 from grader.report.formats import FORMATS
 from grader.report.visibility import AUDIENCES
 from grader.timings import Timings, process_start
@@ -80,7 +81,7 @@ def _grade(args: argparse.Namespace, path: Path, exercise: Exercise) -> int:
     """Grade ``path`` (its children forked by ``args.launcher``, if any), print the report; the exit code."""
     from grader.engine import grade
     from grader.child.jax_version import installed_jax, range_warning
-    from grader.export.pack import version_warning
+    from grader.authoring.export.pack import version_warning
     from grader.report.render import deliver, score_line, wants_colour
     from grader.report.visibility import view
     from grader.sandbox.isolation import isolation_line
@@ -120,7 +121,7 @@ def _grade(args: argparse.Namespace, path: Path, exercise: Exercise) -> int:
 
 
 def _start(args: argparse.Namespace) -> int:
-    from grader.starter import starter_notebook, starter_text, write_notebook
+    from grader.authoring.starter import starter_notebook, starter_text, write_notebook
 
     exercise = find_exercise(args.exercise)
     target = Path(args.output or f"{exercise.slug}.{'ipynb' if args.notebook else 'py'}")
@@ -176,13 +177,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     start.set_defaults(run=_start)
     every = command not in (*_INSTRUCTORS, "check", "start")
     if every or command == "export":
-        from grader import export  # jaxgrade export gradescope|prairielearn|student
+        from grader.authoring import export  # jaxgrade export gradescope|prairielearn|student
         export.add_commands(commands)
     if every or command in ("validate", "list"):
-        from grader import validate
+        from grader.authoring import validate
         validate.add_commands(commands)
     if every or command in ("new", "init"):
-        from grader import scaffold
+        from grader.authoring import scaffold
         scaffold.add_commands(commands)
     if every or command == "grade":
         from grader.batch.command import add_grade_command  # jaxgrade grade: a whole class

@@ -16,7 +16,7 @@ from grader.checks.base import Check, Context
 from grader.checks.tampering import divergence_outcome, forgeable, tampering_note, tampering_outcome
 from grader.checks.values import ValueProperty, answer_on
 from grader.errors import Malformed, SandboxError
-from grader.exercise import Exercise, hidden_from_child
+from grader.authoring.exercise import Exercise, hidden_from_child
 from grader.observe.session import Session
 from grader.outcome import Outcome
 from grader.report.result import CheckResult, Report

@@ -37,10 +37,10 @@ from typing import TYPE_CHECKING, Any, Generator, Iterator
 import pytest
 
 if TYPE_CHECKING:
-    from grader.exercise import Exercise
+    from grader.authoring.exercise import Exercise
 
 CONFIG_FILE = "jaxgrade.toml"
-_KEYS = {"solution", "exercise", "exercises", "track"}  # a course's settings too (grader.exercise)
+_KEYS = {"solution", "exercise", "exercises", "track", "helpers"}  # a course's settings too (grader.authoring.course)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """When an exercise's delayed checks become visible: its ``[release]`` table and the
-visibilities a check can have. Declared by exercises (``grader.exercise``), applied by
+visibilities a check can have. Declared by exercises (``grader.authoring.exercise``), applied by
 ``grader.report.visibility``."""
 from __future__ import annotations
 

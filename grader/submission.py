@@ -14,7 +14,7 @@ from grader.errors import NotebookError, UsageError
 from grader.source import Converted, Prepared, helpers_beside, prepare_folder, python_of
 
 if TYPE_CHECKING:  # imported when used: jaxgrade check reads the file before it imports the engine
-    from grader.exercise import Exercise
+    from grader.authoring.exercise import Exercise
     from grader.report.result import Report
     from grader.sandbox.pool import Pool
     from grader.sandbox.process import ChildProcess
@@ -88,7 +88,7 @@ def exercise_of(converted: Converted, slug: str | None, shown: str, *, option: s
     ``slug``, else the one whose function it defines; UsageError, saying what to do, for none or
     several. ``option`` and ``example`` say how the caller names one (``jaxgrade check``'s ``-e``,
     the pytest plugin's ``--jaxgrade FILE::SLUG``)."""
-    from grader.exercise import all_exercises, exercises_for_source, find_exercise
+    from grader.authoring.exercise import all_exercises, exercises_for_source, find_exercise
     if slug:
         return find_exercise(slug)
     candidates = exercises_for_source(converted.text)
@@ -133,7 +133,7 @@ def early_child(exercise: Exercise, path: Path) -> ChildProcess | None:
     if path.suffix == ".ipynb":
         return None
     from grader.cache import compile_cache_of
-    from grader.exercise import hidden_from_child
+    from grader.authoring.exercise import hidden_from_child
     from grader.sandbox.process import ChildProcess
     try:
         # without the answer key the grading uses no cache (grader.engine.warm_compile_cache)

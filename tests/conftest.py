@@ -54,7 +54,7 @@ def base_python_without_jax() -> str:
 
 @pytest.fixture(scope="session")
 def seed_exercise():
-    from grader.exercise import find_exercise
+    from grader.authoring.exercise import find_exercise
     return find_exercise("named_sharding_replicated")
 
 
@@ -76,8 +76,8 @@ WITHHELD_VISIBILITY = '\n[visibility]\n"value.special_inputs" = "hidden"\n"struc
 @pytest.fixture(scope="module")
 def hidden_exercise(tmp_path_factory):
     """A copy of the seed exercise with a [visibility] table, graded for real by the engine."""
-    from grader.exercise import find_exercise, load_exercise
-    from grader.export import copy_exercise
+    from grader.authoring.exercise import find_exercise, load_exercise
+    from grader.authoring.export import copy_exercise
     directory = copy_exercise(find_exercise("named_sharding_replicated"),
                               tmp_path_factory.mktemp("exercises") / "named_sharding_replicated")
     with open(directory / "exercise.toml", "a") as handle:
@@ -89,8 +89,8 @@ def exercise_with_checks(slug: str, checks: str, points: str, folder: Path):
     """A copy of the catalogue's exercise ``slug`` in ``folder`` with ``checks`` (Python source)
     added to its checks.py and ``points`` (TOML lines) to its [points], loaded: the check
     library's tests judge their checks on a real exercise, graded by the real engine."""
-    from grader.exercise import find_exercise, load_exercise
-    from grader.export import copy_exercise
+    from grader.authoring.exercise import find_exercise, load_exercise
+    from grader.authoring.export import copy_exercise
     directory = copy_exercise(find_exercise(slug), folder / slug)
     with open(directory / "checks.py", "a") as handle:
         handle.write(checks)

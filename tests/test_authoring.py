@@ -2,17 +2,39 @@
 standard placement checks worded from their target."""
 from __future__ import annotations
 
+import subprocess
+import sys
+import types
+
 import grader.authoring as authoring
+import grader.authoring.declarations as declarations
 import grader.checks
 from grader.authoring import (LoadsFunction, MeshMatches, NamedShardingTarget, PlacedOnNamedSharding,
                               ResultFromPlacement, Signature, SpecMatches, Wording, WithinLimits, placement_checks)
 from grader.arguments import Array
-from grader.exercise import find_exercise
+from grader.authoring.exercise import find_exercise
 
 
 def test_authoring_exports_every_check_an_exercise_declares():
     missing = set(grader.checks.__all__) - set(authoring.__all__) - {"Check", "Context"}
     assert not missing and all(hasattr(authoring, name) for name in authoring.__all__)
+    # what checks.py declares with is grader.authoring.declarations' names, each re-exported
+    declared = {name for name, value in vars(declarations).items()
+                if not name.startswith("_") and name != "annotations" and not isinstance(value, types.ModuleType)}
+    assert declared == set(authoring._DECLARATIONS)
+
+
+def test_the_authoring_package_imports_nothing_heavy_until_a_name_is_used():
+    """The grading stages import grader.authoring.exercise on every check: the package's surface
+    must not pull in the checks' vocabulary (NumPy, Hypothesis) or the exports with it."""
+    probe = ("import sys, grader.authoring.exercise, grader.authoring as a\n"
+             "heavy = [m for m in ('numpy', 'hypothesis', 'grader.authoring.declarations', 'grader.authoring.export')"
+             " if m in sys.modules]\n"
+             "assert not heavy, heavy\n"
+             "assert a.Signature is sys.modules['grader.authoring.declarations'].Signature\n"
+             "assert a.find_course is sys.modules['grader.authoring.course'].find_course\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
 
 
 def test_load_and_limits_checks_default_their_wording_from_the_exercise():

@@ -24,7 +24,7 @@ from grader.batch.run import grade_class, student_folder
 from grader.engine import grade
 from grader.errors import PoolError
 from grader.sandbox.pool import ForkedProcess, Pool
-from grader.exercise import load_exercise
+from grader.authoring.exercise import load_exercise
 
 MIXED = {"alice": "reference.py", "bob": "wrong/value_mean.py", "carol": "wrong/limits_crash.py",
          "dave": "wrong/limits_infinite_loop.py", "erin": "right/make_mesh.py",

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SEED_EXERCISE
+from conftest import REPO, SEED_EXERCISE
 from grader.cli import main
-from grader.exercise import own_exercises
+from grader.authoring.exercise import own_exercises
 
 TRACK = sorted(p.name for p in (SEED_EXERCISE.parent).iterdir() if (p / "exercise.toml").is_file())
 
@@ -79,7 +79,8 @@ def test_course_option_names_the_course_from_anywhere(course, tmp_path, monkeypa
 
 @pytest.mark.parametrize("setting, message", [('colour = "blue"', "unknown setting(s) colour"),
                                               ('exercises = "labs"', "exercises folder"),
-                                              ('track = 3', "track = 3")])
+                                              ('track = 3', "track = 3"),
+                                              ('helpers = "missing"', "helpers = 'missing' is not a package folder")])
 def test_a_bad_course_setting_is_one_line(course, capsys, setting, message):
     toml = course / "jaxgrade.toml"
     key = setting.split()[0]
@@ -112,7 +113,7 @@ def test_jaxgrade_exercises_takes_several_folders_and_names_a_missing_one(tmp_pa
 
 
 def test_new_from_copies_a_track_exercise_in_to_be_changed(course, capsys):
-    from grader.exercise import find_exercise
+    from grader.authoring.exercise import find_exercise
     assert main(["new", "--from", "sgd_step"]) == 0
     copied = course / "exercises" / "sgd_step"
     assert (copied / "reference.py").is_file() and find_exercise("sgd_step").directory == copied
@@ -135,3 +136,98 @@ def test_another_projects_pyproject_above_is_no_course(tmp_path, monkeypatch, ca
     assert _listed(capsys) == TRACK
     (tmp_path / "pyproject.toml").write_text("[tool.jaxgrade\nexercises = 'labs'\n")
     assert main(["list"]) == 2 and str(tmp_path / "pyproject.toml") in capsys.readouterr().err
+
+
+def _set(course: Path, setting: str) -> None:
+    """Replace (or add) one setting of the course's jaxgrade.toml."""
+    toml = course / "jaxgrade.toml"
+    key = setting.split()[0]
+    lines = [line for line in toml.read_text().splitlines() if not line.startswith(f"{key} =")]
+    toml.write_text("\n".join([*lines, setting]) + "\n")
+
+
+def test_a_pinned_track_exercise_of_another_version_refuses_to_grade(course, capsys):
+    """A pin that matches is the list it names; one the installed track moved past is exit 2
+    saying what to do, for every command; a course's own copy of the slug makes its pin moot."""
+    _set(course, 'track = {sgd_step = "2", named_sharding_replicated = 3}')
+    assert _listed(capsys) == ["ring_allreduce", "named_sharding_replicated", "sgd_step"]
+    _set(course, 'track = {sgd_step = "1", named_sharding_replicated = "3"}')
+    for command in (["list"], ["check", str(SEED_EXERCISE / "reference.py")], ["validate", "sgd_step"]):
+        capsys.readouterr()
+        assert main(command) == 2, command
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "sgd_step is pinned to version 1, the installed track has version 2" in err
+        assert "pip install 'jaxgrade==RELEASE'" in err and "sgd_step = '2'" in err and "Traceback" not in err
+    shutil.copytree(SEED_EXERCISE.parent / "sgd_step", course / "exercises" / "sgd_step",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    assert _listed(capsys) == ["ring_allreduce", "sgd_step", "named_sharding_replicated"]
+
+
+HELPERS = '''"""Shared by the course's checks."""
+RETURNS_TITLE = "Returns said by the course's helper"
+'''
+
+
+def test_a_courses_checks_import_its_helpers_and_the_exports_carry_them(course, tmp_path, capsys):
+    """checks.py imports the package jaxgrade.toml names (from that folder alone), editing it is
+    a changed exercise, and the student and Gradescope exports carry it where their copy of the
+    exercise loads it again."""
+    import zipfile
+
+    from grader.authoring.exercise import find_exercise
+    (course / "course_helpers").mkdir()
+    (course / "course_helpers" / "__init__.py").write_text(HELPERS)
+    _set(course, 'helpers = "course_helpers"')
+    checks = course / "exercises" / "ring_allreduce" / "checks.py"
+    source = checks.read_text()
+    assert 'title="Returns a float32 JAX array of shape ()"' in source
+    checks.write_text("from course_helpers import RETURNS_TITLE\n" + source.replace(
+        'title="Returns a float32 JAX array of shape ()"', "title=RETURNS_TITLE", 1))
+    exercise = find_exercise("ring_allreduce")
+    assert exercise.helpers == (course / "course_helpers",)
+    assert "Returns said by the course's helper" in [c.title for c in exercise.checks]
+    from grader.batch.distributed import pack_exercise, unpack_exercise
+    moved = unpack_exercise(pack_exercise(exercise), tmp_path / "worker")  # a Dask worker's copy, helpers carried
+    assert moved.helpers[0].parent.name == "_helpers" and moved.fingerprint == exercise.fingerprint
+    before = exercise.fingerprint
+    (course / "course_helpers" / "__init__.py").write_text(HELPERS.replace("said by", "worded by"))
+    assert find_exercise("ring_allreduce").fingerprint != before
+    assert main(["export", "student", "-e", "ring_allreduce", "-o", str(tmp_path / "pack")]) == 0
+    carried = tmp_path / "pack" / ".jaxgrade" / "exercises" / "ring_allreduce" / "_helpers" / "course_helpers"
+    assert (carried / "__init__.py").read_text() == HELPERS.replace("said by", "worded by")
+    assert main(["export", "gradescope", "-e", "ring_allreduce", "-o", str(tmp_path / "gs.zip")]) == 0
+    names = zipfile.ZipFile(tmp_path / "gs.zip").namelist()
+    assert any(n.endswith("exercises/ring_allreduce/_helpers/course_helpers/__init__.py") for n in names), names
+    capsys.readouterr()
+    _set(course, 'helpers = "exercises"')  # a folder without __init__.py
+    assert main(["list"]) == 2 and "is not a package folder" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_worked_course_validates_from_inside_it(monkeypatch, capsys):
+    """examples/course, from a checkout: ``list`` from inside it, ``validate --course`` from
+    outside (what its CI runs; tests/test_packaging.py runs it with a pip-installed jaxgrade)."""
+    monkeypatch.delenv("JAXGRADE_EXERCISES", raising=False)
+    worked = REPO / "examples" / "course"
+    monkeypatch.chdir(worked / "exercises" / "row_max")
+    assert _listed(capsys) == ["row_max", "shard_rows", "named_sharding_replicated"]
+    monkeypatch.chdir(worked.parent)
+    capsys.readouterr()
+    assert main(["validate", "--course", str(worked), "--seeds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "2/2 exercise(s) valid" in out and "row_max" in out and "shard_rows" in out, out
+
+
+def test_the_worked_courses_ci_is_a_github_workflow_that_validates_it():
+    """examples/course/.github/workflows/validate.yml is a workflow GitHub accepts (its schema,
+    tests/data) whose steps install jaxgrade and run jaxgrade validate in the course."""
+    import json
+
+    import jsonschema
+    import yaml
+    workflow = yaml.safe_load((REPO / "examples" / "course" / ".github" / "workflows" / "validate.yml").read_text())
+    jsonschema.Draft7Validator(json.loads((REPO / "tests" / "data" / "github-workflow.json").read_text())
+                               ).validate(workflow)
+    runs = [step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"]]
+    assert any("pip install" in r and "jaxgrade" in r for r in runs)
+    assert any(r.startswith("jaxgrade validate") for r in runs), runs

@@ -17,7 +17,7 @@ import pytest
 from conftest import REPO, SEED_EXERCISE
 from grader import cli
 from grader.engine import grade, warm_compile_cache
-from grader.exercise import load_exercise
+from grader.authoring.exercise import load_exercise
 from grader.sandbox import process
 from grader.sandbox.settling import settle
 from grader.submission import early_child

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import SEED_EXERCISE
 from grader import grade
-from grader.exercise import EXPECT
+from grader.authoring.exercise import EXPECT
 from grader.report.render import render
 
 WRONG = sorted((SEED_EXERCISE / "wrong").glob("*.py"))
@@ -137,7 +137,7 @@ def test_a_checks_time_budget_grows_with_what_the_reference_needed(tmp_path):
 
     from grader.cache import warmed_marker
     from grader.engine import REFERENCE_FACTOR, check_budgets
-    from grader.exercise import load_exercise
+    from grader.authoring.exercise import load_exercise
 
     directory = tmp_path / "named_sharding_replicated"
     shutil.copytree(SEED_EXERCISE, directory)
@@ -158,7 +158,7 @@ def test_every_reproduce_command_is_valid_python(seed_exercise):
     import ast
     import shlex
 
-    from grader.exercise import find_exercise
+    from grader.authoring.exercise import find_exercise
 
     reports = [grade(seed_exercise, SEED_EXERCISE / "wrong" / "value_counts_every_copy.py"),
                grade(find_exercise("sharded_matmul"),

@@ -1,6 +1,6 @@
 """The exercise catalogue's static promises, and what an author's mistakes look like.
 
-Every exercise has none of the problems ``grader.lint.exercise_problems`` (grader/lint.py) looks for:
+Every exercise has none of the problems ``grader.authoring.lint.exercise_problems`` (grader/authoring/lint.py) looks for:
 docs/authoring.md, "What an exercise must have", lists the same requirements, and
 ``jaxgrade validate`` reports them. No grading here: tests/test_validate.py grades.
 """
@@ -14,8 +14,8 @@ import pytest
 from grader.checks import NamedShardingTarget
 from grader.checks.layout import expected_blocks
 from grader.errors import ExerciseError
-from grader.exercise import Exercise, all_exercises, find_exercise, load_exercise
-from grader.lint import exercise_problems
+from grader.authoring.exercise import Exercise, all_exercises, find_exercise, load_exercise
+from grader.authoring.lint import exercise_problems
 
 EXERCISES = all_exercises()
 IDS = [e.slug for e in EXERCISES]
@@ -130,7 +130,7 @@ def test_targets_refuse_unknown_ways_and_matches() -> None:
 def test_the_seed_exercise_is_still_in_the_catalogue() -> None:
     assert SEED in IDS
     with pytest.raises(ExerciseError, match="unknown exercise"):
-        from grader.exercise import find_exercise
+        from grader.authoring.exercise import find_exercise
         find_exercise("no_such_exercise")
 
 

@@ -31,8 +31,8 @@ import pytest
 from conftest import WITHHELD_VISIBILITY
 from grader.cli import main
 from grader.errors import ExerciseError, ExportError
-from grader.exercise import find_exercise, load_exercise
-from grader.export import (copy_exercise, export_github_classroom, export_gitlab_ci, export_gradescope,
+from grader.authoring.exercise import find_exercise, load_exercise
+from grader.authoring.export import (copy_exercise, export_github_classroom, export_gitlab_ci, export_gradescope,
                            export_prairielearn, export_student, visible_checks_source)
 
 REPO = Path(__file__).resolve().parent.parent
@@ -122,7 +122,7 @@ def test_bundled_source_installs_the_templates_and_no_exercise(autograder_zip, t
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     built = {str(p.relative_to(tmp_path / "lib")) for p in (tmp_path / "lib").rglob("*") if p.is_file()}
-    assert {"grader/export/__init__.py", "grader/templates/report.html.j2"} <= built
+    assert {"grader/authoring/export/__init__.py", "grader/templates/report.html.j2"} <= built
     assert [p for p in built if p.startswith("grader/exercises/")] == ["grader/exercises/README.txt"]
     # pip builds it with the backend its pyproject.toml names, which must travel with it
     assert (tmp_path / "source" / "jaxgrade" / "build_backend" / "jaxgrade_build.py").is_file()
@@ -206,7 +206,7 @@ def test_setup_closes_the_bundled_exercise_to_other_users(autograder_zip, tmp_pa
     env = {**os.environ, "PYTHONPATH": str(root / "source" / "jaxgrade"),
            "JAXGRADE_EXERCISES": str(root / "source" / "exercises")}  # as setup.sh sets it
     # cwd: `python -m` puts it first on sys.path, and from the repository it would import (and lock) its own copy
-    done = subprocess.run([sys.executable, "-m", "grader.export", "lock", "--root", str(root), "-e", SLUG],
+    done = subprocess.run([sys.executable, "-m", "grader.authoring.export", "lock", "--root", str(root), "-e", SLUG],
                           env=env, cwd=root, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "(3 copies) are closed to other users" in done.stdout
@@ -412,7 +412,7 @@ print(json.dumps({"readable": readable, "matches": matches}))
 def _every_key(graded: str) -> dict[str, str]:
     """SHA-256 → name of every answer key of the track (each exercise's reference and right/ and
     wrong/ variants, docs/keys.md) and of the graded exercise's checks.py, which may hold hidden checks."""
-    from grader.exercise import KEY_PARTS
+    from grader.authoring.exercise import KEY_PARTS
     keys = {}
     for exercise in sorted((REPO / "exercises").iterdir()):
         found = [p for part in KEY_PARTS for p in [exercise / part, *(exercise / part).glob("*")] if p.is_file()]
@@ -493,7 +493,7 @@ def test_gradescope_without_cap_sys_admin_keeps_the_reference_from_a_hostile_sub
 def _warm_cache_as_setup_does(root: Path, cache: Path) -> None:
     """setup.sh's step, as root when the image is built (under a strict umask, which JAX's files keep)."""
     python = root / "jaxgrade-venv" / "bin" / "python"
-    done = subprocess.run(["bash", "-c", f'umask 077; exec "{python}" -P -s -m grader.export warm-cache -e {SLUG}'],
+    done = subprocess.run(["bash", "-c", f'umask 077; exec "{python}" -P -s -m grader.authoring.export warm-cache -e {SLUG}'],
                           env={**_container_env(root, cache), "PYTHONPATH": str(root / "source" / "jaxgrade"),
                                "JAXGRADE_EXERCISES": str(root / "source" / "exercises")},
                           capture_output=True, text=True, timeout=300)
@@ -650,7 +650,7 @@ def test_prairielearn_image_source_installs_without_any_exercise(prairielearn_qu
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     built = {str(p.relative_to(tmp_path / "lib")) for p in (tmp_path / "lib").rglob("*") if p.is_file()}
-    assert {"grader/export/__init__.py", "grader/templates/check.txt.j2", "grader/templates/prairielearn_message.txt.j2"} <= built
+    assert {"grader/authoring/export/__init__.py", "grader/templates/check.txt.j2", "grader/templates/prairielearn_message.txt.j2"} <= built
     assert [p for p in built if p.startswith("grader/exercises/")] == ["grader/exercises/README.txt"]
 
 
@@ -1000,7 +1000,7 @@ def test_gitlab_ci_script_writes_the_junit_it_declares_and_logs_the_score(gitlab
 
 
 def test_cli_exports_the_whole_catalogue_and_wants_one_of_e_or_all(tmp_path, capsys):
-    from grader.exercise import all_exercises
+    from grader.authoring.exercise import all_exercises
     assert main(["export", "student", "--all", "-o", str(tmp_path / "all")]) == 0
     slugs = [e.slug for e in all_exercises()]
     assert sorted(p.name for p in (tmp_path / "all").iterdir()) == slugs

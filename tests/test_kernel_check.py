@@ -1,4 +1,4 @@
-"""grader.kernel_check: ``grader.check()`` in a notebook cell, run in a real IPython kernel
+"""grader.notebook.check: ``grader.check()`` in a notebook cell, run in a real IPython kernel
 (ipykernel, driven by nbclient as Jupyter drives it). What the kernel ran is graded in the
 sandboxed child, as ``jaxgrade check`` grades the saved notebook: the same checks, the same
 score; what cannot be graded is one line in the cell."""
@@ -87,7 +87,7 @@ def test_a_second_check_uses_the_child_the_first_left_ready_and_grades_alike(tmp
     # each check times itself in the cell: the second's child had imported JAX while the student read
     timed = ("import time, grader\nstarted = time.monotonic()\nreport = grader.check()\n"
              "print(f'took {time.monotonic() - started:.3f}')\nreport")
-    notebook = run(tmp_path, REFERENCE, timed, timed, "import grader\nprint(sorted(grader.kernel_check._KERNEL))")
+    notebook = run(tmp_path, REFERENCE, timed, timed, "import grader\nprint(sorted(grader.notebook.check._KERNEL))")
     first, second = notebook.cells[1], notebook.cells[2]
     assert score_shown(first) == score_shown(second) == "10 / 10"
     said = "".join(o.get("text", "") for o in notebook.cells[3].outputs)

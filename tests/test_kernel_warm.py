@@ -1,4 +1,4 @@
-"""``grader.check()`` through the warm service (grader.warm.cells): real IPython kernels (driven
+"""``grader.check()`` through the warm service (grader.notebook.warm_cells): real IPython kernels (driven
 by nbclient as Jupyter drives them) and real services, in a runtime folder of this module's own
 (tests/test_warm.py's ``Folder``), killed in teardown.
 
@@ -23,7 +23,8 @@ from nbclient import NotebookClient
 
 from conftest import REPO, SEED_EXERCISE
 from grader.errors import WarmServiceError
-from grader.warm import cells, client, frames, place
+from grader.notebook import warm_cells as cells
+from grader.warm import client, frames, place
 from test_warm import READY_S, Folder, _alive
 
 SLUG = SEED_EXERCISE.name
@@ -34,7 +35,7 @@ DRAFT = "import jax.numpy as jnp\n\ndef replicated_sharding_value(x):\n    retur
 LOOPING = (SEED_EXERCISE / "wrong" / "limits_infinite_loop.py").read_text()
 CHECK = f"import grader\ngrader.check({SLUG!r})"
 # Run after the check cell: its report (IPython's _) as data, what the kernel keeps, its scratch folder's mode.
-DUMP = ("import json, os, grader\nkept = grader.kernel_check._KERNEL\n"
+DUMP = ("import json, os, grader\nkept = grader.notebook.check._KERNEL\n"
         "json.dump({'report': _.as_data(), 'kept': sorted(kept), "
         "'mode': oct(os.stat(kept['folder']).st_mode & 0o777) if 'folder' in kept else None}, open('dump.json', 'w'))")
 

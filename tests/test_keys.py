@@ -13,7 +13,7 @@ import pytest
 
 from conftest import SEED_EXERCISE
 from grader.cli import main
-from grader.exercise import KEY_PARTS, all_exercises, load_exercise
+from grader.authoring.exercise import KEY_PARTS, all_exercises, load_exercise
 
 REPO = Path(__file__).resolve().parent.parent
 SLUG = SEED_EXERCISE.name

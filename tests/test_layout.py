@@ -1,10 +1,11 @@
 """The package's shape: one folder per stage of the flow, and imports that only point down.
 
 submission → sandbox (a confined child) → observe (what it did) → checks (judgements) →
-exercise (the declarations) → report (the result and its renderings) → engine (one grading;
-submission: a file, notebook or folder made ready for it)
-→ batch, validate, export, scaffold (many gradings, authoring, platforms) → cli, the warm
-service and the notebook check (which ask the service before grading themselves).
+exercise (the declarations: grader.authoring's lower modules) → report (the result and its
+renderings) → engine (one grading; submission: a file, notebook or folder made ready for it)
+→ batch and grader.authoring's validate, export, scaffold (many gradings, authoring, platforms)
+→ cli, the warm service and the notebook check (which ask the service before grading themselves).
+A package's modules may sit on different layers: a module's layer is its longest listed prefix.
 A module may import its own layer or any layer below it, never one above, and no import
 cycle exists even inside a layer (function-level imports included: they are still imports).
 What runs inside the child (grader/child/) sits in the bottom layer and imports, of the grader,
@@ -19,20 +20,25 @@ GRADER = Path(__file__).resolve().parent.parent / "grader"
 
 LAYERS = (
     ("grader", "grader.errors", "grader.outcome", "grader.xla_options", "grader.release", "grader.arguments", "grader.strategies",
-     "grader.source", "grader.notebook_runs",
-     # grader.child here too: grader.source writes the cell table the child reads (grader.child.cells)
+     # a notebook read as Python (grader.notebook.convert, .runs) is a submission's source, as grader.source is
+     "grader.source", "grader.notebook",
+     # grader.child here too: grader.notebook.convert writes the cell table the child reads (grader.child.cells)
      "grader.cache", "grader.wire", "grader.child",
      # the witness runs beside the child, in a process of its own that runs no submission's code
      "grader.witness"),
     ("grader.sandbox",),
     ("grader.observe",),
     ("grader.checks",),
-    ("grader.exercise", "grader.lint", "grader.authoring", "grader.starter"),
-    ("grader.report",),
-    ("grader.engine", "grader.submission", "grader.kernel_cells"),
-    ("grader.batch", "grader.validate", "grader.validated", "grader.scaffold", "grader.export"),
-    # grader.kernel_check asks the warm service first, as the CLI does
-    ("grader.cli", "grader.__main__", "grader.warm", "grader.kernel_check", "grader.pytest_plugin"),
+    # the instructor's package (grader.authoring): its modules sit on the layers their imports allow
+    ("grader.authoring.exercise", "grader.authoring.course", "grader.authoring.lint", "grader.authoring.declarations",
+     "grader.authoring.starter"),
+    ("grader.report", "grader.notebook.display"),
+    ("grader.engine", "grader.submission", "grader.notebook.kernel_cells"),
+    ("grader.batch", "grader.authoring", "grader.authoring.validate", "grader.authoring.validated",
+     "grader.authoring.scaffold", "grader.authoring.export"),
+    # grader.notebook.check asks the warm service first, as the CLI does
+    ("grader.cli", "grader.__main__", "grader.warm", "grader.notebook.check", "grader.notebook.warm_cells",
+     "grader.pytest_plugin"),
 )
 
 

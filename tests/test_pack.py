@@ -1,5 +1,5 @@
 """What an exported course pack records of the JAX it was made and validated with
-(grader.export.pack): pack.json and constraints.txt in every export, and the one line
+(grader.authoring.export.pack): pack.json and constraints.txt in every export, and the one line
 `jaxgrade check` prints when the JAX here is another."""
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.exercise import find_exercise
-from grader.export import export_gradescope, export_prairielearn, export_student
-from grader.export.pack import PACK_FILE, SCHEMA, read_pack_record, version_warning
-from grader.validate import jobs_for, validated_seeds
-from grader.validated import Verdicts, verdicts_folder
+from grader.authoring.exercise import find_exercise
+from grader.authoring.export import export_gradescope, export_prairielearn, export_student
+from grader.authoring.export.pack import PACK_FILE, SCHEMA, read_pack_record, version_warning
+from grader.authoring.validate import jobs_for, validated_seeds
+from grader.authoring.validated import Verdicts, verdicts_folder
 
 REPO = Path(__file__).resolve().parent.parent
 SLUG = "sgd_step"  # one device: its check is the quickest

@@ -129,7 +129,7 @@ def test_a_wheel_grades_a_lazy_import_with_full_marks_however_installed(wheel, k
 def _keys_of_the_track() -> dict[str, str]:
     """SHA-256 → name of every answer key of the track (docs/keys.md): each exercise's reference
     and its right/ and wrong/ variants."""
-    from grader.exercise import KEY_PARTS
+    from grader.authoring.exercise import KEY_PARTS
     found = [p for exercise in (REPO / "exercises").iterdir() for part in KEY_PARTS
              for p in [exercise / part, *(exercise / part).glob("*")] if p.is_file()]
     return {hashlib.sha256(p.read_bytes()).hexdigest(): str(p.relative_to(REPO)) for p in found}
@@ -234,7 +234,7 @@ def test_a_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
                            timeout=300)
     assert built.returncode == 0, built.stderr[-3000:]
     files = {str(p.relative_to(tmp_path / "lib")) for p in (tmp_path / "lib").rglob("*") if p.is_file()}
-    assert {"grader/cli.py", "grader/export/command.py", "grader/templates/report.txt.j2"} <= files
+    assert {"grader/cli.py", "grader/authoring/export/command.py", "grader/templates/report.txt.j2"} <= files
     assert [f for f in files if f.startswith("grader/exercises/")] == ["grader/exercises/README.txt"]
     if os.geteuid() != 0:
         pytest.skip("run_autograder grades as root only (Gradescope runs it as root)")
@@ -246,6 +246,36 @@ def test_a_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
                                  "JAXGRADE_PYTHON": str(tmp_path / "venv" / "bin" / "python")})
     assert graded.returncode == 0, graded.stdout[-3000:] + graded.stderr[-3000:]
     assert json.loads((root / "results" / "results.json").read_text())["score"] == 10
+
+
+def test_the_worked_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
+    """examples/course (docs/course.md) as its CI runs it, beside a jaxgrade installed from the
+    wheel and no checkout: inside it ``list`` shows its two exercises then the pinned track
+    one; ``validate`` proves both, their checks importing the course's helpers; a student's
+    ``check`` of row_max's reference gets full marks; the Gradescope export carries the helpers
+    beside the exercise; and a pin the installed track does not match is exit 2, said."""
+    command, env = _wheel_installed("venv", wheel[0], tmp_path / "venv")
+    course = tmp_path / "course"
+    shutil.copytree(REPO / "examples" / "course", course, ignore=shutil.ignore_patterns("__pycache__"))
+
+    def run(*args: str, cwd: Path = course) -> subprocess.CompletedProcess:
+        return subprocess.run([*command, *args], capture_output=True, text=True, timeout=300, cwd=cwd, env=env)
+
+    listed = run("list", cwd=course / "exercises")
+    assert [line.split()[0] for line in listed.stdout.splitlines()[1:]] == \
+        ["row_max", "shard_rows", "named_sharding_replicated"], listed.stdout + listed.stderr
+    done = run("validate", "--seeds", "1")
+    assert done.returncode == 0 and "2/2 exercise(s) valid" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+    shutil.copy(course / "exercises" / "row_max" / "reference.py", course / "solution.py")
+    done = run("check", "solution.py")
+    assert done.returncode == 0 and "Score: 11/11" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+    assert run("export", "gradescope", "-e", "row_max", "-o", "a.zip").returncode == 0
+    names = zipfile.ZipFile(course / "a.zip").namelist()
+    assert any(n.endswith("exercises/row_max/_helpers/course_helpers/__init__.py") for n in names), names
+    toml = course / "jaxgrade.toml"
+    toml.write_text(toml.read_text().replace('named_sharding_replicated = "3"', 'named_sharding_replicated = "2"'))
+    refused = run("validate", "--seeds", "1")
+    assert refused.returncode == 2 and "pinned to version 2, the installed track has version 3" in refused.stderr
 
 
 def test_a_wheel_grades_a_notebook_as_the_checkout_does(wheel, tmp_path):
@@ -385,8 +415,8 @@ def test_non_editable_install_carries_exercises_without_keys_and_templates(insta
                                                                       "statement.md"}
     assert not list(package.rglob("*.pyc")), "bytecode of the checkout must not ship"
     # The installed copy finds its own exercises and templates, not the source tree's.
-    probe = ("import grader.exercise as e, grader.report.render as r; "
-             "print(*e.exercise_roots()); print(r.templates_root()); "
+    probe = ("import grader.authoring.exercise as e, grader.authoring.course as c, grader.report.render as r; "
+             "print(*c.exercise_roots()); print(r.templates_root()); "
              "print(e.find_exercise('named_sharding_replicated').title)")
     shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
                            cwd=tmp_path, env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"})

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from grader.exercise import find_exercise
-from grader.export import export_prairielearn
+from grader.authoring.exercise import find_exercise
+from grader.authoring.export import export_prairielearn
 from test_render import prairielearn_reads
 
 SLUG = "named_sharding_replicated"
@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(os.geteuid() != 0, reason="the exported grader grades as root (a sandbox uid per "
                                                           "submission) and refuses otherwise")]
 # What the grading process imports, asked of a process that imports what prairielearn-grade does.
-IMPORTED = ("import sys, grader.export, grader.export.prairielearn, grader.export.container_grading, grader.engine, grader.report.render, "
+IMPORTED = ("import sys, grader.authoring.export, grader.authoring.export.prairielearn, grader.authoring.export.container_grading, grader.engine, grader.report.render, "
             "grader.sandbox.process, jax, numpy, hypothesis; "
             "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))")
 

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 
 from grader import find_exercise
-from grader.export import export_student
+from grader.authoring.export import export_student
 
 pytest_plugins = ["pytester"]
 

@@ -23,7 +23,7 @@ import html5lib
 import pytest
 
 from grader.engine import grade
-from grader.exercise import find_exercise
+from grader.authoring.exercise import find_exercise
 from grader.report.render import FORMATS, neutralise_workflow_commands, render
 from grader.report.result import Report
 from grader.release import Release
@@ -73,7 +73,7 @@ def hidden(hidden_exercise) -> dict[str, Report]:
     return {name: _graded(hidden_exercise, VARIANTS[name]) for name in ("value_skips_first", "structure_all_devices")}
 
 
-# --- the report as data (grader.warm.cells: the service's notebook check sends it to the kernel) ---
+# --- the report as data (grader.notebook.warm_cells: the service's notebook check sends it to the kernel) ---
 
 def test_a_report_is_rebuilt_from_its_data_as_it_was(reports, hidden):
     output = {"head": "printed\n", "tail": "", "total_bytes": 8, "dropped_bytes": 0}

@@ -17,7 +17,7 @@ from grader.checks import AnyOf, Context, NamedShardingTarget, PlacedOnNamedShar
 from grader.checks.compilation import CompilesAtMost
 from grader.checks.returns import Returns
 from grader.engine import grade
-from grader.exercise import find_exercise, load_exercise
+from grader.authoring.exercise import find_exercise, load_exercise
 from grader.observe.session import Session
 from grader.report.render import render
 from grader.sandbox.limits import Limits
@@ -31,7 +31,7 @@ WHILE = UsesPrimitive(id="structure.loop.while", title="a jax.lax.while_loop", o
 @pytest.fixture(scope="module")
 def exercise(tmp_path_factory):
     """scan_not_loop with ``structure.loop_reads_xs`` hidden from students."""
-    from grader.export import copy_exercise
+    from grader.authoring.export import copy_exercise
     directory = copy_exercise(find_exercise(SLUG), tmp_path_factory.mktemp("exercises") / SLUG)
     with open(directory / "exercise.toml", "a") as handle:
         handle.write('\n[visibility]\n"structure.loop_reads_xs" = "hidden"\n')
@@ -129,7 +129,7 @@ def test_the_category_and_description_come_from_the_routes_and_title() -> None:
 
 
 def test_exercise_checks_source_keeps_anyof_as_one_entry_for_the_student_export() -> None:
-    from grader.export.student import visible_checks_source
+    from grader.authoring.export.student import visible_checks_source
     source = textwrap.dedent('''
         from grader.authoring import AnyOf, UsesPrimitive, WithinLimits
         CHECKS = [

@@ -17,8 +17,8 @@ import pytest
 from nbclient import NotebookClient
 
 from conftest import SEED_EXERCISE
-from grader.exercise import find_exercise
-from grader.export import export_github_classroom
+from grader.authoring.exercise import find_exercise
+from grader.authoring.export import export_github_classroom
 from test_export import _shell, _workflow
 from test_pytest_plugin import _junit_points
 from test_render import classroom_reporter_reads, points_per_check, step_outputs

@@ -782,7 +782,7 @@ GRADER = """
 import json, os, sys, tempfile
 from pathlib import Path
 from grader import grade
-from grader.exercise import find_exercise
+from grader.authoring.exercise import find_exercise
 from grader.sandbox.limits import Limits
 from grader.sandbox.reaper import marked_processes
 from grader.sandbox.uids import lease_directory

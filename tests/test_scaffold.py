@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.exercise import load_exercise
-from grader.scaffold import scaffold
-from grader.validate import validate
+from grader.authoring.exercise import load_exercise
+from grader.authoring.scaffold import scaffold
+from grader.authoring.validate import validate
 
 ROOT = Path(__file__).resolve().parent.parent
 

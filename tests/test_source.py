@@ -13,7 +13,8 @@ import nbformat
 import pytest
 
 from grader.errors import NotebookError
-from grader.source import choose, helpers_beside, left_behind, notebook_python, prepare_folder, split_lines
+from grader.notebook.convert import notebook_python, split_lines
+from grader.source import choose, helpers_beside, left_behind, prepare_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 SLUG = "named_sharding_replicated"
@@ -271,20 +272,21 @@ def test_a_cell_calling_the_grader_is_left_out_wherever_the_grader_is_installed(
     cell by itself): both left out, as from the checkout, also where children find the grader on
     their path, as they do in a wheel's site-packages (there the cell ran in every child, importing
     the grader's report stack, and was skipped when it failed: another note, and 0.4-2 s a check)."""
-    import grader.source as source
+    import grader.notebook.convert as convert
+    from grader.importpath import GRADER_FOLDER
     cells = ("import jax.numpy as jnp\nimport grader",
              "def replicated_sharding_value(x):\n    return jnp.sum(x)",
              "grader.check('named_sharding_replicated')")
     notes = ("cell 1, line 2 skipped: imports grader, which the grader does not provide",
              "cell 3 skipped: uses grader, which needs grader, which the grader does not provide")
     assert notebook_python(vscode(*cells), "replicated_sharding_value").notes == notes
-    wheel_like = (str(Path(source.__file__).resolve().parent.parent), *source._child_search_path())
-    monkeypatch.setattr(source, "_child_search_path", lambda: wheel_like)
-    source.grader_provides.cache_clear()
+    wheel_like = (GRADER_FOLDER, *convert._child_search_path())
+    monkeypatch.setattr(convert, "_child_search_path", lambda: wheel_like)
+    convert.grader_provides.cache_clear()
     try:
         assert notebook_python(vscode(*cells), "replicated_sharding_value").notes == notes
     finally:
-        source.grader_provides.cache_clear()
+        convert.grader_provides.cache_clear()
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""The starter notebook (grader.starter): ``jaxgrade start SLUG --notebook`` and the student's
+"""The starter notebook (grader.authoring.starter): ``jaxgrade start SLUG --notebook`` and the student's
 folder of ``jaxgrade export student`` write a valid nbformat 4 notebook (the statement, the
 starter code, a check cell), and the command its check cell runs grades the saved notebook."""
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 import nbformat
 
 from conftest import REPO
-from grader.exercise import find_exercise
-from grader.export import export_student
+from grader.authoring.exercise import find_exercise
+from grader.authoring.export import export_student
 
 SLUG = "named_sharding_replicated"
 EXERCISE = REPO / "exercises" / SLUG

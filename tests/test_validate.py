@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.exercise import all_exercises, load_exercise
-from grader.validate import FULL_MARKS, SEEDS, ExerciseValidation, table, validate
+from grader.authoring.exercise import all_exercises, load_exercise
+from grader.authoring.validate import FULL_MARKS, SEEDS, ExerciseValidation, table, validate
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = ROOT / "exercises"
@@ -249,7 +249,7 @@ def test_a_long_variant_hands_half_of_its_later_seeds_to_another_child(tmp_path:
     """A variant whose first seed took HAND_OFF_AFTER_S or more grades half of its later seeds
     in another child, beside it; every seed still gets exactly one verdict, the same as graded
     in one child. (The threshold is lowered so the quick reference and variants hand off.)"""
-    import grader.validate as validation
+    import grader.authoring.validate as validation
 
     directory = _copy_exercise(tmp_path, "named_sharding_replicated",
                                keep_wrong=("structure_honest_only_at_probe_shape.py", "value_mean.py"))

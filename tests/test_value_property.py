@@ -89,7 +89,7 @@ def test_a_seed_draws_the_same_inputs_whatever_the_process_has_imported(tmp_path
     script = ("import hashlib, pickle, sys\n"
               "if sys.argv[1] == 'more':\n"
               f"    sys.path.insert(0, {str(tmp_path)!r}); import lots_of_constants\n"
-              "    import grader.export, grader.batch.run, grader.validate\n"
+              "    import grader.authoring.export, grader.batch.run, grader.authoring.validate\n"
               "from grader import find_exercise\n"
               "check = next(c for c in find_exercise('named_sharding_replicated').checks if c.id == 'value.random_vectors')\n"
               "print(hashlib.sha256(pickle.dumps([sorted((k, v.tobytes()) for k, v in d.items()) "

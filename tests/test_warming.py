@@ -17,7 +17,7 @@ from conftest import SEED_EXERCISE
 from grader.batch.warming import LOCK, OFF, background_allowed, start
 from grader.cache import warmed_marker
 from grader.engine import warming_variants
-from grader.exercise import load_exercise
+from grader.authoring.exercise import load_exercise
 
 JAXGRADE = str(Path(sys.executable).parent / "jaxgrade")
 

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from grader import engine, find_exercise
 from grader.errors import Malformed
-from grader.exercise import Exercise
+from grader.authoring.exercise import Exercise
 from grader.observe.session import Session
 from grader.wire import HEADER, REPLIES, check_schema, decode_message, frame
 

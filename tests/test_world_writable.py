@@ -155,7 +155,7 @@ NO_NAMESPACES = """
 import json, sys
 from pathlib import Path
 from grader import grade
-from grader.exercise import find_exercise
+from grader.authoring.exercise import find_exercise
 from grader.sandbox.limits import Limits
 report = grade(find_exercise("named_sharding_replicated"), Path(sys.argv[1]), compile_cache=False,
                limits=Limits(call_s=3, total_s=30, startup_s=30, memory_mib=2048, scratch_mib=16))

@@ -23,7 +23,7 @@ from grader.report.visibility import shown_to
 
 def _run(args: argparse.Namespace) -> int:
     from grader.child.jax_version import installed_jax, range_warning
-    from grader.exercise import find_exercise
+    from grader.authoring.exercise import find_exercise
 
     exercise = find_exercise(args.exercise)
     source, out = Path(args.source), Path(args.output)

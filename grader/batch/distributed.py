@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from grader import __version__
 from grader.errors import ClusterError, WorkerMismatch
-from grader.exercise import Exercise, load_exercise
+from grader.authoring.exercise import Exercise, load_exercise
 from grader.batch.results import Graded, render_student
 from grader.report.result import CheckResult, Report
 from grader.source import helper_at, helper_path
@@ -78,10 +78,9 @@ SLOTS_PER_THREAD = 2    # submissions in flight per worker thread: every thread 
 
 # -- what travels ----------------------------------------------------------------------------------
 def exercise_files(exercise: Exercise) -> dict[str, bytes]:
-    """The exercise folder's files by relative POSIX path: the files its fingerprint covers."""
-    root = exercise.directory
-    return {path.relative_to(root).as_posix(): path.read_bytes()
-            for path in sorted(root.rglob("*")) if path.is_file() and "__pycache__" not in path.parts}
+    """The exercise folder's files by relative POSIX path, its checks' helpers carried in: the
+    files its fingerprint covers."""
+    return {name: path.read_bytes() for name, path in exercise.files()}
 
 
 def pack_exercise(exercise: Exercise) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from grader import __version__
-from grader.exercise import Exercise
+from grader.authoring.exercise import Exercise
 from grader.batch.gradebook import write_atomically
 from grader.batch.submissions import Submission
 from grader.report.result import Report

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from grader import __version__
-from grader.exercise import Exercise, require_key
+from grader.authoring.exercise import Exercise, require_key
 from grader.batch.gradebook import write_gradebook
 from grader.batch.intake import find_submissions
 from grader.batch.lms_names import Roster

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from grader.cache import warmed_marker
 
 if TYPE_CHECKING:  # grader.warm.place asks background_allowed on every check: nothing heavy here
-    from grader.exercise import Exercise
+    from grader.authoring.exercise import Exercise
 
 LOCK = "background.lock"  # one at work at a time: the others exit, their marker left unwritten
 OFF = "JAXGRADE_NO_DAEMON"  # set (not "0" or empty): nothing outlives the command
@@ -87,7 +87,7 @@ def yield_the_cpu() -> None:
 def main(argv: list[str]) -> None:
     """In the background process: ``argv`` is the exercise's folder and the run's pid."""
     from grader.engine import warm_compile_cache, warm_compile_cache_from_variants
-    from grader.exercise import load_exercise
+    from grader.authoring.exercise import load_exercise
     from grader.sandbox.reaper import wait_for_exit
     folder, run = Path(argv[0]), int(argv[1])
     wait_for_exit(run, WAIT_FOR_RUN_S)

@@ -14,7 +14,7 @@ from grader.arguments import Signature
 from grader.checks.base import Check, Context
 from grader.observe.session import Loaded
 from grader.outcome import Category, Outcome
-from grader.source import notebook_note
+from grader.notebook.convert import notebook_note
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -5,7 +5,7 @@ cell by cell, a cell the graded function does not need skipped when it fails
 (``grader.child.server``). The conversion ends the file with one comment line naming each
 cell's number, its first line, and whether the function needs it; the child reads that line
 back, with the cell whose definition of the graded function is graded when a cell below it
-defines the function too (``!``: the kernel ran it last, ``grader.notebook_runs``). The table
+defines the function too (``!``: the kernel ran it last, ``grader.notebook.runs``). The table
 travels inside the file so that every entry point that grades a file (``jaxgrade check``, a
 class run, Dask workers, the autograders) carries it without being told.
 
@@ -30,7 +30,7 @@ class Cell(NamedTuple):
     first_line: int  # in the converted file
     needed: bool     # by the graded function (its definition, or what it uses): a failure here fails the load
     # its definition of the graded function is the one graded, though a cell below defines it too: the
-    # kernel ran this one last (``grader.notebook_runs``); after the cells ran, the child binds it again
+    # kernel ran this one last (``grader.notebook.runs``); after the cells ran, the child binds it again
     graded: bool = False
 
 

@@ -35,7 +35,7 @@ def run_cells(filename: str, source: bytes, cells: list[Any], namespace: dict[st
     parent, as any import that does not finish.
 
     The cell marked ``graded`` holds the definition of ``function`` the kernel ran last
-    (``grader.notebook_runs``): once every cell ran, ``function`` is bound again to what
+    (``grader.notebook.runs``): once every cell ran, ``function`` is bound again to what
     that cell bound, whatever a cell below it (a draft run earlier) bound since."""
     import ast
     import bisect

@@ -105,7 +105,7 @@ class Report:
     @classmethod
     def from_data(cls, data: object) -> Report:
         """The report whose ``as_data()`` is ``data``, also after a JSON round trip: how the warm
-        service hands a notebook check's report back to the kernel (grader.warm.cells), which
+        service hands a notebook check's report back to the kernel (grader.notebook.warm_cells), which
         shows it as if it had graded the cells itself. Every field is checked (names, types, the
         scores adding up); anything else is a ValueError, and the kernel grades the cells itself."""
         found = dict(_typed(data, _REPORT_TYPES, "a report"))
@@ -118,7 +118,7 @@ class Report:
         return report
 
     # How a notebook (Jupyter, VS Code, Colab) or IPython shows the report: the student's report,
-    # failed checks first (grader.report.notebook), as HTML, Markdown or text.
+    # failed checks first (grader.notebook.display), as HTML, Markdown or text.
     def _repr_html_(self) -> str:
         return self._shown("html")
 
@@ -132,5 +132,5 @@ class Report:
         return self._shown("text")
 
     def _shown(self, format: str) -> str:
-        from grader.report.notebook import shown
+        from grader.notebook.display import shown
         return shown(self, format)

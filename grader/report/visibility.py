@@ -25,7 +25,7 @@ from grader.report.shape import Graded
 
 if TYPE_CHECKING:
     from grader.checks.base import Check
-    from grader.exercise import Exercise
+    from grader.authoring.exercise import Exercise
 
 Audience = Literal["student", "instructor"]
 

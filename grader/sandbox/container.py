@@ -8,7 +8,7 @@ can be, and checked: file permissions keep every copy of the reference and check
 (Gradescope's own advice: a separate user, and `chmod o=` on what it must not read), and a
 seccomp filter refuses the grader and every process it starts IP sockets. What cannot be had is
 printed loudly; what must be had (a uid of its own, limits, unreadable secrets) fails closed: no
-results.json, so Gradescope reports a failed run instead of a score (grader.export does that).
+results.json, so Gradescope reports a failed run instead of a score (grader.authoring.export does that).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from grader.errors import GraderFailure
 # to read the secrets runs as it.
 PROBE_UID = 61999
 # The exercise's files a student may see anyway (they are in the student's export; pack.json: the
-# versions it was exported with, grader.export.pack).
+# versions it was exported with, grader.authoring.export.pack).
 PUBLIC_PARTS = frozenset({"statement.md", "starter.py", "exercise.toml", "pack.json"})
 # Files this small are not looked for by content: an empty __init__.py of the exercise would
 # match every empty file in site-packages, and closing those would break imports.

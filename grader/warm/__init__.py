@@ -9,8 +9,8 @@ interpreter, the environment that matters), and the checks that only its user ca
 ``grader.warm.frames``: the few frames the clients and the service exchange.
 ``grader.warm.client``: what a check does first: ask the service, else start one in the
 background and grade in-process as before (any failure is a silent fallback).
-``grader.warm.cells``: a notebook check's request (the kernel's cells), read as hostile, and how
-the service grades it (as the kernel would, grader.kernel_cells).
+``grader.notebook.warm_cells``: a notebook check's request (the kernel's cells), read as hostile, and how
+the service grades it (as the kernel would, grader.notebook.kernel_cells).
 ``grader.warm.service``: the service itself; every submission still runs only in a fresh
 sandboxed child, forked for that check from the service's zygote (docs/threat-model.md).
 """

@@ -10,7 +10,7 @@ fallback never prints twice. Where no service answers, one is started in the bac
 (``start_service``) for the next check; it waits for this process to exit before it imports
 anything, so this check is not slowed.
 
-``report_through_service`` is the same for a kernel's cells (grader.warm.cells): the report's
+``report_through_service`` is the same for a kernel's cells (grader.notebook.warm_cells): the report's
 data, or ``Absent`` where no service listened (the kernel grades the cells itself, then starts
 one: ``Absent.start``, which waits for nothing, the kernel's check being done), or None.
 """
@@ -75,7 +75,7 @@ class Absent:
 
 def report_through_service(fields: dict[str, Any]) -> dict[str, Any] | Absent | None:
     """The report data the service sent for a notebook check's ``fields``
-    (``grader.warm.cells.request``); Absent where no service listened; None where none may be
+    (``grader.notebook.warm_cells.request``); Absent where no service listened; None where none may be
     asked (switched off, no private folder) or it refused, broke off or sent anything else."""
     environ = os.environ
     if place.switched_off([], environ):

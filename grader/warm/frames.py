@@ -4,10 +4,10 @@ sends one request (``REQUEST``, JSON, its ``kind`` "check" or "cells"); the serv
 ``ACCEPTED`` at once (a client that hears nothing soon grades in-process), or ``REFUSED`` (the
 client then grades in-process). For a "check", then the report's bytes as the CLI would have
 written them (``STDOUT``, ``STDERR``, in order) and ``EXIT`` with the exit code; for "cells"
-(grader.warm.cells), ``REPORT`` with the report as JSON data, or ``REFUSED`` where the grading
+(grader.notebook.warm_cells), ``REPORT`` with the report as JSON data, or ``REFUSED`` where the grading
 failed (the kernel grades the cells itself, and says what failed). Both sides are the same
 user's processes (SO_PEERCRED): the limits keep a request from costing the service much, and
-what a request holds is checked field by field (grader.warm.cells.read)."""
+what a request holds is checked field by field (grader.notebook.warm_cells.read)."""
 from __future__ import annotations
 
 import socket
@@ -22,7 +22,7 @@ REQUEST, ACCEPTED, REFUSED, STDOUT, STDERR, EXIT, REPORT = b"q", b"a", b"n", b"1
 ENVELOPE = frozenset({"protocol", "key", "env"})
 _HEAD = struct.Struct(">cI")
 MAX_BODY = 64 << 20  # a report (HTML, a large counterexample) is far smaller
-MAX_REQUEST = 16 << 20  # a notebook check's cells (grader.warm.cells.MAX_CHARACTERS) at 6 bytes each (\uXXXX)
+MAX_REQUEST = 16 << 20  # a notebook check's cells (grader.notebook.warm_cells.MAX_CHARACTERS) at 6 bytes each (\uXXXX)
 
 
 def send(connection: socket.socket, tag: bytes, body: bytes = b"") -> None:

@@ -7,7 +7,7 @@ Jinja2 and its compiled templates) and a zygote (grader.sandbox.pool) that has i
 A CLI check (kind "check") is ``grader.cli.main`` run here with the client's arguments,
 working folder and umask, its stdout and stderr captured as the bytes the client's own streams
 would have got (their encoding, and whether they are terminals); a notebook check (kind
-"cells", grader.warm.cells) is the kernel's cells graded as the kernel grades them, in the
+"cells", grader.notebook.warm_cells) is the kernel's cells graded as the kernel grades them, in the
 kernel's working folder and umask, the report sent back as data. Either way the child is
 launched by forking the zygote: every check gets a fresh sandboxed child that ran nothing before it, with the same ``hide`` as
 an in-process check, so one check never sees another's files and no student code ever runs in
@@ -42,7 +42,8 @@ from typing import Any, Iterator, TextIO
 
 from grader.errors import WarmServiceError
 from grader.sandbox.reaper import wait_for_exit
-from grader.warm import cells, frames, place
+from grader.notebook import warm_cells
+from grader.warm import frames, place
 
 TICK_S = 5.0  # how often an idle service looks at the clock, its code and its socket
 WAIT_FOR_STARTER_S = 120.0
@@ -106,7 +107,8 @@ class Service:
         discarded (-o and CI summaries left out), through the zygote, so that the next check
         finds everything made. Best effort: the service serves anyway."""
         from grader import cli  # noqa: F401 (the parent's imports, made now)
-        from grader.exercise import choose_course, keep_loaded
+        from grader.authoring.course import choose_course
+        from grader.authoring.exercise import keep_loaded
         keep_loaded()  # a check reuses the exercise's checks, drawn inputs and answers, as a class run does
         from grader.sandbox.pool import Pool
         from grader.submission import grade, read_submission
@@ -168,7 +170,7 @@ class Service:
                 or request.get("key") != self.name or request.get("env") != self.environment:
             frames.send(connection, frames.REFUSED)
             self.say("refused a request that does not match this service")
-        elif request.get("kind") == cells.KIND:
+        elif request.get("kind") == warm_cells.KIND:
             self._answer_cells(connection, request)
         elif request.get("kind") == "check" and isinstance(request.get("argv"), list) \
                 and all(isinstance(a, str) for a in request["argv"]) \
@@ -203,12 +205,12 @@ class Service:
         self.say(f"served code={code} seconds={time.monotonic() - started:.3f} argv={request['argv']}")
 
     def _answer_cells(self, connection: socket.socket, request: dict[str, Any]) -> None:
-        """A notebook check (grader.warm.cells): its report as data, or REFUSED (a request out of
+        """A notebook check (grader.notebook.warm_cells): its report as data, or REFUSED (a request out of
         bounds, a grading that failed: the kernel grades the cells itself and says why)."""
         started = time.monotonic()
-        from grader.exercise import all_exercises
+        from grader.authoring.exercise import all_exercises
         try:
-            check = cells.read(request, frozenset(e.slug for e in all_exercises()))
+            check = warm_cells.read(request, frozenset(e.slug for e in all_exercises()))
             os.chdir(check.cwd)
         except (ValueError, OSError) as error:
             frames.send(connection, frames.REFUSED)
@@ -219,7 +221,7 @@ class Service:
             frames.send(connection, frames.ACCEPTED)
             connection.settimeout(60.0)
             with self._watched(connection):
-                report = cells.grade(check, self.pool.launch)
+                report = warm_cells.grade(check, self.pool.launch)
             body = json.dumps(report.as_data()).encode()
         except Exception as error:  # noqa: BLE001 (a bug, an exercise that fails to load: the kernel meets it too)
             frames.send(connection, frames.REFUSED)

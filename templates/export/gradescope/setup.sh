@@ -41,7 +41,7 @@ fi
 "$VENV/bin/python" -m pip install -c "$SOURCE/jaxgrade/constraints.txt" "$SOURCE/jaxgrade"
 # Grade the reference once now: it fills the compilation cache, so students' grading is faster.
 # The cache is root's, readable and not writable by every other user (the submission's uid).
-PYTHONPATH="$SOURCE/jaxgrade" "$VENV/bin/python" -P -s -m grader.export warm-cache -e @SLUG@ || true
+PYTHONPATH="$SOURCE/jaxgrade" "$VENV/bin/python" -P -s -m grader.authoring.export warm-cache -e @SLUG@ || true
 # Gradescope's advice for student code: another user, and `chmod o=` on what it must not read.
 # The sandbox gives each submission's process a uid of its own (61000-61999, deliberately no
 # account: it never reuses a named uid). Here every copy of the reference and the checks under
@@ -49,4 +49,4 @@ PYTHONPATH="$SOURCE/jaxgrade" "$VENV/bin/python" -P -s -m grader.export warm-cac
 # running as an unprivileged uid must fail to read them, or the image build fails now. No other
 # exercise is in the image: the bundled source and what pip installs from it hold none.
 # run_autograder does the same before every submission.
-PYTHONPATH="$SOURCE/jaxgrade" "$VENV/bin/python" -P -s -m grader.export lock --root "$ROOT" -e @SLUG@
+PYTHONPATH="$SOURCE/jaxgrade" "$VENV/bin/python" -P -s -m grader.authoring.export lock --root "$ROOT" -e @SLUG@

@@ -15,4 +15,4 @@ export JAXGRADE_CACHE="${JAXGRADE_CACHE:-off}"
 mkdir -p "$GRADE/results"
 # -I: the working directory may be the student's folder; a grader.py there must never be imported
 # by this root process (nor a user site, nor PYTHON* variables): the image's installed jaxgrade only.
-exec "$PYTHON" -I -m grader.export prairielearn-grade --root "$GRADE" -e @SLUG@
+exec "$PYTHON" -I -m grader.authoring.export prairielearn-grade --root "$GRADE" -e @SLUG@
