@@ -25,6 +25,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -381,8 +382,9 @@ class Session:
         submission: no second import of JAX); else it is exec'd."""
         launcher, spawner = self.launcher, None
         if launcher is not None:
-            env = child_environment(self.devices, "/", f"{os.getpid()}-witness", self.compile_cache)
-            spawner = lambda argv, fds: launcher(argv, env, "/", fds)  # noqa: E731
+            home = tempfile.gettempdir()  # the grader's own: the witness writes no file of a submission's
+            env = child_environment(self.devices, home, f"{os.getpid()}-witness", self.compile_cache)
+            spawner = lambda argv, fds: launcher(argv, env, home, fds)  # noqa: E731
         return shared(self.devices, self.limits.memory_mib, self.compile_cache is not None, spawner)
 
     def _witnessed(self, returned: Returned, arguments: Mapping[str, Any]) -> Returned:
