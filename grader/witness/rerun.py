@@ -38,6 +38,17 @@ MAX_MADE = 128
 _TRIPS: OrderedDict[tuple[str, tuple[tuple[int, int], ...], tuple[str, ...]], list[int | None]] = OrderedDict()
 
 
+def before_fork() -> None:
+    """What the witness's first account would otherwise load: the CPU's LAPACK kernels, which JAX
+    registers before it lowers any exported program for the CPU (importing SciPy's LAPACK, about
+    0.1 s). Done where the witness starts, or once in the zygote it is forked from (that starts no
+    backend). A JAX without that step (0.9) registers them otherwise."""
+    from jax._src.export import _export
+    ensure = getattr(_export, "_ensure_backends_initialized", None)
+    if ensure is not None:
+        ensure(("cpu",))
+
+
 def rerun(account: Any, named: Any, substitute: Any = None) -> dict[str, Any]:
     """The account's outputs on the arguments ``named`` (as the child is sent them), and what
     XLA made of each program; with ``substitute`` (``{"arg": i, "sharding": described,
