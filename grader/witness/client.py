@@ -49,12 +49,12 @@ class Witness:
         code = boot("from grader.witness.__main__ import main; main()")
         argv = [sys.executable, "-I", "-c", code, str(to_witness), str(from_witness), str(self.memory_mib),
                 self.compile_cache or ""]
+        self._inbox, self._outbox = inbox, outbox  # closed by close(), should neither start
         try:
             self._process = self._forked(argv, (to_witness, from_witness)) or self._execd(argv, (to_witness, from_witness))
         finally:
             os.close(to_witness)
             os.close(from_witness)
-        self._inbox, self._outbox = inbox, outbox
 
     def _forked(self, argv: list[str], fds: tuple[int, int]) -> Any:
         """The witness forked from a warm process (no JAX import of its own), or None."""
