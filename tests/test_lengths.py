@@ -112,3 +112,30 @@ def test_a_declaration_that_cannot_work_is_reported() -> None:
     assert WhileReads(id="s.w", title="t", reads="xs").problems(signature, probe) == []
     assert WhileReads(id="s.w", title="t", reads="ys").problems(signature, probe) == [
         "s.w: 'ys' is no leaf of the probe's arguments"]
+
+
+def test_loops_run_once_reads_sibling_loops_and_leaves_nested_ones_to_their_outer_loop() -> None:
+    """``grader.child.compiled.loops_run_once`` on XLA's own text: ``LoopRuns`` reads these trip
+    counts, so a loop of k steps kept alive beside a loop of 64 shows both, and a loop over each
+    microbatch's rows inside the loop over the microbatches shows only the outer one."""
+    import jax
+    import jax.numpy as jnp
+
+    from grader.child.compiled import loops_run_once
+
+    def siblings(xs):
+        idle, _ = jax.lax.scan(lambda c, x: (c + 0.0 * x.sum(), None), 0.0, xs)
+        return jax.lax.fori_loop(0, 64, lambda i, c: c + xs[i % xs.shape[0]].sum(), idle)
+
+    def nested(xs):
+        def row(total, r):
+            return total + r.sum(), None
+
+        def microbatch(total, x):
+            return total + jax.lax.scan(row, 0.0, x)[0], None
+        return jax.lax.scan(microbatch, 0.0, xs)[0]
+
+    xs = jnp.ones((6, 32, 8))
+    text = {f.__name__: jax.jit(f).lower(xs).compile().as_text() for f in (siblings, nested)}
+    assert sorted(loops_run_once(text["siblings"])) == [6, 64]
+    assert loops_run_once(text["nested"]) == [6]

@@ -193,9 +193,11 @@ class LoopRuns(Check):
     as the witness compiles its programs (``CompiledProgram.loops``, a bound passed in traced read
     at the call's own value), not the loop as written. A ``while_loop`` that always runs 64 steps
     and masks those past k runs 64 steps; a scan over xs padded to a fixed length runs the
-    padding's. Only a call whose account the witness reproduced is judged: elsewhere there is no
-    compiled trip count to read and the loop's length checks (``LoopLength``, ``WhileReads``)
-    stand alone."""
+    padding's; a loop of more steps beside one of the right length (a scan of k steps kept alive
+    beside a masked loop of 64) fails too. A loop in another loop's body is that loop's work and
+    is not read on its own. Only a call whose account the witness reproduced is judged: elsewhere
+    there is no compiled trip count to read and the loop's length checks (``LoopLength``,
+    ``WhileReads``) stand alone."""
     of: tuple[str, int]
     vary: Mapping[str, int]
     category: ClassVar[Category] = "structure"
@@ -218,9 +220,19 @@ class LoopRuns(Check):
                 return Outcome.passed(f"No compiled trip count to read {where} (the grader could not run your call's "
                                       "programs again by itself): the loop is judged by its length as written.")
             trips = [t for p in returned.programs for t in p.loops]
+            longer_than = [t for t in trips if t is None or t > wanted]
+            if wanted in trips and longer_than:
+                seen = _trips_seen(longer_than)
+                return Outcome.failed(
+                    f"{where[:1].upper()}{where[1:]} XLA runs a loop of {wanted} steps for your function, one per "
+                    f"element of {self.of[0]}, but beside it a loop of {seen}, which does not follow "
+                    f"{self.of[0]}: work that always runs more steps than there are elements (masking those past "
+                    "them, or over a padded copy) grows with that loop, not with the data. Do the work in the loop "
+                    f"over {self.of[0]} itself.",
+                    expected=f"{want}: {wanted} steps {where}, and no longer loop beside it",
+                    observed=f"loops of {_trips_seen(trips)} {where}")
             if wanted not in trips:
-                seen = (", ".join("a number of steps no program fixes" if t is None else f"{t} steps" for t in trips)
-                        if trips else "no loop")
+                seen = _trips_seen(trips) if trips else "no loop"
                 return Outcome.failed(
                     f"{where[:1].upper()}{where[1:]} there are {wanted} elements of {self.of[0]} (axis {self.of[1]}), "
                     f"but the loops XLA runs for your function run {seen}. One step per element: a loop "
@@ -230,6 +242,10 @@ class LoopRuns(Check):
                     expected=f"{want}: {wanted} steps {where}", observed=f"loops of {seen} {where}")
         return Outcome.passed(f"XLA runs a loop of {steps} steps for your function, and {2 * steps} when "
                               f"{self.of[0]} is twice as long: one per element.")
+
+
+def _trips_seen(trips: list[int | None]) -> str:
+    return ", ".join("a number of steps no program fixes" if t is None else f"{t} steps" for t in trips)
 
 
 @dataclass(frozen=True, kw_only=True)

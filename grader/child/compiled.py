@@ -33,8 +33,10 @@ _CALLED = re.compile(r"\b(body|condition|calls|to_apply)=%?([\w.\-]+)")
 _BRANCHES = re.compile(r"branch_computations=\{([^}]*)\}")
 _NAME = re.compile(r"%?([\w.\-]+)")
 _WIDTH = re.compile(r"[suf](\d+)")
+_WHILE = re.compile(r"\swhile\(")  # a while instruction: "%while.3 = (s32[], f32[8]) while(%tuple.2), ..."
 TRIP_COUNT = re.compile(r'"known_trip_count":\{"n":"(\d+)"')
 MAX_COLLECTIVES = 64  # of one program: more say nothing a check needs
+MAX_LOOPS = 64  # loops of one program read for their trip counts
 MAX_PROGRAMS = 64  # distinct XLA programs of one call's record
 
 
@@ -62,7 +64,7 @@ def collectives(hlo_text: str) -> list[CollectiveData]:
     once per iteration: XLA's known trip count of each enclosing while loop, multiplied; None
     inside a loop whose trip count XLA does not know)."""
     found: list[CollectiveData] = []
-    times = _times_run(hlo_text)
+    times = times_run(hlo_text)
     computation = ""
     for line in hlo_text.splitlines():
         header = _COMPUTATION.match(line)
@@ -80,7 +82,25 @@ def collectives(hlo_text: str) -> list[CollectiveData]:
     return found
 
 
-def _times_run(hlo_text: str) -> dict[str, int | None]:
+def loops_run_once(hlo_text: str) -> list[int | None]:
+    """The trip count of each while loop one run of an HLO module runs once (a scan, a fori_loop,
+    a while_loop; XLA's known trip count, None where it does not know one). A loop in another
+    loop's body runs once per step of that one, so it is left out: its steps are the outer loop's
+    work, and one nested in a loop of unknown length is as unknown as that one."""
+    times = times_run(hlo_text)
+    found: list[int | None] = []
+    computation = ""
+    for line in hlo_text.splitlines():
+        header = _COMPUTATION.match(line)
+        if header is not None:
+            computation = header.group(1)
+        elif _WHILE.search(line) and times.get(computation) == 1:
+            trip = TRIP_COUNT.search(line)
+            found.append(int(trip.group(1)) if trip else None)
+    return found[:MAX_LOOPS]
+
+
+def times_run(hlo_text: str) -> dict[str, int | None]:
     """How many times one run of the module runs each computation: the entry once, a while
     loop's body its known trip count times (None, unbounded, when XLA does not know it) for each
     time the loop runs, any other called computation (a fusion, a call, a branch) as often as its

@@ -270,6 +270,8 @@ class _Run:
             _TRIPS.move_to_end(key)
             return _TRIPS[key]
 
+        from grader.child.compiled import loops_run_once
+
         def call(*rest: Any) -> Any:
             given = iter(rest)
             return exported.call(*(fixed[i] if i in fixed else next(given) for i in range(len(reads))))
@@ -277,7 +279,7 @@ class _Run:
             text = self.jax.jit(call).lower(*(r for i, r in enumerate(reads) if i not in fixed)).compile().as_text()
         except Exception:  # noqa: BLE001 (what does not compile so says nothing: the loops stay unknown)
             return None
-        _TRIPS[key] = _loops(text)
+        _TRIPS[key] = loops_run_once(text)
         while len(_TRIPS) > MAX_MADE:
             _TRIPS.popitem(last=False)
         return _TRIPS[key]
@@ -379,23 +381,12 @@ def _held(ref: list[Any], value: Any, step: int, beside: Any) -> dict[str, Any] 
             "devices": len(shards), "beside_arguments": len(shards) == 1 and shards[0].device == beside}
 
 
-def _loops(hlo_text: str) -> list[int | None]:
-    """The trip count of each while loop of an HLO module (a scan, a fori_loop, a while_loop):
-    XLA's known trip count, None where it does not know one."""
-    from grader.child.compiled import TRIP_COUNT
-    return [int(trip.group(1)) if trip else None
-            for trip in (TRIP_COUNT.search(line) for line in hlo_text.splitlines() if _WHILE.search(line))][:64]
-
-
-_WHILE = re.compile(r"\swhile\(")  # a while instruction: "%while.3 = (s32[], f32[8]) while(%tuple.2), ..."
-
-
 def _facts(executable: Any) -> dict[str, Any]:
     """What XLA made of a program compiled here: its collectives (``grader.child.compiled``
     reads HLO text the same way), its loops' trip counts and its memory per device."""
-    from grader.child.compiled import collectives
+    from grader.child.compiled import collectives, loops_run_once
     stats = executable.memory_analysis()
     text = executable.as_text()
-    return {"collectives": collectives(text), "loops": _loops(text),
+    return {"collectives": collectives(text), "loops": loops_run_once(text),
             "memory": {"argument": int(stats.argument_size_in_bytes), "output": int(stats.output_size_in_bytes),
                        "temp": int(stats.temp_size_in_bytes), "alias": int(stats.alias_size_in_bytes)}}
