@@ -66,6 +66,13 @@ def witness_cache_folder() -> str | None:
     return None if directory is None else str(directory)
 
 
+def drawn_folder() -> Path | None:
+    """Where value checks keep the inputs they drew (``grader.checks.drawn_inputs``), made if
+    missing: the grader's alone (0700), since whoever writes it chooses the inputs later checks
+    run. None when the cache is off or cannot be made."""
+    return _cache_folder("drawn", private=True)
+
+
 def warmed_marker(slug: str, fingerprint: str, source: str = "reference") -> Path | None:
     """The file saying the cache was filled from ``source`` (the reference, or the variants)
     for this version of the exercise and of jaxgrade."""

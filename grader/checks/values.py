@@ -31,6 +31,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.errors import HypothesisException
 
 from grader.arguments import Signature, flatten, literal, short
+from grader.checks import drawn_inputs
 from grader.checks.base import Check, Context
 from grader.errors import ExerciseError
 from grader.observe.returned import Leaf, Returned, describe_structure
@@ -290,12 +291,19 @@ class ValueProperty(Check):
     category: ClassVar[Category] = "value"
 
     def draw(self, run_seed: int) -> list[dict[str, Any]]:
-        """The inputs for ``run_seed``, drawn once per process and reused for every submission:
-        one per covering assignment of the dimensions first, then random ones."""
+        """The inputs for ``run_seed``, drawn once per process and reused for every submission
+        (and kept on disk for the next process: ``grader.checks.drawn_inputs``): one per
+        covering assignment of the dimensions first, then random ones."""
         def drawn() -> list[dict[str, Any]]:
+            key = drawn_inputs.key_of(repr(self.inputs), run_seed, self.examples)
+            kept = drawn_inputs.load(key)
+            if kept is not None:
+                return kept
             covering = [_draw(strategy, run_seed, 1)[0] for strategy in self.inputs.covering()]
             rest = _draw(self.inputs.strategy(), run_seed, max(self.examples - len(covering), 1))
-            return covering + rest[:max(self.examples - len(covering), 0)]
+            made = covering + rest[:max(self.examples - len(covering), 0)]
+            drawn_inputs.store(key, made)
+            return made
 
         return _DRAWN.get(self.inputs, (run_seed, self.examples), drawn)
 

@@ -65,9 +65,8 @@ PRELOAD = ("grader.wire", "grader.child.entry", "numpy", "jax", "jax.numpy", "ja
            # the witness, which is forked from here too (grader.witness.client)
            "grader.witness.rerun")
 # Preloaded modules whose before_fork() the zygote calls once, after its imports: what every
-# child would otherwise make for itself (grader.child.pins: what its Child holds on to), and what
-# every witness would load at its first account (grader.witness.rerun: JAX's CPU LAPACK kernels).
-BEFORE_FORK = ("grader.child.pins", "grader.witness.rerun")
+# child would otherwise make for itself (grader.child.pins: what its Child holds on to).
+BEFORE_FORK = ("grader.child.pins",)
 # Variables that differ between children of one zygote; every other variable must match it.
 # JAXGRADE_SANDBOX is grader.sandbox.reaper.MARKER, which names one child (for cleanup).
 PER_CHILD = frozenset({"HOME", "TMPDIR", "JAXGRADE_SANDBOX"})

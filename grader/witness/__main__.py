@@ -18,7 +18,7 @@ def main() -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     from grader.errors import ChannelClosed
     from grader.wire import frame, read_message, write_frame
-    from grader.witness.rerun import before_fork, rerun
+    from grader.witness.rerun import load_lapack_on_demand, rerun
     sys.stdout = sys.stderr  # what JAX prints never enters the channel
     import jax
     # Set here, not read from the environment: a witness forked from the children's warm process
@@ -27,7 +27,7 @@ def main() -> None:
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
     jax.config.update("jax_persistent_cache_enable_xla_caches", "none")  # else the key holds the cache's path
-    before_fork()  # (a no-op where the zygote it was forked from did it)
+    load_lapack_on_demand()
     jax.devices()  # JAX and its backend start now, while the child runs, not at the first account
     while True:
         try:

@@ -38,15 +38,29 @@ MAX_MADE = 128
 _TRIPS: OrderedDict[tuple[str, tuple[tuple[int, int], ...], tuple[str, ...]], list[int | None]] = OrderedDict()
 
 
-def before_fork() -> None:
-    """What the witness's first account would otherwise load: the CPU's LAPACK kernels, which JAX
-    registers before it lowers any exported program for the CPU (importing SciPy's LAPACK, about
-    0.1 s). Done where the witness starts, or once in the zygote it is forked from (that starts no
-    backend). A JAX without that step (0.9) registers them otherwise."""
+_LAPACK: list[Any] = []  # what loads the LAPACK kernels, until a program needs them
+
+
+def load_lapack_on_demand() -> None:
+    """JAX registers the CPU's LAPACK kernels (importing SciPy's LAPACK, about 0.1 s of CPU)
+    before it lowers any exported program for the CPU, whether or not the program calls one.
+    The witness reads every program's custom-call targets anyway (``_Run._exported``), so it
+    loads them only for a program that calls a ``lapack_`` kernel: most accounts (a placement,
+    a sum, a matmul) call none. Only here: a child forked beside the witness keeps JAX as it is
+    (a submission may lower an exported program of its own). A JAX without that step (0.9)
+    registers them otherwise, and nothing is changed there."""
     from jax._src.export import _export
     ensure = getattr(_export, "_ensure_backends_initialized", None)
-    if ensure is not None:
-        ensure(("cpu",))
+    if ensure is None or _LAPACK:
+        return
+    _LAPACK.append(lambda: ensure(("cpu",)))
+    _export._ensure_backends_initialized = lambda platforms: None
+
+
+def _needs_lapack(targets: set[str]) -> None:
+    """Load the LAPACK kernels before lowering a program that calls one (once)."""
+    if _LAPACK and any(target.startswith("lapack_") for target in targets):
+        _LAPACK.pop()()
 
 
 def rerun(account: Any, named: Any, substitute: Any = None) -> dict[str, Any]:
@@ -323,13 +337,14 @@ class _Run:
             digest = hashlib.sha256(text.encode("ascii", "replace")).hexdigest()
             if digest not in _DESERIALIZED:
                 exported = self.jax.export.deserialize(bytearray(base64.b64decode(text, validate=True)))
-                targets = {t for t in _TARGET.findall(exported.mlir_module())
-                           if t not in ALLOWED_TARGETS and not t.startswith(ALLOWED_PREFIXES)}
+                called = set(_TARGET.findall(exported.mlir_module()))
+                targets = {t for t in called if t not in ALLOWED_TARGETS and not t.startswith(ALLOWED_PREFIXES)}
                 if any("callback" in t for t in targets):
                     raise Refused(f"a program calls {', '.join(sorted(targets))}, which runs Python on the host")
                 if targets:
                     raise Unverifiable(f"a program calls {', '.join(sorted(targets))}, which the witness does not "
                                        "run")
+                _needs_lapack(called)
                 _DESERIALIZED[digest] = exported
                 while len(_DESERIALIZED) > MAX_MADE:
                     _DESERIALIZED.popitem(last=False)
