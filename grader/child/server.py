@@ -24,23 +24,11 @@ from grader.child.pins import originals
 from grader.child.startup_output import restore as restore_output
 from grader.child.error_text import error_text
 from grader.child.run_cells import run_cells
-from grader.child.typed import axis_types, typed_sharding
+from grader.child.sharding_data import describe_sharding
+from grader.child.typed import typed_sharding
 from grader.errors import CellFailed, ChannelClosed
 from grader.wire import (HEADER, WIDENED, CallReply, LoadReply, Ready, Reply, Skipped, TraceReply, ValueData,
                          carries, decode_array, encode_array, fits, frame, read_message, write_frame, write_message)
-
-# The memory kind each of JAX's memory spaces places a value in (jax.memory.Space.Host: pinned_host)
-MEMORY_SPACES = {"Host": "pinned_host", "Device": "device"}
-
-
-def memory_kind_of(target: Any) -> str | None:
-    """Where in a device's memories a placement puts the value: a sharding's memory kind, or
-    the kind a memory space names; None where the target says nothing of it."""
-    if type(target).__name__ == "MemorySpace":
-        return MEMORY_SPACES.get(str(getattr(target, "name", "")))
-    kind = getattr(target, "memory_kind", None)
-    return kind if isinstance(kind, str) else None
-
 
 MAX_RETURNED_ELEMENTS = 1 << 20
 MAX_RETURNED_LEAVES = 256
@@ -52,7 +40,8 @@ class Child:
     def __init__(self, inbox: int, outbox: int) -> None:
         self.inbox, self.outbox = inbox, outbox
         from jax._src.array import ArrayImpl
-        from jax.sharding import NamedSharding, SingleDeviceSharding
+        from jax import Device
+        from jax.sharding import NamedSharding
 
         from grader.child.account import account_of_call
         from grader.child.cells import read_cells
@@ -73,7 +62,7 @@ class Child:
         warnings.filterwarnings("ignore", message="Error writing persistent compilation cache entry")
         warnings.filterwarnings("ignore", message="Error reading persistent compilation cache entry")
         self.protections: dict[str, dict[str, Any]] = {}
-        self.ArrayImpl, self.NamedSharding, self.SingleDeviceSharding = ArrayImpl, NamedSharding, SingleDeviceSharding
+        self.ArrayImpl, self.Device, self.NamedSharding = ArrayImpl, Device, NamedSharding
         self.function: Callable[..., Any] | None = None
         self.captured: list[Any] = []  # what the placing operations of the last capturing call received
         self.filename = "<submission>"
@@ -109,32 +98,7 @@ class Child:
 
     # -- describing values ---------------------------------------------------------------
     def describe_sharding(self, target: Any) -> dict[str, Any]:
-        if target is None:
-            return {"type": "default"}
-        if isinstance(target, self.jax.Device):
-            return {"type": "Device", "devices": [target.id]}
-        if isinstance(target, self.NamedSharding):
-            mesh = target.mesh
-            try:
-                devices = [int(d.id) for d in mesh.devices.flat]
-            except (AttributeError, ValueError):  # an AbstractMesh (inside some transformations) names no devices
-                devices = None
-            return {
-                "type": "NamedSharding",
-                "mesh_devices": devices,
-                "mesh_shape": [int(n) for n in dict(mesh.shape).values()],
-                "axis_names": [str(a) for a in mesh.axis_names],
-                "spec": [list(p) if isinstance(p, tuple) else p for p in target.spec],
-                "memory_kind": target.memory_kind,
-                **axis_types(mesh),
-            }
-        device_set = getattr(target, "device_set", None)
-        devices = sorted(int(d.id) for d in device_set) if device_set else []
-        described = {"type": type(target).__name__, "devices": devices}
-        kind = memory_kind_of(target)
-        if kind is not None:
-            described["memory_kind"] = kind
-        return described
+        return describe_sharding(target, self.Device, self.NamedSharding)
 
     def describe_shards(self, value: Any) -> list[dict[str, Any]]:
         """Where each piece of a returned array lives: device id and [start, stop) per dimension."""

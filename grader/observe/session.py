@@ -34,8 +34,9 @@ from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
-from grader.arguments import encode
+from grader.arguments import encode, flatten
 from grader.errors import ChildFailure, Malformed, SandboxError
+from grader.observe.confirmed import unconfirmed
 from grader.observe.described import check_program, check_reply
 from grader.observe.program import Program
 from grader.observe.witnessed import Witnessed, witnessed
@@ -396,6 +397,12 @@ class Session:
         tolerance = self.tolerance(arguments) if self.tolerance is not None else None
         verdict = witnessed(witness.check(returned.account, self._named(arguments), seconds), returned.leaves,
                             tolerance)
+        if verdict.status == "reproduced":
+            paths = [path for name in self.parameters for path, _ in flatten(arguments[name], name)]
+            differs = unconfirmed(returned.program, returned.placements, returned.leaves, returned.account, paths,
+                                  verdict.placed, verdict.outputs, verdict.memory_kind)
+            if differs is not None:
+                verdict = Witnessed("diverged", differs)
         if self.witnessed is None or self.witnessed.status != "diverged":
             self.witnessed = verdict
         if verdict.status == "reproduced":
