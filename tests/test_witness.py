@@ -81,6 +81,43 @@ def test_an_account_edited_inside_the_child_fails_every_structure_check(tmp_path
     assert not [c for c in report.checks if c.status == "error"]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(("account", "says"), [(False, "x was placed with jax.device_put on"),
+                                               (True, "result is returned on")])
+def test_a_record_forged_apart_from_what_the_programs_place_fails_every_structure_check(
+        tmp_path: Path, account: bool, says: str) -> None:
+    """x replicated over all eight devices; the reply rewritten as it is framed so that every
+    placement, the returned leaf and its buffers, and the traced program name device 0 alone
+    (mesh, spec and placement checks passed so before the witness confirmed placements). With
+    the account rewritten too, the witness places x on device 0, and the program it hands over
+    still returns on eight."""
+    submission = tmp_path / "forges_placements.py"
+    submission.write_text((HOSTILE / "forges_placements.py").read_text().replace("ACCOUNT = False",
+                                                                                  f"ACCOUNT = {account}"))
+    report = grade(find_exercise("named_sharding_replicated"), submission)
+    found = {c.id: c for c in report.checks}
+    for check_id in STRUCTURE:
+        assert found[check_id].status == "failed", found[check_id].message
+        assert "What your code reported is not what it computed" in found[check_id].message
+        assert says in found[check_id].message and "devices [0, 1, 2, 3, 4, 5, 6, 7]" in found[check_id].message
+    assert [c.id for c in report.checks if c.category == "value" and c.status != "passed"] == []
+
+
+@pytest.mark.slow
+def test_a_loop_check_on_a_call_the_witness_cannot_run_fails_saying_why_not_accusing(tmp_path: Path) -> None:
+    """A loop that always runs 64 steps behind 600 eager operations: the witness cannot run an
+    account that long, and the trip count XLA runs is known only from its run. The loop check
+    passed for want of a count; now it fails, naming why and what to change."""
+    report = grade(find_exercise("grad_accumulation"), HOSTILE / "unverifiable_masked_loop.py")
+    found = {c.id: c for c in report.checks}
+    for check_id in ("structure.step_per_microbatch", "structure.running_sum", "structure.memory"):
+        message = found[check_id].message
+        assert found[check_id].status == "failed", message
+        assert "could not re-derive what your call computed" in message and "more than 512 operations" in message
+        assert "says nothing against your code" in message and "not what it computed" not in message
+    assert not [c for c in report.checks if c.status == "error"]
+
+
 _MLP = (EXERCISES / "tensor_parallel_mlp" / "reference.py").read_text()
 _HEAD, _, _ = _MLP.partition("def tensor_parallel_mlp")
 IDIOMS = {

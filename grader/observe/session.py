@@ -407,6 +407,8 @@ class Session:
             self.witnessed = verdict
         if verdict.status == "reproduced":
             return replace(returned, programs=verdict.programs, reproduced=not verdict.breaks, held=verdict.held)
+        if verdict.status == "unverifiable":
+            return replace(returned, unverified=verdict.detail or "the witness could not run it")
         return returned
 
     def replay_placed(self, returned: Returned, arguments: Mapping[str, Any], leaf: int, sharding: dict[str, Any],
