@@ -76,7 +76,20 @@ def test_a_placement_of_another_operand_is_no_confirmation() -> None:
 
 
 def test_a_returned_layout_the_programs_do_not_give_is_named() -> None:
-    found = _check(ONE, ONE, _leaf(ONE), EIGHT)
+    found = _check(ONE, ONE, _leaf(ONE), EIGHT, {d: () for d in range(8)})
     assert found is not None and "result is returned on" in found and "return it on" in found
     # the same description, but the buffers the child reports are not where the witness's are
     assert _check(ONE, ONE, _leaf(ONE, {0: []}), ONE, {1: ()}) is not None
+
+
+def test_a_returned_layout_is_compared_block_by_block_not_by_the_axis_names_stablehlo_drops() -> None:
+    """A program's output sharding, compiled from StableHLO, names its mesh axes ``_axis_0``."""
+    rows = {"type": "NamedSharding", "mesh_devices": [0, 1], "mesh_shape": [2], "axis_names": ["stage"],
+            "spec": ["stage"], "memory_kind": "device"}
+    unnamed = {**rows, "axis_names": ["_axis_0"], "spec": ["_axis_0"]}
+    halves = {0: ((0, 1), (0, 4)), 1: ((1, 2), (0, 4))}
+    leaf = Leaf("result", "jax_array", "jaxlib._jax.ArrayImpl", "float32", (2, 4), np.zeros((2, 4), np.float32), rows,
+                tuple({"device": d, "index": [list(b) for b in block]} for d, block in halves.items()))
+    assert unconfirmed(None, [], [leaf], ACCOUNT, ["x"], [], [Where(unnamed, halves)], "device") is None
+    swapped = {0: halves[1], 1: halves[0]}  # the rows on the other devices: the record's layout is not the run's
+    assert unconfirmed(None, [], [leaf], ACCOUNT, ["x"], [], [Where(unnamed, swapped)], "device") is not None

@@ -11,24 +11,24 @@ the first that is not is named, and the call's verdict becomes ``diverged``.
 
 Descriptions are compared on what the checks read: a ``NamedSharding``'s mesh devices, shape,
 axis names and spec (trailing unsharded dimensions aside), its memory kind (none named is
-the device's default), its axis types where both say; other shardings by their devices.
+the device's default), its axis types where both say; other shardings by their devices. A returned array by its layout
+(``_laid_out_alike``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from grader.observe.layouts import Blocks, blocks_of
 from grader.observe.program import Program
 from grader.observe.returned import Leaf
-
-Blocks = dict[int, tuple[tuple[int, int], ...]]  # device -> [start, stop) per dimension
 
 
 @dataclass(frozen=True)
 class Where:
     """Where an array the witness made lives: its described sharding and each device's block."""
     sharding: dict[str, Any]
-    blocks: Blocks
+    blocks: dict[int, Blocks]
 
 
 @dataclass(frozen=True)
@@ -63,11 +63,24 @@ def unconfirmed(program: Program | None, placements: Sequence[dict[str, Any]], l
     for leaf, where in zip(leaves, outputs):
         if where is None or leaf.kind != "jax_array" or not leaf.sharding or leaf.sharding.get("type") == "unreadable":
             continue
-        shards = {int(s["device"]): tuple(tuple(i) for i in s["index"]) for s in leaf.shards}
-        if not _same(leaf.sharding, where.sharding, default_kind) or (shards and shards != where.blocks):
+        if not _laid_out_alike(leaf, where, default_kind):
             return (f"your call's record says {leaf.path} is returned on {_text(leaf.sharding)}, but the programs it "
                     f"handed over return it on {_text(where.sharding)}")
     return None
+
+
+def _laid_out_alike(leaf: Leaf, where: Where, default_kind: str | None) -> bool:
+    """Whether a returned leaf is where the witness's output is: the same memory kind, and each
+    device holding the same block, as the leaf's sharding describes it and as its shards say.
+    Only the layout: a program's output sharding, compiled from StableHLO, names no mesh axes
+    (``_axis_0``), so the names are the child's to say."""
+    kinds = [d.get("memory_kind") or default_kind for d in (leaf.sharding or {}, where.sharding)]
+    shards = {int(s["device"]): tuple((int(a), int(b)) for a, b in s["index"]) for s in leaf.shards}
+    described = blocks_of(leaf.sharding or {}, leaf.shape or ())
+    if described is None:  # a description too vague to lay out: its devices, at least
+        return kinds[0] == kinds[1] and _devices(leaf.sharding or {}) == sorted(where.blocks) \
+            and (not shards or shards == where.blocks)
+    return kinds[0] == kinds[1] and described == where.blocks and (not shards or shards == where.blocks)
 
 
 def _made(account: dict[str, Any], paths: Sequence[str], placed: Sequence[Placed]) -> list[tuple[str | None, Where]]:
