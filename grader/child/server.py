@@ -51,7 +51,7 @@ class Child:
         from grader.child.replay import Replayer
 
         self.read_cells = read_cells
-        self.jax, self.np, self.recorder, self.pins, self.watch = originals()
+        self.jax, self.np, self.recorder, self.pins = originals()
         # imported now: a later import could find the submission's "grader"
         self.program_of, self.program_of_call, self.placements_of = \
             program_of, program_of_call, placements_of
@@ -80,18 +80,16 @@ class Child:
             setattr(self, name, self._guarded(getattr(self, name)))
 
     def _guarded(self, handler: Callable[..., Reply]) -> Callable[..., Reply]:
-        """The request handler, run with the original JAX, and again after it; what the
-        submission changed in JAX, NumPy, the standard library or the grader (at import, or
-        in a factory) is named in the reply (``tampered``) and put back."""
-        restore, watch = self.pins.restore, self.watch
+        """The request handler, run with the original JAX, and again after it: what the
+        submission patched (at import, or in a factory) is put back, so the recorder observes
+        with JAX's own code. Nothing a patch makes it report is taken on trust: the witness
+        re-derives what the verdicts rest on (``grader.observe.confirmed``)."""
+        restore = self.pins.restore
 
         def guarded(*args: Any) -> Reply:
             restore()
             reply = handler(*args)
-            found = watch.changes() if watch.cheap or handler.__name__ != "call" else []
             restore()
-            if found:
-                reply["tampered"] = [*reply.get("tampered", []), *found]
             return reply
 
         return guarded
@@ -301,16 +299,12 @@ class Child:
         events = recorder.stop()
         timing = {"run_s": ran, "compile_s": compile_s[0] - compiling}
         intact = recorder.intact()  # before restoring: were the observers there when the call ended?
-        # what the call left changed, named and put back before anything of it is read (without
-        # version tags, comparing every namespace is for the full record only)
-        tampered = self.watch.changes() if self.watch.cheap or mode == "full" else []
         swapped = recorder.swap[0].count if recorder.swap[0] is not None else None
         recorder.swap[0] = None
         self.pins.restore()
         if raised is not None:
             return {"ok": False, "exception": type(raised).__name__, "error": error_text(raised, self.filename),
-                    "placements": self.placements_of(events, leaves, self.describe_sharding),
-                    **({"tampered": tampered} if tampered else {}), "timing": timing}
+                    "placements": self.placements_of(events, leaves, self.describe_sharding), "timing": timing}
         returned = self.leaves(result, "result")
         began = clock()
         try:
@@ -327,8 +321,6 @@ class Child:
                  "compilations": recorder.compilations(events), "host": recorder.host_work(events)}
         if swapped is not None:
             reply["swapped"] = swapped
-        if tampered:
-            reply["tampered"] = tampered
         if mode == "full":
             reply["programs"] = recorder.programs(events)
             reply["between_bytes"] = self.held_between(events, leaves, returned)
@@ -360,7 +352,6 @@ class Child:
         ready: Ready = {"op": "ready", "jax": jax.__version__, "devices": devices,
                         "platform": jax.default_backend(), "protections": self.protections,
                         "memory_limit": resource.getrlimit(resource.RLIMIT_AS)[0]}
-        self.watch.rebase()  # what the grader and JAX's backend changed up to now is no submission's doing
         ready["timing"] = {**self.started, "set_up": set_up, "backend": backend, "sent": clock()}
         write_message(self.outbox, ready)
         while True:

@@ -57,7 +57,6 @@ DEMO_SHARE = 0.5
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:
 # the report already says what went wrong, and each time-out costs the full call limit.
 MAX_INCIDENTS = 2
-MAX_TAMPERED = 16  # changes to JAX, NumPy, the stdlib or the grader named in a report
 # What parsing a reply raises when a field is of another type than the protocol says (a list
 # where an object was, a string where a number was): read from the submission's channel, it is
 # the submission's doing, a "protocol" incident, never a grader error ("not your fault", exit 3).
@@ -108,10 +107,6 @@ class Session:
         self.compile_cache = compile_cache
         self.devices, self.limits = devices, limits
         self.incidents: list[Incident] = []
-        # What the submission changed in JAX, NumPy, the standard library or the grader, as the
-        # child named it (``replaces jax.numpy.sum``), in the order first seen: every structure
-        # check fails while any is here (grader.checks.tampering)
-        self.tampered: dict[str, None] = {}
         # What the witness made of each fully recorded call's account, the first that diverged
         # kept over any other (grader.observe.witnessed); None before any full call.
         self.witnessed: Witnessed | None = None
@@ -248,7 +243,6 @@ class Session:
             check_schema(message["op"], reply)  # the schema of what this request may get back (grader.wire)
             if self.timings is not None:
                 self._time(child, message, time.monotonic() - asked, reply.get("timing"), now)
-            self._note_tampering(reply.get("tampered", []))
             return reply
         except Malformed as error:
             self._retire()
@@ -269,11 +263,6 @@ class Session:
         if child.greeted_at is not None:
             self.timings.started(child.spawned_at, child.greeted_at, child.ready.get("timing"))
         self.timings.request(str(message.get("op")), seconds, reported)
-
-    def _note_tampering(self, named: list[str]) -> None:
-        for name in named[:MAX_TAMPERED]:
-            if len(self.tampered) < MAX_TAMPERED:
-                self.tampered[safe_text(name, 200)] = None
 
     def _incident(self, failure: ChildFailure) -> Incident:
         incident = Incident(failure.kind, safe_text(failure.message), seeded=self.seeded, withheld=self.withheld)

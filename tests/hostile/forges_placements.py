@@ -2,7 +2,7 @@
 (named_sharding_replicated's wrong/structure_all_devices), and a sys.setprofile hook rewrites
 the child's reply as it is framed so that everything it says of placements and returned
 arrays names a mesh of device 0 alone: the cheap placements, the call's program, the returned
-leaf and its buffers, the traced program, and the tamper watch's findings dropped. With ``ACCOUNT = True`` the
+leaf and its buffers, and the traced program. With ``ACCOUNT = True`` the
 account handed to the witness is rewritten the same way, so the witness places x on device 0
 too; the program it runs still returns its value on all eight."""
 import sys
@@ -36,7 +36,6 @@ def _edit(frame, event, arg):
     if event == "call" and frame.f_code.co_name == "frame":
         message = frame.f_locals.get("message")
         if isinstance(message, dict):
-            message.pop("tampered", None)
             _one_device(message)
 
 
