@@ -13,8 +13,8 @@ that the message says what really happened.
 Cases the grader does not handle yet are strict xfails whose reason says what goes wrong: when
 the grader is fixed they XPASS, and the marker must go. Rewriting the recorder's events found
 through gc cannot be caught from inside the submission's process in general; the forgery here
-is caught anyway, by the counterfactual calls (its result does not follow the placement its
-forged record shows).
+is caught by the witness (the account built from the forged events returns the sum on another
+layout than the array the call returned).
 """
 from __future__ import annotations
 
@@ -206,12 +206,13 @@ def test_code_that_depends_on_the_shape_but_places_alike_keeps_full_marks(graded
 # -- beyond d1-d6: deliberate in-process forgery ------------------------------------------------------
 @pytest.mark.slow
 def test_forging_the_recorded_events_through_gc_gets_no_full_marks(graded):
-    """The forged record shows the decoy placement feeding the sum; the counterfactual calls hand
-    the decoy other values and the sum does not follow them. (A forger who also computes from the
-    decoy, through a placement it hides, would pass: docs/threat-model.md, 'What it does not
-    promise'.)"""
+    """The forged events show the decoy placement on one device feeding the sum, and the account
+    is built from them: the witness runs it and returns the sum on that one device, where the
+    array the call really returned lives on all eight, so the call diverges. (The counterfactual
+    calls caught it before the witness confirmed layouts: the sum does not follow the decoy.)"""
     report = graded("forge_recorded_events.py")
-    assert_fails_structure(report, "structure.sum_of_placed", "does not follow the placed x")
+    assert_fails_structure(report, "structure.sum_of_placed", "What your code reported is not what it computed")
+    assert "result is returned on" in check(report, "structure.sum_of_placed").message
 
 
 @pytest.mark.slow
