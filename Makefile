@@ -36,8 +36,8 @@ validate: install
 
 # The oldest and the newest JAX of pyproject.toml's range, each in a venv of its own
 # (.venv-compat/VERSION: jaxgrade from this checkout, everything but JAX at constraints.txt's
-# versions), the catalogue validated under each (one seed: COMPAT_SEEDS=5 for all), and tamper
-# evidence graded there (compat/tamper.py). JAX 0.11 and later need Python 3.12 or newer (found
+# versions), the catalogue validated under each (one seed: COMPAT_SEEDS=5 for all), and forgery
+# graded there (compat/tamper.py). JAX 0.11 and later need Python 3.12 or newer (found
 # on PATH or with pyenv: compat/python.sh). docs/compatibility.md.
 COMPAT_OLDEST := 0.9.2
 COMPAT_NEWEST := 0.12.0.1

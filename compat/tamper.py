@@ -1,10 +1,11 @@
-"""compat/tamper.py: tamper evidence under this interpreter's JAX and Python (compat/validate.sh
-runs it in each .venv-compat venv after the catalogue). The catalogue holds no submission that
-patches JAX, so three of tests/hostile/ are graded here as tests/test_tampering.py grades them
-under constraints.txt's JAX: a change during a call and one at import, each named in every
-structure check, and an honest control that keeps full marks. Prints one line; exit 1 if any
-of them grades otherwise, or where a CPython that has dict version tags (grader.child.watch.
-TAGGED_PYTHONS) cannot read them."""
+"""compat/tamper.py: forgery under this interpreter's JAX and Python (compat/validate.sh runs it
+in each .venv-compat venv after the catalogue). The catalogue holds no submission that edits
+its own record or patches JAX, so three of tests/hostile/ are graded here as tests/test_witness.py
+and tests/test_tampering.py grade them under constraints.txt's JAX: a reply forged as it is
+framed (placements and layouts naming one device, x on eight), which the witness's run must
+contradict in every structure check, and two controls that keep full marks (patches to JAX and
+json that forge nothing; configuration through public APIs). Prints one line; exit 1 if any of
+them grades otherwise."""
 from __future__ import annotations
 
 import shutil
@@ -18,43 +19,30 @@ from grader import find_exercise, grade
 HOSTILE = Path(__file__).resolve().parent.parent / "tests" / "hostile"
 SLUG = "named_sharding_replicated"
 STRUCTURE = ("structure.placed", "structure.mesh", "structure.spec", "structure.sum_of_placed")
-CHANGES = "Your code changes the machinery the grader observes JAX with"
-# file: the changes every structure check must name (none: full marks)
-EXPECTED = {
-    "adds_method_in_call.py": ("adds jax.sharding.NamedSharding.looks_replicated", "replaces json.dumps"),
-    "wraps_re_match.py": ("replaces re.match",),
-    "honest_configures.py": (),
-}
+DIVERGED = "What your code reported is not what it computed"
+# file: whether every structure check must fail on the witness's divergence (else: full marks)
+EXPECTED = {"forges_placements.py": True, "adds_method_in_call.py": False, "honest_configures.py": False}
 
 
 def main() -> int:
     import jax
 
-    from grader.child.watch import Watch, tagged_python
     start, wrong = time.monotonic(), []
-    cheap = Watch().cheap
-    if tagged_python() and not cheap:  # a release that has the tags, read wrong: every cheap call unwatched
-        wrong.append("version tags")
-        print(f"compat: tamper: CPython {sys.version_info[0]}.{sys.version_info[1]} has dict version tags, "
-              "and the watch cannot read them", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="jaxgrade-compat-tamper-") as folder:
-        for name, named in EXPECTED.items():
+        for name, forged in EXPECTED.items():
             shutil.copyfile(HOSTILE / name, Path(folder) / name)
             report = grade(find_exercise(SLUG), Path(folder) / name)
             checks = {c.id: c for c in report.checks}
-            if not named:
-                ok = report.score == report.max_score
+            if forged:
+                ok = all(checks[i].status == "failed" and DIVERGED in checks[i].message for i in STRUCTURE)
             else:
-                ok = all(checks[i].status == "failed" and CHANGES in checks[i].message
-                         and all(n in checks[i].message for n in named) for i in STRUCTURE)
+                ok = report.score == report.max_score
             if not ok:
                 wrong.append(name)
                 print(f"compat: tamper: {name}: " + "; ".join(f"{c.id} {c.status}: {c.message[:200]}"
                                                                for c in report.checks), file=sys.stderr)
-    how = "version tags, after every call" if cheap else "every namespace compared, full record only"
-    print(f"compat: tamper evidence under JAX {jax.__version__}, Python {sys.version_info[0]}.{sys.version_info[1]} "
-          f"({how}): {len(EXPECTED) - len(set(wrong) & set(EXPECTED))} of {len(EXPECTED)} graded as expected, "
-          f"{time.monotonic() - start:.0f} s")
+    print(f"compat: forgery under JAX {jax.__version__}, Python {sys.version_info[0]}.{sys.version_info[1]}: "
+          f"{len(EXPECTED) - len(wrong)} of {len(EXPECTED)} graded as expected, {time.monotonic() - start:.0f} s")
     return 1 if wrong else 0
 
 

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from grader import __version__
 from grader.cache import compile_cache_directory, compile_cache_of, warmed_marker  # noqa: F401 (the first: callers' name for it)
 from grader.checks.base import Check, Context
-from grader.checks.tampering import divergence_outcome, forgeable, tampering_note, tampering_outcome
+from grader.checks.divergence import divergence_outcome
 from grader.checks.values import ValueProperty, answer_on
 from grader.errors import Malformed, SandboxError
 from grader.authoring.exercise import Exercise, hidden_from_child
@@ -278,16 +278,11 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
                     run(check, not_loaded if loaded is not None and not loaded.ok else None)
                 else:  # the incidents every other check ran into
                     run(check, not_loaded if loaded is not None and not loaded.ok and not session.incidents else None)
-            override, note = _structure_override(session)
+            override = _structure_override(session)
             for check in checks:  # whichever request found it, the structure checks' own included
-                if check.category != "structure" or results[check.id].status == "skipped":
-                    continue
-                if override is not None:
+                if override is not None and check.category == "structure" and results[check.id].status != "skipped":
                     results[check.id] = _result(check, exercise.points[check.id], override,
                                                 exercise.visibility_of(check.id), results[check.id].duration_s)
-                elif note and results[check.id].status == "passed":
-                    advisory = " ".join(filter(None, (results[check.id].advisory, note)))
-                    results[check.id] = dataclasses.replace(results[check.id], advisory=advisory)
             graded.append((seed, results, time.monotonic() - (started if first else seed_started)))
             if first and settled_by is not None and any(
                     c.category == settled_by and results[c.id].status == "failed"
@@ -322,19 +317,11 @@ def _tolerance(values: ValueProperty, arguments: Any) -> Any:
         return None
 
 
-def _structure_override(session: Session) -> tuple[Outcome | None, str | None]:
-    """What every structure check reports instead of its own outcome, and the note a passing
-    one carries: the witness's divergence fails them all; a change to the machinery that the
-    witness's reproduction leaves nothing to forge with (``tampering.forgeable``) is a note;
-    any other change fails them all, as the child named it."""
+def _structure_override(session: Session) -> Outcome | None:
+    """What every structure check reports instead of its own outcome: the witness's divergence
+    (whichever call's account it was) fails them all."""
     verdict = session.witnessed
-    if verdict is not None and verdict.status == "diverged":
-        return divergence_outcome(verdict.detail), None
-    tampered = list(session.tampered)
-    if verdict is not None and verdict.status == "reproduced":
-        forged = [change for change in tampered if forgeable(change)]
-        return tampering_outcome(forged), (tampering_note(tampered) if tampered and not forged else None)
-    return tampering_outcome(tampered), None
+    return divergence_outcome(verdict.detail) if verdict is not None and verdict.status == "diverged" else None
 
 
 def _report(exercise: Exercise, checks: list[Check], results: dict[str, CheckResult], seed: int, seconds: float,

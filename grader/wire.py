@@ -301,7 +301,6 @@ class LoadReply(TypedDict):
     needed: NotRequired[bool]
     skipped: NotRequired[list[Skipped]]
     skipped_count: NotRequired[int]
-    tampered: NotRequired[list[str]]  # what the submission changed in JAX, NumPy, the stdlib or the grader
     timing: NotRequired[LoadTiming]
 
 
@@ -425,7 +424,6 @@ class CallReply(TypedDict):
     swapped: NotRequired[int]
     programs: NotRequired[list[ProgramData]]
     program: NotRequired[dict[str, Any]]
-    tampered: NotRequired[list[str]]  # ``replaces jax.numpy.sum``: named and put back (grader.child.watch)
     between_bytes: NotRequired[int]  # full record: what programs of the call handed each other, per device
     # full record: the programs the call ran and the dataflow between them, for the witness
     # (grader.child.account; grader.witness.rerun.malformed checks its shape)
@@ -439,7 +437,6 @@ class TraceReply(TypedDict):
     program: NotRequired[dict[str, Any]]
     exception: NotRequired[str]
     error: NotRequired[str]
-    tampered: NotRequired[list[str]]
 
 
 class RefusedReply(TypedDict):

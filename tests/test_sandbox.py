@@ -330,19 +330,16 @@ def test_patching_jax_gains_nothing(graded):
     result = graded("patch_jax.py")
     assert statuses(result)["value.random_vectors"] == "passed"  # the sum is right ...
     placed = result.check("structure.placed")
-    assert placed.status == "failed", placed.message  # ... but its patches are named
-    assert "replaces jax.make_jaxpr" in placed.message and "replaces jax.device_put" in placed.message
+    # ... but its patches are undone before each call is observed: x was never placed
+    assert placed.status == "failed" and "No jax.device_put of x happened" in placed.message, placed.message
     assert result.report.status == "failed"
 
 
-def test_patches_made_during_a_call_are_undone_before_the_next_and_named(graded):
+def test_patches_made_during_a_call_are_undone_before_the_next(graded):
     result = graded("patch_jax_in_call.py")
-    # undone: its values would be off by one were its jnp.sum still in place at the next call
-    assert statuses(result)["value.random_vectors"] == "passed"
-    assert statuses(result)["value.special_inputs"] == "passed"
-    # named: replacing a JAX function is tampering with what the structure checks observe
-    placed = result.check("structure.placed")
-    assert placed.status == "failed" and "replaces jax.numpy.sum" in placed.message, placed.message
+    # undone: its values would be off by one were its jnp.sum still in place at the next call; and
+    # the patches forge nothing the witness re-derives, so a right answer keeps full marks
+    assert result.report.status == "passed", [(c.id, c.message[:200]) for c in result.report.checks]
 
 
 @pytest.mark.slow

@@ -13,8 +13,8 @@ that the message says what really happened.
 Cases the grader does not handle yet are strict xfails whose reason says what goes wrong: when
 the grader is fixed they XPASS, and the marker must go. Rewriting the recorder's events found
 through gc cannot be caught from inside the submission's process in general; the forgery here
-is caught anyway, by the counterfactual calls (its result does not follow the placement its
-forged record shows).
+is caught by the witness (the account built from the forged events returns the sum on another
+layout than the array the call returned).
 """
 from __future__ import annotations
 
@@ -106,8 +106,8 @@ def test_swapping_a_builtin_during_the_call_and_restoring_it_keeps_full_marks(gr
 
 
 # -- d3: removing the observers -------------------------------------------------------------------
-# The observer of eager device_puts put back to JAX's own function: named as what it replaced
-TAMPERED = "replaces jax._src.dispatch._batched_device_put_impl"
+# The observers found missing when the call ends (Returned.intact): nothing of the call can be seen
+TAMPERED = "observers of JAX were removed or replaced while your function ran"
 
 
 def test_removing_the_observers_at_the_start_of_each_call_fails_structure(graded):
@@ -206,12 +206,13 @@ def test_code_that_depends_on_the_shape_but_places_alike_keeps_full_marks(graded
 # -- beyond d1-d6: deliberate in-process forgery ------------------------------------------------------
 @pytest.mark.slow
 def test_forging_the_recorded_events_through_gc_gets_no_full_marks(graded):
-    """The forged record shows the decoy placement feeding the sum; the counterfactual calls hand
-    the decoy other values and the sum does not follow them. (A forger who also computes from the
-    decoy, through a placement it hides, would pass: docs/threat-model.md, 'What it does not
-    promise'.)"""
+    """The forged events show the decoy placement on one device feeding the sum, and the account
+    is built from them: the witness runs it and returns the sum on that one device, where the
+    array the call really returned lives on all eight, so the call diverges. (The counterfactual
+    calls caught it before the witness confirmed layouts: the sum does not follow the decoy.)"""
     report = graded("forge_recorded_events.py")
-    assert_fails_structure(report, "structure.sum_of_placed", "does not follow the placed x")
+    assert_fails_structure(report, "structure.sum_of_placed", "What your code reported is not what it computed")
+    assert "result is returned on" in check(report, "structure.sum_of_placed").message
 
 
 @pytest.mark.slow
@@ -219,27 +220,19 @@ def test_walking_the_garbage_collector_without_touching_anything_keeps_full_mark
     assert_full_marks(graded("honest_gc_collect.py"))
 
 
-# -- d7: changing the machinery the child observes JAX with (#40 point 3) ------------------------------
-CHANGES = "Your code changes the machinery the grader observes JAX with"
-STRUCTURE = ("structure.placed", "structure.mesh", "structure.spec", "structure.sum_of_placed")
+# -- d7: changing the machinery the child observes JAX with (#40 point 3, #55 point 7) -----------------
+# The witness re-derives the value, the placements, the returned layouts and the compiled facts the
+# structure checks rest on, in a process of its own: a patch to JAX, jaxlib or the standard library
+# that forges none of them costs nothing (the in-process watch that failed every structure check for
+# one is gone), and a wrong answer beside a patch fails for what the code does.
+@pytest.mark.parametrize("name", ["wraps_executable_method.py", "adds_method_in_call.py", "renames_primitive.py",
+                                  "patches_executable_in_call.py"])
+def test_a_patch_that_forges_nothing_the_witness_re_derives_keeps_full_marks(graded, name):
+    assert_full_marks(graded(name))
 
 
-@pytest.mark.parametrize("name, named", [
-    ("wraps_re_match.py", "replaces re.match"),
-    ("wraps_executable_method.py", "replaces jax._src.interpreters.pxla.MeshExecutable.xla_extension_executable"),
-    ("adds_method_in_call.py", "adds jax.sharding.NamedSharding.looks_replicated"),
-    ("adds_method_in_call.py", "replaces json.dumps"),
-    ("renames_primitive.py", "replaces jax._src.lax.lax.reduce_sum_p.name"),
-    ("remove_observers_put_back.py", "rewrites jax._src.pjit while your code runs, and puts it back"),
-    ("patches_executable_in_call.py", "rewrites jaxlib._jax.LoadedExecutable while your code runs, and puts it back"),
-])
-def test_replacing_a_function_of_jax_or_the_standard_library_fails_every_structure_check_naming_it(
-        graded, name, named):
-    report = graded(name)
-    for check_id in STRUCTURE:
-        result = check(report, check_id)
-        assert result.status == "failed" and CHANGES in result.message and named in result.message, summary(report)
-    assert check(report, "value.random_vectors").status == "passed"  # the values are judged in the grader's process
+def test_a_patch_beside_a_wrong_answer_fails_for_what_the_code_does(graded):
+    assert_fails_structure(graded("wraps_re_match.py"), "structure.placed", "No jax.device_put of x happened")
 
 
 def test_configuring_through_public_apis_keeps_full_marks(graded):

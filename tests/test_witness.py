@@ -81,6 +81,48 @@ def test_an_account_edited_inside_the_child_fails_every_structure_check(tmp_path
     assert not [c for c in report.checks if c.status == "error"]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(("account", "says"), [(False, "x was placed with jax.device_put on"),
+                                               (True, "result is returned on")])
+def test_a_record_forged_apart_from_what_the_programs_place_fails_every_structure_check(
+        tmp_path: Path, account: bool, says: str) -> None:
+    """x replicated over all eight devices; the reply rewritten as it is framed so that every
+    placement, the returned leaf and its buffers, and the traced program name device 0 alone
+    (mesh, spec and placement checks passed so before the witness confirmed placements). With
+    the account rewritten too, the witness places x on device 0, and the program it hands over
+    still returns on eight."""
+    submission = tmp_path / "forges_placements.py"
+    submission.write_text((HOSTILE / "forges_placements.py").read_text().replace("ACCOUNT = False",
+                                                                                  f"ACCOUNT = {account}"))
+    report = grade(find_exercise("named_sharding_replicated"), submission)
+    found = {c.id: c for c in report.checks}
+    for check_id in STRUCTURE:
+        assert found[check_id].status == "failed", found[check_id].message
+        assert "What your code reported is not what it computed" in found[check_id].message
+        assert says in found[check_id].message and "devices [0, 1, 2, 3, 4, 5, 6, 7]" in found[check_id].message
+    assert [c.id for c in report.checks if c.category == "value" and c.status != "passed"] == []
+
+
+@pytest.mark.slow
+def test_a_loop_check_on_a_call_the_witness_cannot_run_fails_saying_why_not_accusing(tmp_path: Path) -> None:
+    """grad_accumulation's loop that always runs 64 steps and masks those past k, behind 600
+    eager additions of zero: an account longer than the witness takes (more than 512
+    operations), and the trip count XLA runs is known only from its run. The loop check passed
+    for want of a count; now it fails, naming why and what to change."""
+    masked = (EXERCISES / "grad_accumulation" / "wrong" / "structure_masked_fixed_while_loop.py").read_text()
+    submission = tmp_path / "unverifiable_masked_loop.py"
+    submission.write_text(masked.replace("def accumulated_grad(", "def _masked(") + "\n\ndef accumulated_grad(w, xs, ys):\n"
+                          "    for _ in range(600):\n        w = w + 0.0\n    return _masked(w, xs, ys)\n")
+    report = grade(find_exercise("grad_accumulation"), submission)
+    found = {c.id: c for c in report.checks}
+    for check_id in ("structure.step_per_microbatch", "structure.running_sum", "structure.memory"):
+        message = found[check_id].message
+        assert found[check_id].status == "failed", message
+        assert "could not re-derive what your call computed" in message and "more than 512 operations" in message
+        assert "says nothing against your code" in message and "not what it computed" not in message
+    assert not [c for c in report.checks if c.status == "error"]
+
+
 _MLP = (EXERCISES / "tensor_parallel_mlp" / "reference.py").read_text()
 _HEAD, _, _ = _MLP.partition("def tensor_parallel_mlp")
 IDIOMS = {
@@ -101,15 +143,6 @@ def test_everyday_standard_library_idioms_keep_full_marks(tmp_path: Path, idiom:
     submission.write_text(_HEAD + IDIOMS[idiom])
     report = grade(find_exercise("tensor_parallel_mlp"), submission)
     assert report.score == report.max_score, [(c.id, c.message[:200]) for c in report.checks if c.status != "passed"]
-
-
-@pytest.mark.slow
-def test_a_put_back_rewrite_of_the_standard_library_is_a_note_not_a_penalty(tmp_path: Path) -> None:
-    submission = tmp_path / "catch_warnings.py"
-    submission.write_text(_HEAD + IDIOMS["catch_warnings_in_call"])
-    report = grade(find_exercise("tensor_parallel_mlp"), submission)
-    notes = [c.advisory for c in report.checks if c.category == "structure" and c.advisory]
-    assert notes and all("rewrites warnings while your code runs" in n and "costs nothing" in n for n in notes)
 
 
 @pytest.mark.slow
@@ -233,18 +266,6 @@ def test_where_children_are_forked_warm_the_witness_is_forked_too_and_still_repr
     close_all()
     assert report.score == report.max_score, [(c.id, c.message) for c in report.checks if c.status != "passed"]
     assert [c.status for c in exec_d.checks] == [c.status for c in report.checks]
-
-
-def test_only_warnings_and_logging_written_and_put_back_are_notes_once_reproduced() -> None:
-    """warnings.catch_warnings and logging's configuration write and restore their modules; a
-    module JAX's dispatch reads (functools, threading), or JAX's own, could hide operations from the
-    record even if put back, and a change left in place always counts."""
-    from grader.checks.tampering import forgeable
-    assert not forgeable("rewrites warnings while your code runs, and puts it back")
-    assert not forgeable("rewrites logging.Logger while your code runs, and puts it back")
-    assert forgeable("rewrites functools while your code runs, and puts it back")
-    assert forgeable("rewrites jax._src.pjit while your code runs, and puts it back")
-    assert forgeable("replaces warnings.warn")
 
 
 @pytest.mark.slow

@@ -25,6 +25,7 @@ import numpy as np
 
 from grader.arguments import Signature, argument_leaves, is_within
 from grader.checks.base import Check, Context
+from grader.child.account import MAX_STEPS
 from grader.checks.returns import probe_call
 from grader.observe.returned import COLLECTIVE_KINDS, CompiledProgram, Leaf, Returned
 from grader.outcome import Category, Outcome
@@ -88,6 +89,9 @@ class UsesCollective(Check):
         if not returned.ok:
             return Outcome.failed(f"Nothing to judge here: your function {returned.describe()}.", expected=want,
                                   observed=returned.describe())
+        unseen = unwitnessed(returned, want)
+        if unseen is not None:
+            return unseen
         ran = _collectives(own_programs(returned, self.own_only))
         observed = _listed(ran) or "no collective"
         refused = [entry for entry in ran if entry[0] in self.instead_of]
@@ -117,6 +121,9 @@ class CommunicatesAtMost(_Budget):
         if not returned.ok:
             return Outcome.failed(f"Nothing to judge here: your function {returned.describe()}.", expected=want,
                                   observed=returned.describe())
+        unseen = unwitnessed(returned, want)
+        if unseen is not None:
+            return unseen
         programs = own_programs(returned, self.own_only)
         moved = sum(program.communicated for program in programs)
         observed = f"{_size(moved)} per device: {_listed(_collectives(programs)) or 'no collective'}"
@@ -154,6 +161,9 @@ class DeviceMemoryAtMost(_Budget):
         if not returned.ok:
             return Outcome.failed(f"Nothing to judge here: your function {returned.describe()}.", expected=want,
                                   observed=returned.describe())
+        unseen = unwitnessed(returned, want)
+        if unseen is not None:
+            return unseen
         if self.require_jit and not any(program.own for program in returned.programs):
             return Outcome.failed(
                 "None of your own jitted functions ran, so the memory your computation needs cannot be measured: "
@@ -209,6 +219,25 @@ class HoldsAtMostPerDevice(Check):
 
 _MEMORY_TEXT = {"peak": "memory at its peak", "temp": "temporary buffers", "argument": "arguments",
                 "output": "outputs"}
+
+
+def unwitnessed(returned: Returned, expected: str, where: str = "") -> Outcome | None:
+    """The failure of a check whose verdict rests on what the witness compiled and held (the
+    programs' collectives, memory and loops, the arrays held between them) on a call whose
+    account it could not run: those facts then come only from the submission's own process,
+    which could have written them, so they earn nothing; None for a call it ran. Not an
+    accusation: the message says why and what to change."""
+    if returned.unverified is None:
+        return None
+    why = returned.unverified
+    observed = f"the grader could not run your call's programs again ({why})"
+    return Outcome.failed(
+        f"{where[:1].upper()}{where[1:]}{', t' if where else 'T'}he grader could not re-derive what your call computed: "
+        f"it runs the programs your call ran again, in a process of its own, and could not run these ({why}). What "
+        "this check reads (what XLA compiled, and what your call held on the devices) is taken only from that "
+        "rerun, so it cannot be judged. This says nothing against your code. Put the computation in jax.jit "
+        f"functions (a few jitted programs, not more than {MAX_STEPS} eager operations), without host callbacks or "
+        "custom kernels.", expected=expected, observed=observed, hint_applies=False)
 
 
 def own_programs(returned: Returned, own_only: bool) -> tuple[CompiledProgram, ...]:

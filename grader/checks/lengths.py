@@ -24,7 +24,7 @@ import numpy as np
 
 from grader.arguments import Signature, argument_leaves, is_within, with_leaf
 from grader.checks.base import Check, Context
-from grader.checks.compiled_program import _share, _size, own_programs
+from grader.checks.compiled_program import _share, _size, own_programs, unwitnessed
 from grader.checks.program_checks import observed_program, spelled
 from grader.checks.returns import probe_call
 from grader.observe.program import Program
@@ -195,9 +195,8 @@ class LoopRuns(Check):
     and masks those past k runs 64 steps; a scan over xs padded to a fixed length runs the
     padding's; a loop of more steps beside one of the right length (a scan of k steps kept alive
     beside a masked loop of 64) fails too. A loop in another loop's body is that loop's work and
-    is not read on its own. Only a call whose account the witness reproduced is judged: elsewhere
-    there is no compiled trip count to read and the loop's length checks (``LoopLength``,
-    ``WhileReads``) stand alone."""
+    is not read on its own. A call whose account the witness could not run has no trip count to
+    read: the check fails, saying why (``compiled_program.unwitnessed``)."""
     of: tuple[str, int]
     vary: Mapping[str, int]
     category: ClassVar[Category] = "structure"
@@ -216,9 +215,9 @@ class LoopRuns(Check):
             if not returned.ok:
                 return Outcome.failed(f"Nothing to judge here: {where}, your function {returned.describe()}.",
                                       expected=want, observed=returned.describe())
-            if not returned.reproduced:
-                return Outcome.passed(f"No compiled trip count to read {where} (the grader could not run your call's "
-                                      "programs again by itself): the loop is judged by its length as written.")
+            unseen = unwitnessed(returned, want, where)
+            if unseen is not None:
+                return unseen
             trips = [t for p in returned.programs for t in p.loops]
             longer_than = [t for t in trips if t is None or t > wanted]
             if wanted in trips and longer_than:
@@ -274,6 +273,9 @@ class MemoryGrowth(Check):
                 f"added to {path}")
         before, after = probe_call(context), lengthened_call(context, lengthened(context.probe, self.vary), self.vary)
         for returned, where in ((before, "on the probe"), (after, f"when {path} is twice as long")):
+            unseen = unwitnessed(returned, want, where) if returned.ok else None
+            if unseen is not None:
+                return unseen
             if not returned.ok or not own_programs(returned, True):
                 seen = returned.describe() if not returned.ok else "ran no jitted function of its own"
                 return Outcome.failed(f"Nothing to judge here: {where}, your function {seen}.", expected=want,

@@ -130,16 +130,6 @@ def times_run(hlo_text: str) -> dict[str, int | None]:
     return times
 
 
-def read_through() -> list[type]:
-    """The classes whose methods ``facts`` calls while a call runs (``route_jit``'s fast-path
-    question), for ``grader.child.watch.Watch.guard``: where this JAX keeps them."""
-    import sys
-    places = {"jax._src.interpreters.pxla": ("MeshExecutable",),
-              "jaxlib._jax": ("LoadedExecutable", "CompiledMemoryStats", "HloModule"), "jaxlib._hlo": ("HloModule",)}
-    return [found for module, names in places.items() for name in names
-            if isinstance(found := getattr(sys.modules.get(module), name, None), type)]
-
-
 def facts(executable: Any) -> CompiledFacts | None:
     """The collectives and the per-device memory of a JAX executable (``pxla.MeshExecutable``),
     or None when it holds no XLA program to read."""

@@ -1,10 +1,17 @@
 """The grader's own references in the child, kept from a submission that patches JAX.
 
 ``take_originals`` holds on to JAX and NumPy as the grader reaches them, the recorder (its
-hooks installed), the namespaces (``_Pins``) put back around every request and every call
-of the student's function, and the watch that names every change (``grader.child.watch``),
-before any submission exists. The zygote takes them once, before it
-forks (``before_fork``); an exec'd child takes its own (``originals``).
+hooks installed) and the namespaces (``_Pins``) put back around every request and every call
+of the student's function, before any submission exists. The zygote takes them once, before
+it forks (``before_fork``); an exec'd child takes its own (``originals``).
+
+Kept now that the witness re-derives what verdicts rest on: not to make the child's record
+trustworthy (nothing from the child is taken on trust), but so that honest observation keeps
+working beside code that patches JAX, NumPy or the standard library, on purpose or in passing
+(a patched ``jnp.sum`` left in place would change the values of every later call, and the
+recorder, the account and the description of the result would run through the patch and
+could fail where the student's code did nothing wrong). Putting the namespaces back costs
+~2 us a call where CPython's dict version tags can be read (``_version_tag``).
 """
 from __future__ import annotations
 
@@ -15,7 +22,6 @@ import traceback
 import types
 from typing import Any, NamedTuple
 
-from grader.child.watch import tagged_python
 
 _MISSING = object()
 # The child's own modules, whose functions and classes a submission must not replace either.
@@ -23,7 +29,17 @@ CHILD_MODULES = ("grader.child.entry", "grader.child.server", "grader.child.pins
                  "grader.wire", "grader.child.recorder", "grader.child.jaxpr_graph", "grader.child.ownership",
                  "grader.child.swap", "grader.child.route_host", "grader.child.route_eager", "grader.child.route_jit",
                  "grader.child.route_compile", "grader.child.route_aot", "grader.child.jit_calls",
-                 "grader.child.dataflow", "grader.child.compiled", "grader.child.watch", "grader.child.account")
+                 "grader.child.dataflow", "grader.child.compiled", "grader.child.account",
+                 "grader.child.sharding_data")
+# The CPython releases whose dicts carry PEP 509's ma_version_tag where ``_version_tag`` reads it,
+# moved on every write (add, replace, delete) and never on a read: 3.11; 3.12 and 3.13 keep it,
+# deprecated, with its low bits given to dict watchers. 3.14 changed the field (not tried here).
+TAGGED_PYTHONS = frozenset({(3, 11), (3, 12), (3, 13)})
+
+
+def tagged_python() -> bool:
+    """Whether this interpreter's dicts carry a version tag where ``_version_tag`` reads it."""
+    return sys.implementation.name == "cpython" and sys.version_info[:2] in TAGGED_PYTHONS
 
 
 class _Pinned:
@@ -40,7 +56,7 @@ class _Pinned:
 
 def _version_tag(namespace: dict[str, Any]) -> Any:
     """A live view of the dict's PEP 509 version tag, which CPython 3.11 to 3.13
-    (``grader.child.watch.TAGGED_PYTHONS``) changes on every write to that dict and never on a
+    (``TAGGED_PYTHONS``) changes on every write to that dict and never on a
     read; None elsewhere, and then ``restore`` compares every entry. ``_version_tags_work``
     checks the view before use."""
     if not tagged_python():
@@ -153,7 +169,6 @@ class _Originals(NamedTuple):
     np: _Pinned
     recorder: Any
     pins: _Pins
-    watch: Any  # grader.child.watch.Watch: every change named
 
 
 def take_originals() -> _Originals:
@@ -184,13 +199,7 @@ def take_originals() -> _Originals:
     objects = [ArrayImpl, NamedSharding, Mesh, PartitionSpec, SingleDeviceSharding, dispatch.device_put_p,
                core.Primitive, core.Tracer, core.EvalTrace, recorder.Recorder, custom_derivatives.custom_vjp,
                custom_derivatives.custom_jvp]
-    pins = _Pins(modules, objects)
-    from grader.child.compiled import read_through
-    from grader.child.watch import Watch
-    watch = Watch()  # last: the recorder's hooks are JAX's now
-    watch.guard([*modules, *(o for o in objects if isinstance(o, type)), *(owner for owner, _, _ in observer.hooks),
-                 *read_through()])
-    return _Originals(pinned_jax, pinned_np, observer, pins, watch)
+    return _Originals(pinned_jax, pinned_np, observer, _Pins(modules, objects))
 
 
 # Taken in the zygote (grader.sandbox.pool calls before_fork) before it forks, so that a

@@ -24,23 +24,11 @@ from grader.child.pins import originals
 from grader.child.startup_output import restore as restore_output
 from grader.child.error_text import error_text
 from grader.child.run_cells import run_cells
-from grader.child.typed import axis_types, typed_sharding
+from grader.child.sharding_data import describe_sharding
+from grader.child.typed import typed_sharding
 from grader.errors import CellFailed, ChannelClosed
 from grader.wire import (HEADER, WIDENED, CallReply, LoadReply, Ready, Reply, Skipped, TraceReply, ValueData,
                          carries, decode_array, encode_array, fits, frame, read_message, write_frame, write_message)
-
-# The memory kind each of JAX's memory spaces places a value in (jax.memory.Space.Host: pinned_host)
-MEMORY_SPACES = {"Host": "pinned_host", "Device": "device"}
-
-
-def memory_kind_of(target: Any) -> str | None:
-    """Where in a device's memories a placement puts the value: a sharding's memory kind, or
-    the kind a memory space names; None where the target says nothing of it."""
-    if type(target).__name__ == "MemorySpace":
-        return MEMORY_SPACES.get(str(getattr(target, "name", "")))
-    kind = getattr(target, "memory_kind", None)
-    return kind if isinstance(kind, str) else None
-
 
 MAX_RETURNED_ELEMENTS = 1 << 20
 MAX_RETURNED_LEAVES = 256
@@ -52,7 +40,8 @@ class Child:
     def __init__(self, inbox: int, outbox: int) -> None:
         self.inbox, self.outbox = inbox, outbox
         from jax._src.array import ArrayImpl
-        from jax.sharding import NamedSharding, SingleDeviceSharding
+        from jax import Device
+        from jax.sharding import NamedSharding
 
         from grader.child.account import account_of_call
         from grader.child.cells import read_cells
@@ -62,7 +51,7 @@ class Child:
         from grader.child.replay import Replayer
 
         self.read_cells = read_cells
-        self.jax, self.np, self.recorder, self.pins, self.watch = originals()
+        self.jax, self.np, self.recorder, self.pins = originals()
         # imported now: a later import could find the submission's "grader"
         self.program_of, self.program_of_call, self.placements_of = \
             program_of, program_of_call, placements_of
@@ -73,7 +62,7 @@ class Child:
         warnings.filterwarnings("ignore", message="Error writing persistent compilation cache entry")
         warnings.filterwarnings("ignore", message="Error reading persistent compilation cache entry")
         self.protections: dict[str, dict[str, Any]] = {}
-        self.ArrayImpl, self.NamedSharding, self.SingleDeviceSharding = ArrayImpl, NamedSharding, SingleDeviceSharding
+        self.ArrayImpl, self.Device, self.NamedSharding = ArrayImpl, Device, NamedSharding
         self.function: Callable[..., Any] | None = None
         self.captured: list[Any] = []  # what the placing operations of the last capturing call received
         self.filename = "<submission>"
@@ -91,50 +80,23 @@ class Child:
             setattr(self, name, self._guarded(getattr(self, name)))
 
     def _guarded(self, handler: Callable[..., Reply]) -> Callable[..., Reply]:
-        """The request handler, run with the original JAX, and again after it; what the
-        submission changed in JAX, NumPy, the standard library or the grader (at import, or
-        in a factory) is named in the reply (``tampered``) and put back."""
-        restore, watch = self.pins.restore, self.watch
+        """The request handler, run with the original JAX, and again after it: what the
+        submission patched (at import, or in a factory) is put back, so the recorder observes
+        with JAX's own code. Nothing a patch makes it report is taken on trust: the witness
+        re-derives what the verdicts rest on (``grader.observe.confirmed``)."""
+        restore = self.pins.restore
 
         def guarded(*args: Any) -> Reply:
             restore()
             reply = handler(*args)
-            found = watch.changes() if watch.cheap or handler.__name__ != "call" else []
             restore()
-            if found:
-                reply["tampered"] = [*reply.get("tampered", []), *found]
             return reply
 
         return guarded
 
     # -- describing values ---------------------------------------------------------------
     def describe_sharding(self, target: Any) -> dict[str, Any]:
-        if target is None:
-            return {"type": "default"}
-        if isinstance(target, self.jax.Device):
-            return {"type": "Device", "devices": [target.id]}
-        if isinstance(target, self.NamedSharding):
-            mesh = target.mesh
-            try:
-                devices = [int(d.id) for d in mesh.devices.flat]
-            except (AttributeError, ValueError):  # an AbstractMesh (inside some transformations) names no devices
-                devices = None
-            return {
-                "type": "NamedSharding",
-                "mesh_devices": devices,
-                "mesh_shape": [int(n) for n in dict(mesh.shape).values()],
-                "axis_names": [str(a) for a in mesh.axis_names],
-                "spec": [list(p) if isinstance(p, tuple) else p for p in target.spec],
-                "memory_kind": target.memory_kind,
-                **axis_types(mesh),
-            }
-        device_set = getattr(target, "device_set", None)
-        devices = sorted(int(d.id) for d in device_set) if device_set else []
-        described = {"type": type(target).__name__, "devices": devices}
-        kind = memory_kind_of(target)
-        if kind is not None:
-            described["memory_kind"] = kind
-        return described
+        return describe_sharding(target, self.Device, self.NamedSharding)
 
     def describe_shards(self, value: Any) -> list[dict[str, Any]]:
         """Where each piece of a returned array lives: device id and [start, stop) per dimension."""
@@ -337,16 +299,12 @@ class Child:
         events = recorder.stop()
         timing = {"run_s": ran, "compile_s": compile_s[0] - compiling}
         intact = recorder.intact()  # before restoring: were the observers there when the call ended?
-        # what the call left changed, named and put back before anything of it is read (without
-        # version tags, comparing every namespace is for the full record only)
-        tampered = self.watch.changes() if self.watch.cheap or mode == "full" else []
         swapped = recorder.swap[0].count if recorder.swap[0] is not None else None
         recorder.swap[0] = None
         self.pins.restore()
         if raised is not None:
             return {"ok": False, "exception": type(raised).__name__, "error": error_text(raised, self.filename),
-                    "placements": self.placements_of(events, leaves, self.describe_sharding),
-                    **({"tampered": tampered} if tampered else {}), "timing": timing}
+                    "placements": self.placements_of(events, leaves, self.describe_sharding), "timing": timing}
         returned = self.leaves(result, "result")
         began = clock()
         try:
@@ -363,8 +321,6 @@ class Child:
                  "compilations": recorder.compilations(events), "host": recorder.host_work(events)}
         if swapped is not None:
             reply["swapped"] = swapped
-        if tampered:
-            reply["tampered"] = tampered
         if mode == "full":
             reply["programs"] = recorder.programs(events)
             reply["between_bytes"] = self.held_between(events, leaves, returned)
@@ -396,7 +352,6 @@ class Child:
         ready: Ready = {"op": "ready", "jax": jax.__version__, "devices": devices,
                         "platform": jax.default_backend(), "protections": self.protections,
                         "memory_limit": resource.getrlimit(resource.RLIMIT_AS)[0]}
-        self.watch.rebase()  # what the grader and JAX's backend changed up to now is no submission's doing
         ready["timing"] = {**self.started, "set_up": set_up, "backend": backend, "sent": clock()}
         write_message(self.outbox, ready)
         while True:

@@ -328,6 +328,8 @@ class Returned:
     account: Any = None  # in a full record: the account the child handed over (grader.child.account)
     reproduced: bool = False  # in a full record: the witness ran the account and it gave what was returned
     held: tuple[Held, ...] = ()  # in a full record whose account was reproduced: the arrays held between programs
+    # in a full record the witness could not run: why (its programs, loops and held arrays are then unconfirmed)
+    unverified: str | None = None
 
     @property
     def jax_failed(self) -> bool:

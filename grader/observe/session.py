@@ -34,8 +34,9 @@ from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
-from grader.arguments import encode
+from grader.arguments import encode, flatten
 from grader.errors import ChildFailure, Malformed, SandboxError
+from grader.observe.confirmed import unconfirmed
 from grader.observe.described import check_program, check_reply
 from grader.observe.program import Program
 from grader.observe.witnessed import Witnessed, witnessed
@@ -56,7 +57,6 @@ DEMO_SHARE = 0.5
 # After this many incidents (time-outs, crashes, memory), further calls are not attempted:
 # the report already says what went wrong, and each time-out costs the full call limit.
 MAX_INCIDENTS = 2
-MAX_TAMPERED = 16  # changes to JAX, NumPy, the stdlib or the grader named in a report
 # What parsing a reply raises when a field is of another type than the protocol says (a list
 # where an object was, a string where a number was): read from the submission's channel, it is
 # the submission's doing, a "protocol" incident, never a grader error ("not your fault", exit 3).
@@ -107,10 +107,6 @@ class Session:
         self.compile_cache = compile_cache
         self.devices, self.limits = devices, limits
         self.incidents: list[Incident] = []
-        # What the submission changed in JAX, NumPy, the standard library or the grader, as the
-        # child named it (``replaces jax.numpy.sum``), in the order first seen: every structure
-        # check fails while any is here (grader.checks.tampering)
-        self.tampered: dict[str, None] = {}
         # What the witness made of each fully recorded call's account, the first that diverged
         # kept over any other (grader.observe.witnessed); None before any full call.
         self.witnessed: Witnessed | None = None
@@ -247,7 +243,6 @@ class Session:
             check_schema(message["op"], reply)  # the schema of what this request may get back (grader.wire)
             if self.timings is not None:
                 self._time(child, message, time.monotonic() - asked, reply.get("timing"), now)
-            self._note_tampering(reply.get("tampered", []))
             return reply
         except Malformed as error:
             self._retire()
@@ -268,11 +263,6 @@ class Session:
         if child.greeted_at is not None:
             self.timings.started(child.spawned_at, child.greeted_at, child.ready.get("timing"))
         self.timings.request(str(message.get("op")), seconds, reported)
-
-    def _note_tampering(self, named: list[str]) -> None:
-        for name in named[:MAX_TAMPERED]:
-            if len(self.tampered) < MAX_TAMPERED:
-                self.tampered[safe_text(name, 200)] = None
 
     def _incident(self, failure: ChildFailure) -> Incident:
         incident = Incident(failure.kind, safe_text(failure.message), seeded=self.seeded, withheld=self.withheld)
@@ -396,10 +386,18 @@ class Session:
         tolerance = self.tolerance(arguments) if self.tolerance is not None else None
         verdict = witnessed(witness.check(returned.account, self._named(arguments), seconds), returned.leaves,
                             tolerance)
+        if verdict.status == "reproduced":
+            paths = [path for name in self.parameters for path, _ in flatten(arguments[name], name)]
+            differs = unconfirmed(returned.program, returned.placements, returned.leaves, returned.account, paths,
+                                  verdict.placed, verdict.outputs, verdict.memory_kind)
+            if differs is not None:
+                verdict = Witnessed("diverged", differs)
         if self.witnessed is None or self.witnessed.status != "diverged":
             self.witnessed = verdict
         if verdict.status == "reproduced":
             return replace(returned, programs=verdict.programs, reproduced=not verdict.breaks, held=verdict.held)
+        if verdict.status == "unverifiable":
+            return replace(returned, unverified=verdict.detail or "the witness could not run it")
         return returned
 
     def replay_placed(self, returned: Returned, arguments: Mapping[str, Any], leaf: int, sharding: dict[str, Any],

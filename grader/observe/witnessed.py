@@ -14,6 +14,7 @@ from typing import Any, Literal
 import numpy as np
 
 from grader.arguments import flatten
+from grader.observe.confirmed import Placed, Where
 from grader.observe.returned import CompiledProgram, Held, Leaf, parse_held, parse_programs, safe_text
 from grader.wire import decode_array
 
@@ -32,6 +33,9 @@ class Witnessed:
     programs: tuple[CompiledProgram, ...] = ()  # read from the witness's own compilation
     breaks: tuple[str, ...] = ()  # steps that could not be handed over (host callbacks)
     held: tuple[Held, ...] = ()  # the arrays the account held between programs, placed by the witness
+    placed: tuple[Placed, ...] = ()  # where each of the account's place steps put its value
+    outputs: tuple[Where | None, ...] = ()  # where each value it computed lives (None: no array)
+    memory_kind: str | None = None  # what a sharding naming no memory kind places into
 
 
 def witnessed(answer: Any, leaves: tuple[Leaf, ...], tolerance: Any = None) -> Witnessed:
@@ -51,6 +55,11 @@ def witnessed(answer: Any, leaves: tuple[Leaf, ...], tolerance: Any = None) -> W
         outputs = answer["outputs"]
         breaks = tuple(safe_text(b, 300) for b in answer.get("breaks", []))[:16]
         held = parse_held(answer.get("held", []))
+        placed = tuple(Placed(_index(p["step"]), _where(p)) for p in answer.get("placed", []))
+        where = tuple(None if w is None else _where(w) for w in answer.get("output_shardings", [None] * len(outputs)))
+        kind = answer.get("memory_kind")
+        if len(where) != len(outputs) or not (kind is None or isinstance(kind, str)):
+            raise ValueError("where its outputs live is not one description each")
     except (KeyError, TypeError, ValueError) as error:
         return Witnessed("unverifiable", f"the witness's answer is malformed ({error})")
     if len(outputs) != len(leaves):
@@ -61,7 +70,22 @@ def witnessed(answer: Any, leaves: tuple[Leaf, ...], tolerance: Any = None) -> W
         differs = _differs(leaf, output, limit)
         if differs:
             return Witnessed("diverged", f"{leaf.path}: {differs}")
-    return Witnessed("reproduced", "", programs, breaks, held)
+    return Witnessed("reproduced", "", programs, breaks, held, placed, where, kind)
+
+
+def _index(value: Any) -> int:
+    if type(value) is not int or value < 0:
+        raise ValueError(f"{value!r} is no index")
+    return value
+
+
+def _where(data: Any) -> Where:
+    """Where the witness says an array it made lives (``grader.witness.rerun``'s ``_where``)."""
+    if not isinstance(data, dict) or not isinstance(data.get("sharding"), dict):
+        raise TypeError("a sharding is not described")
+    blocks = {_index(device): tuple((int(start), int(stop)) for start, stop in index)
+              for device, index in data["blocks"]}
+    return Where(data["sharding"], blocks)
 
 
 def _differs(leaf: Leaf, output: Any, limit: Any) -> str | None:

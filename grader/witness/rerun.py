@@ -27,6 +27,7 @@ ALLOWED_PREFIXES = ("lapack_", "ducc_")
 _TARGET = re.compile(r'(?:custom_call\s+@|call_target_name\s*=\s*")([\w.$-]+)')
 MAX_COMPILED = 64  # distinct programs of one account
 MAX_HELD = 1024  # arrays held between programs, reported
+MAX_BLOCKS = 64  # devices named in where one array lives
 # What this process compiled, by a program's serialization and how its inputs are placed, the
 # most recently used last: a served re-check of the same file, and the replay after a call,
 # compile nothing again (the same bytes are the same program). Bounded: each holds an executable.
@@ -178,6 +179,7 @@ class _Run:
         constants = self.account.get("constants", [])
         breaks = []
         held: list[dict[str, Any]] = []  # every array the call held between its programs
+        placed: list[dict[str, Any]] = []  # where each place step put its value, read off what it made
         beside = self.jax.devices()[0]  # where _arguments puts each argument, uncommitted
 
         def read(ref: list[Any]) -> Any:
@@ -195,11 +197,12 @@ class _Run:
             held.extend(_held(r, v, index, beside) for r, v in zip(step["reads"], reads) if r[0] == "constant"
                         and constants[int(r[1])]["sharding"].get("type") != "default")
             if step["kind"] == "place":
-                placed = reads[0]
+                value = reads[0]
                 if substitute is not None and step["reads"] == [["arg", substitute["arg"]]] \
                         and step["sharding"] == substitute["sharding"]:
-                    placed, swapped = decode_array(substitute["value"]), swapped + 1
-                outs = [self.jax.device_put(placed, self._sharding(step["sharding"]))]
+                    value, swapped = decode_array(substitute["value"]), swapped + 1
+                outs = [self.jax.device_put(value, self._sharding(step["sharding"]))]
+                placed.append({"step": index, **self._where(outs[0])})
             elif step["kind"] == "program":
                 outs = self._program(step, reads)
             elif step["kind"] == "break":
@@ -211,9 +214,10 @@ class _Run:
                 values[("step", index, k)] = out
                 held.append(_held(["step", index, k], out, index, beside))
         from grader.wire import WIDENED, encode_array
-        outputs = []
+        outputs, where = [], []
         for ref in self.account["outputs"]:
             value = read(ref)
+            where.append(self._where(value) if hasattr(value, "addressable_shards") else None)
             array = self.np.asarray(value)
             if array.dtype.name in WIDENED:  # as the child sends a narrow type: its numbers, widened
                 array = array.astype(WIDENED[array.dtype.name])
@@ -221,7 +225,19 @@ class _Run:
         held.extend(self._kept(index, kept, beside) for index, kept in enumerate(self.account.get("kept", [])))
         unique = {tuple(h["ref"]): h for h in held if h is not None}  # a constant read twice is one array
         return {"ok": True, "outputs": outputs, "programs": list(self.facts.values()), "breaks": breaks,
-                "swapped": swapped, "held": list(unique.values())[:MAX_HELD]}
+                "swapped": swapped, "held": list(unique.values())[:MAX_HELD], "placed": placed,
+                "output_shardings": where, "memory_kind": _default_memory_kind(beside)}
+
+    def _where(self, array: Any) -> dict[str, Any]:
+        """Where an array the witness made lives: its sharding, described as the child describes
+        one (``grader.child.sharding_data``), and the block of it each device holds."""
+        from grader.child.sharding_data import describe_sharding
+        shape = tuple(array.shape)
+        blocks = [[int(device.id), [list(s.indices(n)[:2]) for s, n in zip(index, shape)]]
+                  for device, index in sorted(array.sharding.devices_indices_map(shape).items(),
+                                              key=lambda item: item[0].id)]
+        return {"sharding": describe_sharding(array.sharding, self.jax.Device, self.jax.sharding.NamedSharding),
+                "blocks": blocks[:MAX_BLOCKS]}
 
     def _program(self, step: dict[str, Any], reads: list[Any]) -> list[Any]:
         index = int(step["program"])
@@ -380,6 +396,15 @@ class _Run:
             spec = jax.sharding.PartitionSpec(*(tuple(p) if isinstance(p, list) else p for p in described["spec"]))
             return jax.sharding.NamedSharding(mesh, spec, memory_kind=described.get("memory_kind"))
         raise Unverifiable(f"a sharding of type {kind!r}")
+
+
+def _default_memory_kind(device: Any) -> str | None:
+    """The memory a sharding that names none places into on ``device`` (``device`` on an
+    accelerator, ``unpinned_host`` on some CPU builds), or None where JAX cannot say."""
+    try:
+        return str(device.default_memory().kind)
+    except Exception:  # noqa: BLE001 (a JAX or device without memories: kinds are compared as given)
+        return None
 
 
 def _held(ref: list[Any], value: Any, step: int, beside: Any) -> dict[str, Any] | None:

@@ -1,6 +1,7 @@
 """A correct placement and sum that, during its call, adds a method to jax.sharding.NamedSharding
 and replaces a function of the standard library's json module (which carries the grader's
-replies): both must be named after the call, and put back."""
+replies): both are put back after the call, and forge nothing the witness re-derives, so the
+right answer keeps full marks."""
 import json
 
 import jax

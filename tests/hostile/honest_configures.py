@@ -1,4 +1,4 @@
-"""Control for the tampering files: a correct solution that configures what a student may
+"""Control for the patching files: a correct solution that configures what a student may
 configure, through public APIs: JAX's configuration, NumPy's print options, warning filters,
 logging, a JAX module imported lazily. Must keep full marks: none of it replaces a function."""
 import logging

@@ -1,8 +1,8 @@
 """A correct solution that, at the end of every call, replaces jnp.sum and gives jax.Array a new
 attribute. Were those patches still in place at the next call, its sum would be off by one:
-right values mean the grader undid them between calls (patch_jax.py patches at import); the
-replaced jnp.sum is named, and fails the structure checks. It leaves the grader's own
-observers alone: removing those is tampering, tested apart."""
+right values mean the grader undid them between calls (patch_jax.py patches at import). They
+forge nothing the witness re-derives: full marks. It leaves the grader's own observers alone:
+removing those is tested apart."""
 import jax
 import jax.numpy as jnp
 import numpy as np

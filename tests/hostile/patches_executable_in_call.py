@@ -1,7 +1,7 @@
 """Places x correctly, but while its call runs wraps the compiled executable's HLO modules (a
 method of jaxlib's C++ class, so that a program would show no collective while the call is
-recorded) and puts the original back before returning: nothing is left changed when the call
-ends, yet the write is seen (the class's namespace is one no honest work writes)."""
+recorded) and puts the original back before returning. The witness compiles the programs
+itself: the patch forges nothing, and the right answer keeps full marks."""
 import jax
 import jax.numpy as jnp
 import numpy as np

@@ -1,7 +1,8 @@
 """Places x correctly, then, at import, renames JAX's sum primitive as a collective: every
 program that sums would read as one that runs ``psum``, a forgery of what a structure check
-reads from a program's equations. The grader watches a primitive's own attributes as data,
-names the change and puts the name back."""
+reads from a program's equations as the child traces them. The compiled collectives are the
+witness's; on this exercise, which counts none, the right answer keeps full marks (a written
+count is the child's word: docs/threat-model.md, "The witness")."""
 import jax
 import jax.numpy as jnp
 import numpy as np

@@ -1,7 +1,7 @@
 """A correct placement and sum, from a file that wraps a method of a JAX Python class at import:
 the compiled executable's XLA handle, through which the grader reads memory statistics and HLO
-text. The wrapper passes everything through; the replacement must still be named, and every
-structure check fail: the evidence could have been forged."""
+text. The wrapper passes everything through, and the witness compiles the programs itself: it
+forges nothing, and the right answer keeps full marks."""
 import jax
 import jax.numpy as jnp
 import numpy as np

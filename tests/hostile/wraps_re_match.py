@@ -1,6 +1,7 @@
 """Sums x without placing it, and wraps re.match at import (the grader's code in the child reads
 XLA's HLO text with the standard library's re: a wrapper there could make every float32 count
-0 bits). The wrapper changes nothing it returns; replacing it is what must be seen and named."""
+0 bits). The wrapper changes nothing it returns; the unplaced sum fails the placement checks
+for what it is."""
 import re
 
 import jax.numpy as jnp

@@ -1,0 +1,49 @@
+"""Which block of an array each device holds under a sharding as the child describes it (a
+plain dict): read by the structure and layout checks (``grader.checks.shardings``) and by the
+parent's comparison of the child's record with the witness's run (``grader.observe.confirmed``).
+"""
+from __future__ import annotations
+
+from math import prod
+from typing import Any
+
+import numpy as np
+
+Spec = tuple[Any, ...]
+Blocks = tuple[tuple[int, int], ...]  # [start, stop) per dimension
+
+
+def spec_key(spec: Any) -> Spec:
+    """A hashable form of a PartitionSpec as the child describes it (lists for tuples)."""
+    return tuple(tuple(p) if isinstance(p, list) else p for p in spec)
+
+
+def blocks_of(sharding: dict[str, Any], shape: tuple[int, ...]) -> dict[int, Blocks] | None:
+    """Which block of an array of ``shape`` each device holds under ``sharding`` (a described
+    NamedSharding, or a single device); None when the description says too little."""
+    whole = tuple((0, n) for n in shape)
+    if sharding.get("type") != "NamedSharding":
+        devices = sharding.get("devices") or []
+        return {int(devices[0]): whole} if len(devices) == 1 else None
+    ids, mesh_shape = sharding.get("mesh_devices"), tuple(sharding.get("mesh_shape") or ())
+    axes = tuple(sharding.get("axis_names") or ())
+    if not ids or len(mesh_shape) != len(axes) or prod(mesh_shape) != len(ids):
+        return None
+    grid = np.array(ids).reshape(mesh_shape)
+    sizes = dict(zip(axes, mesh_shape))
+    spec = spec_key(sharding.get("spec") or ())
+    spec = spec + (None,) * (len(shape) - len(spec))
+    layout: dict[int, Blocks] = {}
+    for coords in np.ndindex(*mesh_shape):
+        where = dict(zip(axes, coords))
+        blocks = []
+        for n, entry in zip(shape, spec):
+            names = () if entry is None else ((entry,) if isinstance(entry, str) else tuple(entry))
+            if any(a not in sizes for a in names):
+                return None
+            count = prod(sizes[a] for a in names)
+            index = int(np.ravel_multi_index([where[a] for a in names], [sizes[a] for a in names])) if names else 0
+            size = n // count if count else n
+            blocks.append((index * size, (index + 1) * size))
+        layout[int(grid[coords])] = tuple(blocks)
+    return layout
