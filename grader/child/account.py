@@ -20,6 +20,7 @@ failure is the account's ``error``, and the witness then confirms nothing.
 from __future__ import annotations
 
 import base64
+import contextlib
 from typing import Any, Callable, Sequence
 
 from grader.wire import WIDENED, encode_array
@@ -59,11 +60,15 @@ class _Accountant:
                 ) -> dict[str, Any]:
         for index, (_, value) in enumerate(leaves):
             self._bind(value, ["arg", index])
+        tracer = self.jax.core.Tracer
         for event in events:
             kind = event[0]
             reads = {"device_put": 1, "jit": 2, "primitive": 3, "shard_map": 3}.get(kind)
-            if reads is None or any(is_staged(v) for v in event[reads]):
-                continue  # not an operation on values (a compilation, a host pull), or a transformation's staging
+            if reads is None or any(is_staged(v) or isinstance(v, tracer) for v in event[reads]):
+                # not an operation on values (a compilation, a host pull), a transformation's
+                # staging, or an operation on a transformation's tracers (an eager vmap's, whose
+                # batched operation on the arrays themselves is an event of its own)
+                continue
             if len(self.steps) == MAX_STEPS:
                 return {"error": f"the call ran more than {MAX_STEPS} operations"}
             if kind == "device_put":
@@ -146,8 +151,21 @@ class _Accountant:
     def _closed(self, staged: Any, args: Any, outs: list[Any]) -> None:
         reads = [self._ref(a) for a in args]
         from jax.extend.core import jaxpr_as_fun
-        self._emit(self._export(jaxpr_as_fun(staged), [self._spec(a) for a in args]), reads, outs,
-                   ("shard_map", False))
+        # A shard_map without mesh= ran under jax.set_mesh: its program names an abstract mesh,
+        # which lowers to Shardy calls no compiler resolves unless that mesh is set again.
+        mesh = self._mesh_of([*outs, *args])
+        setting = getattr(self.jax, "set_mesh", None) or getattr(self.jax.sharding, "use_mesh", None)
+        with setting(mesh) if mesh is not None and setting is not None else contextlib.nullcontext():
+            program = self._export(jaxpr_as_fun(staged), [self._spec(a) for a in args])
+        self._emit(program, reads, outs, ("shard_map", False))
+
+    def _mesh_of(self, values: list[Any]) -> Any:
+        """The concrete mesh the first of ``values`` placed on one lives on, or None."""
+        for value in values:
+            mesh = getattr(getattr(self.concrete(value), "sharding", None), "mesh", None)
+            if isinstance(mesh, self.jax.sharding.Mesh):
+                return mesh
+        return None
 
     def _emit(self, program: int | str, reads: list[list[Any]], outs: list[Any], named: tuple[str, bool]) -> None:
         if isinstance(program, str):  # not exportable: what it made is known only as values
