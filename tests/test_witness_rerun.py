@@ -57,3 +57,43 @@ def test_programs_with_and_without_lapack_kernels_are_reproduced(tmp_path: Path,
             finally:
                 session.close()
     close_all()
+
+
+EAGER = '''
+import jax
+import jax.numpy as jnp
+from jax.sharding import AxisType, PartitionSpec as P
+
+MESH = jax.make_mesh((8,), ("data",), axis_types=(AxisType.Auto,))
+
+
+def vmapped(x):
+    return jax.vmap(lambda row: jnp.dot(row, row), in_axes=0)(x)
+
+
+def shard_map_under_set_mesh(x):
+    with jax.set_mesh(MESH):
+        return jax.shard_map(lambda block: jax.lax.psum(block.sum(0), "data"), in_specs=P("data"), out_specs=P())(x)
+
+
+def eager_grad(x):
+    return jax.grad(lambda y: jnp.sum(jnp.tanh(y) ** 2))(x)
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("function", ["vmapped", "shard_map_under_set_mesh", "eager_grad"])
+def test_eager_transformations_hand_over_an_account_the_witness_reproduces(tmp_path: Path, function: str) -> None:
+    """Run eagerly, without jax.jit: a vmap (its operations on one example's tracers are not the
+    arrays'), a shard_map without mesh= under jax.set_mesh (exported with that mesh set again),
+    a grad (its forward pass on the JVP's primals)."""
+    path = tmp_path / "solution.py"
+    path.write_text(EAGER)
+    session = Session(path, function, ("x",), 8, Limits(call_s=60, total_s=180))
+    try:
+        assert session.load().ok, session.load().detail
+        returned = session.call({"x": np.arange(64, dtype=np.float32).reshape(8, 8) / 64.0}, record="full")
+        assert returned.ok, returned.error
+        assert session.witnessed is not None and session.witnessed.status == "reproduced", session.witnessed
+    finally:
+        session.close()

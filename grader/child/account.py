@@ -60,14 +60,13 @@ class _Accountant:
                 ) -> dict[str, Any]:
         for index, (_, value) in enumerate(leaves):
             self._bind(value, ["arg", index])
-        tracer = self.jax.core.Tracer
         for event in events:
             kind = event[0]
             reads = {"device_put": 1, "jit": 2, "primitive": 3, "shard_map": 3}.get(kind)
-            if reads is None or any(is_staged(v) or isinstance(v, tracer) for v in event[reads]):
+            if reads is None or any(is_staged(v) or _batched(v) for v in event[reads]):
                 # not an operation on values (a compilation, a host pull), a transformation's
-                # staging, or an operation on a transformation's tracers (an eager vmap's, whose
-                # batched operation on the arrays themselves is an event of its own)
+                # staging, or an eager vmap's operation on one example (its batched operation on
+                # the arrays themselves is an event of its own)
                 continue
             if len(self.steps) == MAX_STEPS:
                 return {"error": f"the call ran more than {MAX_STEPS} operations"}
@@ -205,6 +204,19 @@ class _Accountant:
         self.size += len(data)
         self.programs.append({"b64": data})
         return len(self.programs) - 1
+
+
+def _batched(value: Any) -> bool:
+    """Whether ``value`` is, or wraps (a JVP's primal of one), an eager vmap's tracer: an
+    operation on it stands for one example, not for the arrays it ran on."""
+    for _ in range(16):
+        if type(value).__name__ == "BatchTracer":
+            return True
+        inner = getattr(value, "primal", None)
+        if inner is None or inner is value:
+            return False
+        value = inner
+    return False
 
 
 def _compiled_in_shardings(event: tuple[Any, ...], count: int) -> tuple[Any, ...] | None:
