@@ -278,6 +278,7 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
                     run(check, not_loaded if loaded is not None and not loaded.ok else None)
                 else:  # the incidents every other check ran into
                     run(check, not_loaded if loaded is not None and not loaded.ok and not session.incidents else None)
+            session.settle_all()  # the probe's account, if no check judging structure asked for it
             override = _structure_override(session)
             for check in checks:  # whichever request found it, the structure checks' own included
                 if override is not None and check.category == "structure" and results[check.id].status != "skipped":

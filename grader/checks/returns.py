@@ -12,8 +12,16 @@ from grader.outcome import Category, Outcome
 
 def probe_call(context: Context) -> Returned:
     """The function's answer on the exercise's probe arguments, shared by several checks. The
-    whole program this call runs is recorded too: structure is judged on it."""
-    return context.memo("probe_call", lambda: context.session.call(context.probe, record="full"), seed_free=True)
+    whole program this call runs is recorded too, and its account checked by the witness:
+    structure is judged on it."""
+    return context.memo("probe_call", lambda: context.session.settled(probe_reply(context)), seed_free=True)
+
+
+def probe_reply(context: Context) -> Returned:
+    """The probe call as the child described it: its values, while the witness checks its
+    account beside the value checks' calls (a check judging structure asks ``probe_call``)."""
+    return context.memo("probe_reply", lambda: context.session.call(context.probe, record="full", settle=False),
+                        seed_free=True)
 
 
 def wanted_leaves(signature: Signature, probe: dict[str, Any]) -> dict[str, Any]:
@@ -82,7 +90,7 @@ class Returns(Check):
         return found
 
     def judge(self, context: Context) -> Outcome:
-        returned = probe_call(context)
+        returned = probe_reply(context)  # its values alone: the witness goes on checking it
         wanted = wanted_leaves(context.signature, context.probe)
         wanted_text = ("; ".join(f"{p}: {_wanted_text(w)}" for p, w in wanted.items()) if list(wanted) != ["result"]
                        else _wanted_text(wanted["result"]))

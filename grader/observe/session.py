@@ -26,6 +26,7 @@ import errno
 import os
 import shutil
 import tempfile
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -123,6 +124,10 @@ class Session:
         self.environment: dict[str, Any] = {}
         self.outputs: list[dict[str, Any]] = []
         self.calls: list[tuple[Mapping[str, Any], Returned]] = []  # every call and its arguments, in order
+        # A full record whose account the witness is still checking (``call(settle=False)``): the
+        # call as the child described it, the thread checking it, and what it found
+        self._pending: tuple[Returned, threading.Thread, list[Any]] | None = None
+        self._settled: dict[int, tuple[Returned, Returned]] = {}  # id(the call as described) -> (it, as witnessed)
         self._child: ChildProcess | None = None
         self._loaded: Loaded | None = None
         self._deadline = time.monotonic() + limits.total_s
@@ -165,6 +170,7 @@ class Session:
     def close(self) -> dict[str, Any]:
         """End the child; return the student's output from every child this session ran,
         made safe to store and bounded (``limits.output_kib`` of head and of tail)."""
+        self.settle_all()
         if self._early is not None:  # never started: the early child ran nothing of the student's
             self._early.close()
             self._early = None
@@ -182,6 +188,7 @@ class Session:
         The first grading's incidents met before it drew from its seed are kept: they came from
         calls every seed makes alike (the probe's, whose answer ``cache`` keeps, or the import),
         so each grading's limits check sees them, and whether it fails cannot depend on the seed."""
+        self.settle_all()
         if self._unseeded_incidents is None:
             self._unseeded_incidents = [incident for incident in self.incidents if not incident.seeded]
         self.calls.clear()
@@ -203,6 +210,7 @@ class Session:
         """Inside, the grading shows only what it observed before drawing from its seed: the calls
         and incidents of then, and the shared observations every grading keeps (the probe's call
         and trace). What is observed inside (new calls, their incidents) is dropped after."""
+        self.settle_all()
         kept = self.calls, self.incidents, self.cache
         self.calls = self.calls[:self._unseeded_calls]
         self.incidents = [incident for incident in self.incidents if not incident.seeded]
@@ -328,14 +336,17 @@ class Session:
         return [[name, encode(arguments[name])] for name in self.parameters]
 
     def call(self, arguments: Mapping[str, Any], record: str = "placements",
-             counterfactual: Counterfactual | None = None) -> Returned:
+             counterfactual: Counterfactual | None = None, settle: bool = True) -> Returned:
         """Run the function once on ``arguments`` (a dict by parameter name); a crash or
         time-out becomes an incident. ``record="full"`` also records the program the call ran.
         ``counterfactual``: a capturing call keeps what the function's placing operations
         receive (of eager device_puts, only the one it names); the next feeding call hands them
         those values instead
         (``Returned.swapped`` counts them). Fed calls are not kept in ``calls``: their answers
-        are not the function's on ``arguments``."""
+        are not the function's on ``arguments``. ``settle=False``: a full record comes back as
+        the child described it, while the witness checks its account beside the calls that follow
+        (its first account is the one a check would otherwise wait for); ``settled`` gives it as
+        witnessed."""
         if len(self.incidents) >= MAX_INCIDENTS:
             return Returned(False, incident=Incident("gave_up", f"grading stopped calling it after {MAX_INCIDENTS} "
                                                                 "failures", withheld=self.withheld))
@@ -359,12 +370,43 @@ class Session:
         except ILL_TYPED as error:
             return Returned(False, incident=self._protocol(error, during))
         if record == "full" and returned.ok:
-            returned = self._witnessed(returned, arguments)
+            if settle:
+                returned = self._witnessed(returned, arguments)
+            else:
+                self._witness_later(returned, arguments)
         if counterfactual is None or counterfactual.capture:
             self.calls.append((arguments, returned))
             if not self.seeded:
                 self._unseeded_calls = len(self.calls)
         return returned
+
+    def _witness_later(self, returned: Returned, arguments: Mapping[str, Any]) -> None:
+        """Check ``returned``'s account in a thread of its own (it waits on the witness's pipe);
+        the witness is this thread's, asked nothing else until ``settle_all``."""
+        self.settle_all()
+        witness, found = self._witness(), []
+        thread = threading.Thread(target=lambda: found.append(self._witnessed(returned, arguments, witness)),
+                                  name="jaxgrade-witnessing", daemon=True)
+        self._pending = (returned, thread, found)
+        thread.start()
+
+    def settled(self, returned: Returned) -> Returned:
+        """A full record as the witness checked it (``call(settle=False)``); any other as it is."""
+        self.settle_all()
+        known = self._settled.get(id(returned))
+        return known[1] if known is not None and known[0] is returned else returned
+
+    def settle_all(self) -> None:
+        """Wait for the account being checked, if any; its verdict is ``witnessed`` from then on,
+        and the call is kept in ``calls`` as witnessed."""
+        if self._pending is None:
+            return
+        raw, thread, found = self._pending
+        thread.join()
+        self._pending = None
+        checked = found[0] if found else replace(raw, unverified="the witness could not check it")
+        self._settled[id(raw)] = (raw, checked)
+        self.calls = [(arguments, checked if call is raw else call) for arguments, call in self.calls]
 
     def _witness(self) -> Witness:
         """This thread's witness for the exercise's devices. Where children are forked warm, it
@@ -377,10 +419,12 @@ class Session:
             spawner = lambda argv, fds: launcher(argv, env, home, fds)  # noqa: E731
         return shared(self.devices, self.limits.memory_mib, self.compile_cache is not None, spawner)
 
-    def _witnessed(self, returned: Returned, arguments: Mapping[str, Any]) -> Returned:
+    def _witnessed(self, returned: Returned, arguments: Mapping[str, Any], witness: Witness | None = None) -> Returned:
         """The call as the witness re-derives it: on a reproduced account, the witness's own
         reading of the programs stands for the child's."""
-        witness = self._witness()
+        if witness is None:
+            self.settle_all()  # one account at a time on this thread's witness
+            witness = self._witness()
         # compiling and running the call's programs again: about what the call itself may take
         seconds = 2 * self.limits.call_s
         tolerance = self.tolerance(arguments) if self.tolerance is not None else None
@@ -408,6 +452,7 @@ class Session:
         or places no such leaf)."""
         if not returned.reproduced:
             return None
+        self.settle_all()
         witness = self._witness()
         answer = witness.check(returned.account, self._named(arguments), 2 * self.limits.call_s,
                                {"arg": leaf, "sharding": sharding, "value": encode_array(value)})
