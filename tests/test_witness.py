@@ -67,6 +67,18 @@ def test_the_arrays_an_account_held_are_read_and_a_malformed_list_is_no_verdict(
         assert witnessed({**answer, "held": [bad]}, (_leaf([1.0]),)).status == "unverifiable", bad
 
 
+def test_where_each_program_took_its_inputs_is_read_and_a_malformed_one_is_no_verdict() -> None:
+    where = {"sharding": {"type": "SingleDeviceSharding", "devices": [0]}, "blocks": [[0, [[0, 4]]]]}
+    ran = {"step": 1, "inputs": [where, None], "outputs": [where], "manual": None}
+    answer = {"ok": True, "outputs": [encode_array(np.asarray([1.0], np.float32))], "programs": [], "breaks": [],
+              "ran": [ran]}
+    verdict = witnessed(answer, (_leaf([1.0]),))
+    assert verdict.status == "reproduced" and verdict.ran[0].step == 1 and verdict.ran[0].inputs[1] is None
+    assert verdict.ran[0].inputs[0].blocks == {0: ((0, 4),)} and verdict.ran[0].manual is None
+    for bad in ({**ran, "manual": "P('model')"}, {**ran, "step": -1}, {k: v for k, v in ran.items() if k != "inputs"}):
+        assert witnessed({**answer, "ran": [bad]}, (_leaf([1.0]),)).status == "unverifiable", bad
+
+
 # -- real gradings ----------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_an_account_edited_inside_the_child_fails_every_structure_check(tmp_path: Path) -> None:
@@ -100,6 +112,24 @@ def test_a_record_forged_apart_from_what_the_programs_place_fails_every_structur
         assert found[check_id].status == "failed", found[check_id].message
         assert "What your code reported is not what it computed" in found[check_id].message
         assert says in found[check_id].message and "devices [0, 1, 2, 3, 4, 5, 6, 7]" in found[check_id].message
+    assert [c.id for c in report.checks if c.category == "value" and c.status != "passed"] == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("slug", "says"), [
+    ("jit_shardings", "x was placed by the in_shardings of a jax.jit on"),
+    ("tensor_parallel_mlp", "w1 was placed by the in_specs of a jax.shard_map on")])
+def test_a_record_of_jit_shardings_or_shard_map_specs_forged_apart_from_the_programs_fails_every_structure_check(
+        slug: str, says: str) -> None:
+    """A wrong variant (x replicated by the jit's in_shardings; w1 entering the shard_map whole)
+    whose reply is rewritten as it is framed to name the specs the exercise asks for: every
+    structure check passed so before the witness confirmed jit shardings and shard_map specs."""
+    report = grade(find_exercise(slug), HOSTILE / "forges_transformed_shardings.py")
+    structure = [c for c in report.checks if c.category == "structure"]
+    assert structure
+    for check in structure:
+        assert check.status == "failed", (check.id, check.message)
+        assert "What your code reported is not what it computed" in check.message and says in check.message
     assert [c.id for c in report.checks if c.category == "value" and c.status != "passed"] == []
 
 

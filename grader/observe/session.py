@@ -433,7 +433,7 @@ class Session:
         if verdict.status == "reproduced":
             paths = [path for name in self.parameters for path, _ in flatten(arguments[name], name)]
             differs = unconfirmed(returned.program, returned.placements, returned.leaves, returned.account, paths,
-                                  verdict.placed, verdict.outputs, verdict.memory_kind)
+                                  verdict.placed, verdict.outputs, verdict.memory_kind, verdict.ran)
             if differs is not None:
                 verdict = Witnessed("diverged", differs)
         if self.witnessed is None or self.witnessed.status != "diverged":

@@ -14,7 +14,7 @@ from typing import Any, Literal
 import numpy as np
 
 from grader.arguments import flatten
-from grader.observe.confirmed import Placed, Where
+from grader.observe.confirmed import Placed, Ran, Where
 from grader.observe.returned import CompiledProgram, Held, Leaf, parse_held, parse_programs, safe_text
 from grader.wire import decode_array
 
@@ -36,6 +36,7 @@ class Witnessed:
     placed: tuple[Placed, ...] = ()  # where each of the account's place steps put its value
     outputs: tuple[Where | None, ...] = ()  # where each value it computed lives (None: no array)
     memory_kind: str | None = None  # what a sharding naming no memory kind places into
+    ran: tuple[Ran, ...] = ()  # where each program step took its inputs and left its outputs
 
 
 def witnessed(answer: Any, leaves: tuple[Leaf, ...], tolerance: Any = None) -> Witnessed:
@@ -58,6 +59,7 @@ def witnessed(answer: Any, leaves: tuple[Leaf, ...], tolerance: Any = None) -> W
         placed = tuple(Placed(_index(p["step"]), _where(p)) for p in answer.get("placed", []))
         where = tuple(None if w is None else _where(w) for w in answer.get("output_shardings", [None] * len(outputs)))
         kind = answer.get("memory_kind")
+        ran = tuple(_ran(r) for r in answer.get("ran", []))
         if len(where) != len(outputs) or not (kind is None or isinstance(kind, str)):
             raise ValueError("where its outputs live is not one description each")
     except (KeyError, TypeError, ValueError) as error:
@@ -70,13 +72,23 @@ def witnessed(answer: Any, leaves: tuple[Leaf, ...], tolerance: Any = None) -> W
         differs = _differs(leaf, output, limit)
         if differs:
             return Witnessed("diverged", f"{leaf.path}: {differs}")
-    return Witnessed("reproduced", "", programs, breaks, held, placed, where, kind)
+    return Witnessed("reproduced", "", programs, breaks, held, placed, where, kind, ran)
 
 
 def _index(value: Any) -> int:
     if type(value) is not int or value < 0:
         raise ValueError(f"{value!r} is no index")
     return value
+
+
+def _ran(data: Any) -> Ran:
+    """A program step the witness ran (``grader.witness.rerun``'s ``ran``)."""
+    manual = data["manual"]
+    if manual is not None and not (isinstance(manual, list) and all(isinstance(m, dict) for m in manual)):
+        raise TypeError("a program's shard_map shardings are not descriptions")
+    return Ran(_index(data["step"]), tuple(None if w is None else _where(w) for w in data["inputs"]),
+               tuple(None if w is None else _where(w) for w in data["outputs"]),
+               None if manual is None else tuple(manual))
 
 
 def _where(data: Any) -> Where:

@@ -16,6 +16,7 @@ from collections import OrderedDict
 from typing import Any
 
 from grader.errors import Refused, Unverifiable
+from grader.witness.manual import manual_shardings, on_devices
 
 # StableHLO custom calls the witness runs: JAX's own sharding annotations and memory moves, and
 # the CPU kernels XLA's own libraries register (LAPACK for jnp.linalg, DUCC for jnp.fft). A host
@@ -32,7 +33,7 @@ MAX_BLOCKS = 64  # devices named in where one array lives
 # most recently used last: a served re-check of the same file, and the replay after a call,
 # compile nothing again (the same bytes are the same program). Bounded: each holds an executable.
 _MADE: OrderedDict[tuple[str, tuple[str, ...]], tuple[Any, dict[str, Any]]] = OrderedDict()
-_DESERIALIZED: OrderedDict[str, Any] = OrderedDict()
+_DESERIALIZED: OrderedDict[str, tuple[Any, list[dict[str, Any]] | None]] = OrderedDict()
 MAX_MADE = 128
 # The trip counts of a program's loops at the integer scalars it was given (``_Run._loops_on``),
 # by the program's serialization, those values and its inputs' placement.
@@ -168,7 +169,8 @@ def _arguments(jax: Any, named: Any) -> list[Any]:
 class _Run:
     def __init__(self, jax: Any, np: Any, account: dict[str, Any]) -> None:
         self.jax, self.np, self.account = jax, np, account
-        self.exported: dict[int, tuple[str, Any]] = {}  # program index -> (digest, deserialized)
+        # program index -> (digest, deserialized, its shard_maps' input shardings)
+        self.exported: dict[int, tuple[str, Any, list[dict[str, Any]] | None]] = {}
         self.compiled: set[tuple[str, tuple[str, ...]]] = set()
         self.facts: dict[int, dict[str, Any]] = {}  # program index -> ProgramData, in the order first run
 
@@ -180,6 +182,7 @@ class _Run:
         breaks = []
         held: list[dict[str, Any]] = []  # every array the call held between its programs
         placed: list[dict[str, Any]] = []  # where each place step put its value, read off what it made
+        self.ran: list[dict[str, Any]] = []  # where each program step took its inputs and left its outputs
         beside = self.jax.devices()[0]  # where _arguments puts each argument, uncommitted
 
         def read(ref: list[Any]) -> Any:
@@ -204,7 +207,7 @@ class _Run:
                 outs = [self.jax.device_put(value, self._sharding(step["sharding"]))]
                 placed.append({"step": index, **self._where(outs[0])})
             elif step["kind"] == "program":
-                outs = self._program(step, reads)
+                outs = self._program(index, step, reads)
             elif step["kind"] == "break":
                 breaks.append(str(step.get("why", ""))[:300])
                 outs = [self._constant(made) for made in step["made"]]
@@ -226,23 +229,28 @@ class _Run:
         unique = {tuple(h["ref"]): h for h in held if h is not None}  # a constant read twice is one array
         return {"ok": True, "outputs": outputs, "programs": list(self.facts.values()), "breaks": breaks,
                 "swapped": swapped, "held": list(unique.values())[:MAX_HELD], "placed": placed,
-                "output_shardings": where, "memory_kind": _default_memory_kind(beside)}
+                "output_shardings": where, "memory_kind": _default_memory_kind(beside), "ran": self.ran}
 
     def _where(self, array: Any) -> dict[str, Any]:
-        """Where an array the witness made lives: its sharding, described as the child describes
-        one (``grader.child.sharding_data``), and the block of it each device holds."""
+        """Where an array the witness made lives (``_laid``)."""
+        return self._laid(array.sharding, tuple(array.shape))
+
+    def _laid(self, sharding: Any, shape: tuple[int, ...]) -> dict[str, Any]:
+        """Where an array of ``shape`` on ``sharding`` lives: the sharding, described as the child
+        describes one (``grader.child.sharding_data``), and the block of it each device holds."""
         from grader.child.sharding_data import describe_sharding
-        shape = tuple(array.shape)
         blocks = [[int(device.id), [list(s.indices(n)[:2]) for s, n in zip(index, shape)]]
-                  for device, index in sorted(array.sharding.devices_indices_map(shape).items(),
+                  for device, index in sorted(sharding.devices_indices_map(shape).items(),
                                               key=lambda item: item[0].id)]
-        return {"sharding": describe_sharding(array.sharding, self.jax.Device, self.jax.sharding.NamedSharding),
+        return {"sharding": describe_sharding(sharding, self.jax.Device, self.jax.sharding.NamedSharding),
                 "blocks": blocks[:MAX_BLOCKS]}
 
-    def _program(self, step: dict[str, Any], reads: list[Any]) -> list[Any]:
+    def _program(self, at: int, step: dict[str, Any], reads: list[Any]) -> list[Any]:
         index = int(step["program"])
-        digest, exported = self._exported(index)
-        reads = self._placed_for(exported, step.get("devices"), reads)
+        digest, exported, manual = self._exported(index)
+        grid = self._grid(exported, step.get("devices"))
+        taken = self._taken(exported, grid, reads)
+        reads = self._placed_for(exported, grid, reads)
         key = (digest, tuple(str(getattr(r, "sharding", None)) for r in reads))
         if key not in self.compiled and len(self.compiled) == MAX_COMPILED:
             raise Unverifiable(f"more than {MAX_COMPILED} distinct programs")
@@ -266,7 +274,36 @@ class _Run:
                 self.facts[index]["loops"] = self._loops_on(digest, exported, reads) or facts["loops"]
         self.facts[index]["runs"] += 1
         outs = executable(*reads)
-        return list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        if len(self.ran) < MAX_HELD:
+            self.ran.append({"step": at, "inputs": taken,
+                             "outputs": [self._where(o) if hasattr(o, "addressable_shards") else None for o in outs],
+                             "manual": on_devices(manual, step.get("devices"))})
+        return outs
+
+    def _grid(self, exported: Any, devices: Any) -> Any:
+        """The program's devices in its order (the step's ``devices``), or None where they are
+        not as many as the program runs on."""
+        if not isinstance(devices, list) or len(devices) != exported.nr_devices:
+            return None
+        known = {d.id: d for d in self.jax.devices()}
+        return self.np.array([known[int(i)] for i in devices], dtype=object)
+
+    def _taken(self, exported: Any, grid: Any, reads: list[Any]) -> list[dict[str, Any] | None]:
+        """Where the program takes each of its inputs: as its own in_shardings say, on its devices
+        ``grid``, where it names them (a jit's in_shardings, or what XLA compiled for it); else
+        where the value is committed (jit takes it there). None otherwise: an uncommitted value
+        the witness places as it likes (``_placed_for``) says nothing of where the call took it."""
+        named = exported._in_named_shardings if getattr(exported, "_has_named_shardings", False) else None
+        taken: list[dict[str, Any] | None] = []
+        for index, value in enumerate(reads):
+            shape = tuple(self.np.shape(value))
+            specified = (named is not None and named[index] is not None) or exported.in_shardings_hlo[index] is not None
+            if grid is not None and specified:
+                taken.append(self._laid(self._wanted(exported, index, grid), shape))
+            else:
+                taken.append(self._where(value) if getattr(value, "committed", False) else None)
+        return taken
 
     def _kept(self, index: int, kept: dict[str, Any], beside: Any) -> dict[str, Any] | None:
         """An array the call made, kept alive and no step read, from its shape and sharding alone:
@@ -314,14 +351,12 @@ class _Run:
             _TRIPS.popitem(last=False)
         return _TRIPS[key]
 
-    def _placed_for(self, exported: Any, devices: Any, reads: list[Any]) -> list[Any]:
-        """The values a program reads, on its devices as its own shardings ask (replicated where
-        it leaves them to the caller), as jit placed them in the call: an argument arrives
+    def _placed_for(self, exported: Any, grid: Any, reads: list[Any]) -> list[Any]:
+        """The values a program reads, on its devices ``grid`` as its own shardings ask (replicated
+        where it leaves them to the caller), as jit placed them in the call: an argument arrives
         uncommitted on the default device."""
-        if exported.nr_devices == 1 or not isinstance(devices, list) or len(devices) != exported.nr_devices:
+        if exported.nr_devices == 1 or grid is None:
             return reads
-        known = {d.id: d for d in self.jax.devices()}
-        grid = self.np.array([known[int(i)] for i in devices], dtype=object)
         placed = []
         for index, value in enumerate(reads):
             current = getattr(value, "sharding", None)
@@ -346,14 +381,16 @@ class _Run:
             return sharding.NamedSharding(flat, sharding.PartitionSpec())
         return exported.in_shardings_jax(flat)[index]
 
-    def _exported(self, index: int) -> tuple[str, Any]:
-        """The ``index``-th program, deserialized and vetted, and a digest of its bytes."""
+    def _exported(self, index: int) -> tuple[str, Any, list[dict[str, Any]] | None]:
+        """The ``index``-th program, deserialized and vetted, a digest of its bytes and its
+        shard_maps' input shardings (``manual_shardings``)."""
         if index not in self.exported:
             text = self.account["programs"][index]["b64"]
             digest = hashlib.sha256(text.encode("ascii", "replace")).hexdigest()
             if digest not in _DESERIALIZED:
                 exported = self.jax.export.deserialize(bytearray(base64.b64decode(text, validate=True)))
-                called = set(_TARGET.findall(exported.mlir_module()))
+                module = exported.mlir_module()
+                called = set(_TARGET.findall(module))
                 targets = {t for t in called if t not in ALLOWED_TARGETS and not t.startswith(ALLOWED_PREFIXES)}
                 if any("callback" in t for t in targets):
                     raise Refused(f"a program calls {', '.join(sorted(targets))}, which runs Python on the host")
@@ -361,10 +398,10 @@ class _Run:
                     raise Unverifiable(f"a program calls {', '.join(sorted(targets))}, which the witness does not "
                                        "run")
                 _needs_lapack(called)
-                _DESERIALIZED[digest] = exported
+                _DESERIALIZED[digest] = (exported, manual_shardings(module))
                 while len(_DESERIALIZED) > MAX_MADE:
                     _DESERIALIZED.popitem(last=False)
-            self.exported[index] = (digest, _DESERIALIZED[digest])
+            self.exported[index] = (digest, *_DESERIALIZED[digest])
         return self.exported[index]
 
     def _constant(self, data: dict[str, Any]) -> Any:
