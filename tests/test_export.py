@@ -508,11 +508,12 @@ PRINTING_SUBMISSION = (EXERCISE_DIR / "reference.py").read_text() + '\nprint("th
 def test_gradescope_students_see_what_they_printed_and_the_cache_is_readable_by_the_sandbox(container_root):
     """The cache setup.sh fills is the one run_autograder's children read: every entry readable
     (not writable) by an unprivileged uid, and nothing about the cache in what students see. The
-    witness's own cache beside it (programs submissions handed over) is the grader's alone."""
+    witness's own cache beside it (programs submissions handed over) and the value checks' drawn
+    inputs (whoever writes them chooses what later checks run) are the grader's alone."""
     root, cache = container_root, container_root / "jaxgrade-cache"
     _warm_cache_as_setup_does(root, cache)
-    witness = [path for path in cache.glob("witness-*")]
-    entries = [path for path in cache.rglob("*") if path.is_file() and not any(w in path.parents for w in witness)]
+    private = [path for path in cache.glob("witness-*")] + [cache / "drawn"]
+    entries = [path for path in cache.rglob("*") if path.is_file() and not any(w in path.parents for w in private)]
     assert len(entries) > 3
     (root / "submission" / f"{SLUG}.py").write_text(PRINTING_SUBMISSION)
     done = _in_container(root, cache=cache)
@@ -523,7 +524,7 @@ def test_gradescope_students_see_what_they_printed_and_the_cache_is_readable_by_
     probe = subprocess.run(["setpriv", "--reuid=61999", "--regid=61999", "--clear-groups", "--", "cat",
                             *map(str, entries)], capture_output=True, timeout=60)
     assert probe.returncode == 0, probe.stderr  # the sandbox's uid reads every entry
-    for folder in witness:  # but not what the witness compiled
+    for folder in private:  # but not what the witness compiled, nor the drawn inputs
         closed = subprocess.run(["setpriv", "--reuid=61999", "--regid=61999", "--clear-groups", "--", "ls", folder],
                                 capture_output=True, timeout=60)
         assert closed.returncode != 0 and folder.stat().st_mode & 0o077 == 0, closed.stdout
