@@ -98,9 +98,10 @@ CHECKS = [
                             "eagerly) hands the forward all of w on every device."),
     SameJit(id="structure.gather_in_forward",
             title="The gather runs inside the jitted forward and feeds the matmul",
-            operations=(("sharding_constraint", "all_gather"), "dot_general"), linked=True,
+            operations=(("sharding_constraint", "reshard", "all_gather"), "dot_general"), linked=True,
             hint="One @jax.jit function of (w_stored, x): gather w inside it (with_sharding_constraint to "
-                 "PartitionSpec(), or a shard_map with all_gather(..., tiled=True)), then relu(x @ w)."),
+                 "PartitionSpec(), jax.sharding.reshard to P() on an Explicit mesh, or a shard_map with "
+                 "all_gather(..., tiled=True)), then relu(x @ w)."),
     AnyOf(SpecMatches(id="structure.gathers_w.constraint", title="a sharding constraint of w to PartitionSpec()",
                       target=W_CONSTRAINED),
           UsesPrimitive(id="structure.gathers_w.all_gather", title="a tiled all_gather of w's rows inside shard_map",

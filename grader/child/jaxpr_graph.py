@@ -176,7 +176,7 @@ class Builder:
             for var, produced in zip(eqn.outvars, outputs):
                 if not isinstance(var, core.DropVar):
                     env[var] = produced
-                    if eqn.primitive.name in ("sharding_constraint", "device_put"):
+                    if eqn.primitive.name in ("sharding_constraint", "reshard", "device_put"):
                         self.placed_inside[produced] = var
         return [read(v) for v in jaxpr.outvars]
 

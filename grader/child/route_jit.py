@@ -26,7 +26,7 @@ from grader.child.route_host import from_host_pusher, host_types
 from grader.child.swap import interceptor
 
 # Primitives that give a value a sharding (so a jitted program containing one places what it reads).
-PLACING_PRIMITIVES = ("device_put", "sharding_constraint", "shard_map")
+PLACING_PRIMITIVES = ("device_put", "sharding_constraint", "reshard", "shard_map")
 _read_facts = compiled.facts  # for the hooks, in whose scope ``compiled`` is a counter
 
 

@@ -19,6 +19,11 @@ from typing import Any, Iterable
 from grader.arguments import is_within
 
 
+# The operations that give a value inside a program the sharding a parameter names, as a
+# constraint: jax.lax.with_sharding_constraint, and jax.sharding.reshard (the same step where
+# mesh axes are Explicit: JAX's current docs gather a split array so, with reshard to P()).
+CONSTRAINING = {"sharding_constraint": "sharding", "reshard": "dst_sharding"}
+
 @dataclass(frozen=True)
 class Node:
     primitive: str
@@ -177,9 +182,9 @@ class Program:
                 targets = params.get("devices") or [{"type": "default"}] * len(node.inputs)
                 found.extend(ProgramPlacement("device_put", i, o, t, node.within)
                              for i, o, t in zip(node.inputs, node.outputs, targets) if isinstance(t, dict))
-            elif name == "sharding_constraint" and isinstance(params.get("sharding"), dict):
-                found.append(ProgramPlacement("constraint", node.inputs[0], node.outputs[0], params["sharding"],
-                                              node.within))
+            elif name in CONSTRAINING and isinstance(params.get(CONSTRAINING[name]), dict):
+                found.append(ProgramPlacement("constraint", node.inputs[0], node.outputs[0],
+                                              params[CONSTRAINING[name]], node.within))
             elif name in ("jit", "pjit"):
                 for via, key, values in (("jit_in", "in_shardings", node.inputs),
                                          ("jit_out", "out_shardings", node.outputs)):
