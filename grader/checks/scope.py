@@ -48,7 +48,8 @@ def jit_scopes(program: Program) -> dict[int, int]:
 
 
 # How a student writes the placing operations (the collectives' spellings are program_checks').
-_WRITTEN = {"sharding_constraint": "jax.lax.with_sharding_constraint", "device_put": "jax.device_put"}
+_WRITTEN = {"sharding_constraint": "jax.lax.with_sharding_constraint", "reshard": "jax.sharding.reshard",
+            "device_put": "jax.device_put"}
 
 
 def _text(operation: Operation) -> str:
