@@ -265,7 +265,7 @@ def grade_seeds(exercise: Exercise, submission: Path, seeds: tuple[int, ...], *,
                     timings.end(check.id)
 
             for check in checks:
-                check.prepare(seed)
+                check.prepare(seed, signature)
             loaded = None
             for check in sorted(checks, key=run_order):
                 if not first and (check.category == "load" or check.judged_once):

@@ -276,7 +276,7 @@ def validate(exercises: Iterable[Exercise], seeds: Sequence[int] = SEEDS, varian
 
 def _run(jobs: list[Job], exercises: dict[str, Exercise], workers: int,
          progress: Callable[[Verdict], None] | None, pool: Pool) -> list[Verdict]:
-    from grader.batch.run import draw_inputs, prepare
+    from grader.batch.run import prepare, prepare_checks
 
     verdicts: list[Verdict] = []
     first: dict[str, int] = {}  # each exercise's first seed: drawn, and its cache filled, before any grading
@@ -290,7 +290,7 @@ def _run(jobs: list[Job], exercises: dict[str, Exercise], workers: int,
         for directory, seed in later:
             # a strategy that cannot draw under a seed is reported by each grading that needs it
             with contextlib.suppress(Exception):
-                draw_inputs(exercises[directory], seed)
+                prepare_checks(exercises[directory], seed)
 
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="jaxgrade-validate") as threads:
         # The other seeds are drawn on a worker while this thread fills each exercise's cache

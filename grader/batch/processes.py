@@ -19,6 +19,7 @@ zygote, which kills every child. What comes back to the grader is a student's re
 from __future__ import annotations
 
 import ctypes
+import gc
 import multiprocessing
 import multiprocessing.util
 import os
@@ -62,8 +63,15 @@ class GradingProcesses:
             slots.put(index)
         self._executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_begin,
                                              initargs=(os.getpid(), slots, channels, pool, env, make_work))
-        # Forked now, while this process is as prepared (a ProcessPoolExecutor forks them all at its first task)
-        self._executor.submit(int).result()
+        # Forked now, while this process is as prepared (a ProcessPoolExecutor forks them all at
+        # its first task). What it holds is frozen for the fork: a grading process's collections
+        # neither walk it nor write to its pages (each write copies a page; under gVisor a
+        # costly fault), as in the zygote's children.
+        gc.freeze()
+        try:
+            self._executor.submit(int).result()
+        finally:
+            gc.unfreeze()
         for channel in channels:  # each process holds its own; this one needs none
             if channel is not None:
                 channel.close()

@@ -108,22 +108,21 @@ def prepare(exercise: Exercise, seed: int, variants: bool = True,
     """Once per run, before any worker starts: the compilation cache filled from the reference
     (and, with ``variants``, from the exercise's right/ and wrong/ variants: most of a class
     is wrong; ``grader.engine.variants_repay`` says when that is worth it), their children
-    started by ``launcher``, and every property check's inputs drawn (so workers share one
-    draw and never race for it)."""
+    started by ``launcher``, and every check's work that needs no submission done (so workers
+    share one draw, and inherit its answers, never racing for them)."""
     from grader.engine import warm_compile_cache, warm_compile_cache_from_variants
     cache = warm_compile_cache(exercise, launcher)
     if cache is not None and variants:
         warm_compile_cache_from_variants(exercise, cache, launcher=launcher)
-    draw_inputs(exercise, seed)
+    prepare_checks(exercise, seed)
     return cache
 
 
-def draw_inputs(exercise: Exercise, seed: int) -> None:
-    """Every property check's inputs under ``seed``, drawn once for every grading thread."""
+def prepare_checks(exercise: Exercise, seed: int) -> None:
+    """Every check's work that needs no submission under ``seed`` (``Check.prepare``: inputs
+    drawn, their answers computed), done once for every grading thread and process."""
     for check in exercise.checks:
-        draw = getattr(check, "draw", None)
-        if callable(draw):
-            draw(seed)
+        check.prepare(seed, exercise.signature)
 
 
 

@@ -82,8 +82,10 @@ class Check(ABC):
     def judge(self, context: Context) -> Outcome:
         """Look at the submission through ``context`` and conclude."""
 
-    def prepare(self, seed: int) -> None:
-        """Work that needs no submission (drawing inputs), done while the child starts."""
+    def prepare(self, seed: int, signature: "Signature") -> None:
+        """Work that needs no submission (drawing inputs, computing their answers), done while
+        the child starts, or once before a class run forks its grading processes (they inherit
+        it rather than each doing it for its first submission)."""
 
     def for_function(self, function: str, signature: "Signature") -> Self:
         """This check as the exercise of ``function`` declares it: a check whose default title

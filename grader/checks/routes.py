@@ -75,9 +75,9 @@ class AnyOf(Check):
             found.append(f"{self.id}: each route needs a title of its own (it names the route in messages)")
         return found + [p for r in self.alternatives for p in r.problems(signature, probe)]
 
-    def prepare(self, seed: int) -> None:
+    def prepare(self, seed: int, signature: Signature) -> None:
         for route in self.alternatives:
-            route.prepare(seed)
+            route.prepare(seed, signature)
 
     def for_function(self, function: str, signature: Signature) -> Self:
         routes = tuple(r.for_function(function, signature) for r in self.alternatives)

@@ -20,7 +20,7 @@ import secrets
 from pathlib import Path
 from typing import Any, Mapping, TextIO
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, meta, select_autoescape
 from markupsafe import Markup
 
 from grader.paths import data_folder
@@ -129,11 +129,21 @@ def render(report: Graded, format: str = "text", *, colour: bool = False, templa
 
 
 def preload(formats: tuple[str, ...]) -> None:
-    """Compile the built-in templates of ``formats`` now: processes forked afterwards (a class
-    run's grading processes) share them rather than each compiling its own on its first report."""
+    """Compile the built-in templates of ``formats`` now, with every template they include or
+    import (Jinja loads those only when a render reaches them): processes forked afterwards (a
+    class run's grading processes) share them rather than each compiling its own on its first
+    report."""
     for format in formats:
         if format in TEMPLATES:
-            _environment(False, None, MARKUP.get(format)).get_template(TEMPLATES[format])
+            _compile_with_parts(_environment(False, None, MARKUP.get(format)), TEMPLATES[format])
+
+
+def _compile_with_parts(env: Environment, name: str) -> None:
+    source = env.loader.get_source(env, name)[0] if env.loader else ""
+    env.get_template(name)
+    for part in meta.find_referenced_templates(env.parse(source)):
+        if part is not None:  # a name computed at render time: nothing to compile ahead
+            _compile_with_parts(env, part)
 
 
 def html_fragment(report: Graded, *, templates: Path | None = None, audience: str = "student",
