@@ -324,6 +324,9 @@ class DaskBackend:
             raise RuntimeError("the backend is not started")
         return self._client
 
+    def warm(self, exercise: Exercise) -> None:
+        """Nothing to begin before the intake: the workers keep their zygotes warm between batches."""
+
     def start(self, exercise: Exercise, seed: int, size: int | None = None) -> None:
         """``size`` is not used: each worker process prepares once for whatever it is sent,
         later batches included, and its machine's cache is filled from the variants as well."""

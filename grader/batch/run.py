@@ -160,6 +160,9 @@ class Backend(Protocol):
     flight and does everything else itself (resuming, progress, every file written), so grading
     here and on a cluster (``grader.batch.distributed.DaskBackend``) give the same results on disk."""
 
+    def warm(self, exercise: Exercise) -> None:
+        """Begin, before the intake, what takes long and needs only the exercise."""
+
     def start(self, exercise: Exercise, seed: int, size: int | None = None) -> None:
         """Ready to grade ``size`` submissions (None: as many as come) of ``exercise`` under ``seed``."""
 
@@ -192,14 +195,22 @@ class LocalBackend:
         self._work: Worker | None = None
         self._unwarmed: Exercise | None = None  # variants skipped: filled after the run (grader.batch.warming)
 
-    def start(self, exercise: Exercise, seed: int, size: int | None = None) -> None:
-        from grader.engine import compile_cache_directory, variants_repay
+    def warm(self, exercise: Exercise) -> None:
+        """Start the zygote: its import of JAX (the longest part of a run's start, 1.5-2 s on a
+        gVisor host) overlaps the intake, the drawing of inputs and the filling of the cache."""
+        from grader.cache import compile_cache_directory  # not grader.engine's imports (Hypothesis's): 0.1 s
         from grader.sandbox.pool import Pool
+        if self._launcher is None and self._pool is None:
+            self._pool = Pool()
+            self._pool.warm(exercise.devices, compile_cache_directory())
+
+    def start(self, exercise: Exercise, seed: int, size: int | None = None) -> None:
+        from grader.engine import variants_repay
         from grader.sandbox.process import child_environment
         launcher = self._launcher
         if launcher is None:
-            self._pool = Pool()
-            self._pool.warm(exercise.devices, compile_cache_directory())  # imports JAX while prepare() runs
+            self.warm(exercise)  # when grade_class did not already
+            assert self._pool is not None
             launcher = self._pool.launch
         # A class too small to repay the variants' gradings (a first run of the term: 9.5 s of
         # 15 on the seed exercise) compiles what its mistakes compile itself; the variants are
@@ -267,6 +278,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
     if not out.is_dir():
         private_folder(out)
     students_dir = out / "students"
+    backend.warm(exercise)
     unpacked = Path(tempfile.mkdtemp(prefix="jaxgrade-intake-"))
     try:
         intake = find_submissions(source, exercise.function, unpack_to=unpacked, skip=(out,), roster=roster)
@@ -374,6 +386,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
                 outcome.unsaved.append(str(out / "summary.html"))
         return outcome
     finally:
+        backend.close()  # closed already, unless the intake or the gradebook's first write failed
         shutil.rmtree(unpacked, ignore_errors=True)
         settle()  # what the children left, given back in the background while the class was graded
 
