@@ -35,6 +35,15 @@ def test_a_constraint_outside_jit_is_told_it_is_outside_jit(tmp_path, name):
 
 
 @pytest.mark.slow
+def test_a_reshard_outside_jit_is_told_by_the_name_the_student_wrote(tmp_path):
+    wrong = REPO / "exercises" / "fsdp_gather_params" / "wrong" / "structure_reshard_before_forward.py"
+    report = graded(wrong, "fsdp_gather_params", tmp_path)
+    told = [c.message for c in report.checks if "only outside jax.jit" in c.message]
+    assert told and all("jax.sharding.reshard only outside jax.jit" in m for m in told), told
+    assert not any("with_sharding_constraint only outside" in c.message for c in report.checks)
+
+
+@pytest.mark.slow
 def test_a_constraint_on_the_row_sums_is_told_it_is_not_on_the_squares(tmp_path):
     report = graded(WRONG / "structure_constrains_row_sums.py", "sharding_constraint", tmp_path)
     message = next(c for c in report.checks if c.id == "structure.constrained").message

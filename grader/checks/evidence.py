@@ -35,6 +35,8 @@ from grader.observe.returned import HostWork
 VIA_NAME = {"device_put": "jax.device_put", "jit_in": "the in_shardings of jax.jit",
             "jit_out": "the out_shardings of jax.jit", "constraint": "jax.lax.with_sharding_constraint",
             "shard_map_in": "the in_specs of jax.shard_map", "shard_map_out": "the out_specs of jax.shard_map"}
+# A placement whose primitive a student writes otherwise than its via's name.
+WRITTEN = {"reshard": "jax.sharding.reshard"}
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,13 @@ class Placement:
     feeds_result: bool
     within: tuple[str, ...] = ()
     placed: int | None = None
+    primitive: str = ""  # grader.observe.program.ProgramPlacement.primitive
+
+
+def placed_by(placement: Placement) -> str:
+    """What made ``placement``, as the student wrote it (a reshard is a constraint, and is
+    judged as one, but the student wrote ``jax.sharding.reshard``)."""
+    return WRITTEN.get(placement.primitive) or VIA_NAME.get(placement.via, placement.via)
 
 
 @dataclass(frozen=True)
@@ -82,7 +91,8 @@ def placements_in(program: Program, shapes: dict[str, tuple[int, ...]]) -> list[
             if out is not None and out in given:
                 relation[path] = "exact" if out == p.placed else "derived"
         found.append(Placement(p.sharding, p.via, relation, program.shapes.get(p.placed) if p.placed is not None
-                               else None, any(is_within(k, "result") for k in relation), p.within, p.placed))
+                               else None, any(is_within(k, "result") for k in relation), p.within, p.placed,
+                               p.primitive))
     return found
 
 
@@ -96,7 +106,7 @@ def _seen(placements: list[Placement], names: list[str]) -> dict[tuple[Any, ...]
             continue
         what = " and ".join(f"{k} itself" if v == "exact" else f"a value computed from {k}" for k, v in operands)
         seen[(p.via, tuple(operands), canonical(p.sharding))] = \
-            f"{what} by {VIA_NAME.get(p.via, p.via)} onto {sharding_text(p.sharding, names)}"
+            f"{what} by {placed_by(p)} onto {sharding_text(p.sharding, names)}"
     return seen
 
 

@@ -16,7 +16,8 @@ import numpy as np
 
 from grader.arguments import argument_leaves, flatten, short, with_leaf
 from grader.checks.base import Context
-from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence, host_text, host_work, placements_in
+from grader.checks.evidence import (VIA_NAME, Evidence, Placement, evidence, host_text, host_work, placed_by,
+                                    placements_in)
 from grader.checks.returns import probe_call
 from grader.checks.structure import StructureCheck, missing_leaf, named, opening
 from grader.checks.values import answer_on, arguments_text, compare, format_number, observed
@@ -88,7 +89,7 @@ class ResultFromPlacement(StructureCheck):
         returns what it returned then. (Its own answer, not the task's: a value mistake, or a
         dtype one, is the value and type checks' to judge, once.)"""
         label = named(leaf, self.target)
-        via = VIA_NAME[chosen.via] if chosen is not None else VIA_NAME[self.target.via]
+        via = placed_by(chosen) if chosen is not None else VIA_NAME[self.target.via]
         capture, feed = _counterfactuals(evidence(context), leaf, chosen, arguments)
         before = probe_call(context) if arguments is context.probe else _call(context, arguments)
         for other in _other_values(dict(argument_leaves(arguments)).get(leaf)):
@@ -151,10 +152,10 @@ class ResultFromPlacement(StructureCheck):
             return Outcome.failed(f"{opening(observed, self.result)}. Return the JAX array computed from the "
                                   f"placed {label}.",
                                   expected=f"{what} computed from the placed {label}", observed=observed)
-        observed = (f"{what} is not computed from what {VIA_NAME[chosen.via]} returned for {label}; that placed "
+        observed = (f"{what} is not computed from what {placed_by(chosen)} returned for {label}; that placed "
                     "copy is never used")
         return Outcome.failed(f"{opening(observed, self.result)}. Compute {what} from the placed {label} "
-                              f"({VIA_NAME[chosen.via]} gives it), and place before computing, not after.",
+                              f"({placed_by(chosen)} gives it), and place before computing, not after.",
                               expected=f"{what} computed from the placed {label}", observed=observed)
 
 

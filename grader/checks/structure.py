@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from grader.arguments import Signature, is_within
 from grader.checks.base import Check, Context
-from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence
+from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence, placed_by
 from grader.checks.shardings import Spec, capital, sharding_text, spec_key, spec_text
 from grader.observe.program import Program
 from grader.outcome import Category, Outcome
@@ -210,9 +210,12 @@ class StructureCheck(Check):
         wanted = target.label if target.label != target.operand else MATCH_TEXT[target.match].format(label=label)
         same_way = [p for p in found.placements if p.via == target.via]
         related = [p for p in same_way if leaf in p.relation]
-        if target.inside and any(self.counts(p, leaf, found, anywhere=True) for p in related):
-            observed = f"your function used {name} only outside jax.{target.inside}"
-            advice = f"Use it inside the function you pass to jax.{target.inside}: {want}."
+        outside = [p for p in related if self.counts(p, leaf, found, anywhere=True)]
+        if target.inside and outside:
+            used = " and ".join(dict.fromkeys(placed_by(p) for p in outside))
+            observed = f"your function used {used} only outside jax.{target.inside}"
+            advice = (f"Use it inside the function you pass to jax.{target.inside}: {want}." if used == name else
+                      f"Call {used} inside the function you pass to jax.{target.inside} instead, or {want}.")
         elif related:
             kinds = {p.relation[leaf] for p in related}
             wrong_shape = target.shaped_like is not None and any(
@@ -262,7 +265,7 @@ def _placements_text(placements: tuple[Placement, ...], names: list[str], shown:
         kinds = {"exact": "{} itself", "copy": "a value of {}'s shape computed from it",
                  "derived": "a value computed from {}"}
         what = " and ".join(kinds.get(v, kinds["derived"]).format(k) for k, v in related)
-        told.append(f"{what or 'a value not computed from the arguments'} by {VIA_NAME.get(p.via, p.via)} onto "
+        told.append(f"{what or 'a value not computed from the arguments'} by {placed_by(p)} onto "
                     f"{sharding_text(p.sharding, names)}")
     if not told:
         return "nothing, on any sharding"
@@ -298,7 +301,7 @@ class PlacedOnNamedSharding(StructureCheck):
         label = named(leaf, self.target)
         if chosen.sharding.get("type") == "NamedSharding":
             return Outcome.passed(f"{opening(label, leaf, self.target.operand)} is placed with "
-                                  f"{VIA_NAME[chosen.via]} on {where} ({found.how.split(';')[0]}).")
+                                  f"{placed_by(chosen)} on {where} ({found.how.split(';')[0]}).")
         return Outcome.failed(f"You placed {label} on {where}, which is not a NamedSharding over a mesh. "
                               f"Use {self.target.text()}.", expected=self.target.text(), observed=where)
 

@@ -184,7 +184,7 @@ class Program:
                              for i, o, t in zip(node.inputs, node.outputs, targets) if isinstance(t, dict))
             elif name in CONSTRAINING and isinstance(params.get(CONSTRAINING[name]), dict):
                 found.append(ProgramPlacement("constraint", node.inputs[0], node.outputs[0],
-                                              params[CONSTRAINING[name]], node.within))
+                                              params[CONSTRAINING[name]], node.within, name))
             elif name in ("jit", "pjit"):
                 for via, key, values in (("jit_in", "in_shardings", node.inputs),
                                          ("jit_out", "out_shardings", node.outputs)):
@@ -221,3 +221,4 @@ class ProgramPlacement:
     placed: int | None
     sharding: dict[str, Any]
     within: tuple[str, ...]
+    primitive: str = ""  # what placed it, where one via has several (a constraint: sharding_constraint or reshard)
