@@ -35,8 +35,10 @@ from grader.observe.returned import HostWork
 VIA_NAME = {"device_put": "jax.device_put", "jit_in": "the in_shardings of jax.jit",
             "jit_out": "the out_shardings of jax.jit", "constraint": "jax.lax.with_sharding_constraint",
             "shard_map_in": "the in_specs of jax.shard_map", "shard_map_out": "the out_specs of jax.shard_map"}
-# A placement whose primitive a student writes otherwise than its via's name.
-WRITTEN = {"reshard": "jax.sharding.reshard"}
+# How a student writes the placing operations (a via can have several: a constraint is
+# with_sharding_constraint or reshard; the collectives' spellings are program_checks').
+WRITTEN = {"sharding_constraint": "jax.lax.with_sharding_constraint", "reshard": "jax.sharding.reshard",
+           "device_put": "jax.device_put"}
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 from grader.arguments import Signature
 from grader.checks.base import Check, Context
+from grader.checks.evidence import WRITTEN
 from grader.checks.program_checks import census, names_of, observed_program, spelled
 from grader.observe.program import Node, Program
 from grader.outcome import Category, Outcome
@@ -47,14 +48,9 @@ def jit_scopes(program: Program) -> dict[int, int]:
     return scopes
 
 
-# How a student writes the placing operations (the collectives' spellings are program_checks').
-_WRITTEN = {"sharding_constraint": "jax.lax.with_sharding_constraint", "reshard": "jax.sharding.reshard",
-            "device_put": "jax.device_put"}
-
-
 def _text(operation: Operation) -> str:
     names = (operation,) if isinstance(operation, str) else operation
-    return " or ".join(_WRITTEN.get(n) or spelled(n) for n in names)
+    return " or ".join(WRITTEN.get(n) or spelled(n) for n in names)
 
 
 def _listed(operations: tuple[Operation, ...]) -> str:
