@@ -40,10 +40,10 @@ def _status(pid: int, field: str) -> list[str]:
         return next(line.split()[1:] for line in status if line.startswith(field + ":"))
 
 
-def _session(tmp_path: Path, launcher=None) -> Session:
+def _session(tmp_path: Path, launcher=None, compile_cache: str | None = None) -> Session:
     path = tmp_path / "solution.py"
     path.write_text(SOLUTION)
-    session = Session(path, "placed_sum", ("x",), 1, Limits(call_s=60, total_s=180), launcher=launcher)
+    session = Session(path, "placed_sum", ("x",), 1, Limits(call_s=60, total_s=180), compile_cache, launcher)
     assert session.load().ok, session.load().detail
     return session
 
@@ -137,3 +137,21 @@ def test_a_term_that_vanishes_in_the_call_and_spins_in_the_replay_fails_and_cost
     assert "did not finish when run again" in judged.message and "tamper" not in judged.message.lower()
     assert found["limits.resources"].status == "passed", found["limits"].message  # the student's time was not charged
     assert took < 60, took
+
+
+@pytest.mark.skipif(not ROOT, reason="the witness cache is read-only to witnesses of a uid of their own")
+def test_the_witness_cache_is_read_only_to_a_confined_witness_and_closed_to_children(tmp_path: Path,
+                                                                                     monkeypatch) -> None:
+    monkeypatch.setenv("JAXGRADE_CACHE", str(tmp_path / "cache"))
+    from grader.cache import compile_cache_directory, witness_cache_folder
+    session = _session(tmp_path, compile_cache=compile_cache_directory())
+    try:
+        assert session.call(PROBE, record="full").reproduced
+        folder = witness_cache_folder(WITNESS_GID)
+        info = os.stat(folder)
+        assert (info.st_uid, info.st_gid, info.st_mode & 0o777) == (0, WITNESS_GID, 0o750)
+        protections = session._witness()._process.protections
+        assert protections["read_only"]["active"] and folder in protections["read_only"]["detail"], protections
+        assert int(_status(session._child.process.pid, "Gid")[0]) != WITNESS_GID  # a child cannot enter it
+    finally:
+        session.close()

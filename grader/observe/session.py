@@ -425,9 +425,7 @@ class Session:
         exec'd), confined as it is, with the witness's compilation cache where the grading has a
         cache at all."""
         if self._witness_process is None:
-            from grader.cache import witness_cache_folder
             self._witness_process = Witness(self.devices, self.limits, self.compile_cache,
-                                            witness_cache_folder() if self.compile_cache else None,
                                             (str(self.submission.resolve().parent), *self.hide), self.launcher)
         return self._witness_process
 

@@ -24,6 +24,7 @@ import os
 import time
 from typing import Any
 
+from grader.cache import witness_cache_folder
 from grader.errors import ChildFailure, SandboxError
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import ChildProcess, Launcher, Role
@@ -64,27 +65,15 @@ def _shared_group() -> int | None:
         return WITNESS_GID
 
 
-def _readable_to_witnesses(folder: str | None, gid: int | None) -> str | None:
-    """``folder`` (root's) made readable to the witnesses' group ``gid`` and no one else, or
-    None where it cannot be: then confined witnesses compile without it."""
-    if folder is None or gid is None:
-        return None
-    try:
-        os.chown(folder, -1, gid)
-        os.chmod(folder, 0o750)
-    except OSError:
-        return None
-    return folder
-
-
-def witness_role(confined: bool, cache: str | None) -> Role:
+def witness_role(confined: bool, cached: bool) -> Role:
     """How a witness is started: confined (a student's accounts), its cache read-only and only
     where the grader is root (without a uid of its own, it could write what it reads); else
-    (the instructor's code) unconfined, writing its cache."""
-    if not confined:
-        return Role(ENTRY, WITNESS_UIDS, arguments=(cache or "",))
+    (the instructor's code) unconfined, writing its cache. ``cached``: the grading has a
+    compilation cache at all."""
     gid = _shared_group() if os.geteuid() == 0 else None
-    cache = _readable_to_witnesses(cache, gid)
+    if not confined:
+        return Role(ENTRY, WITNESS_UIDS, arguments=((witness_cache_folder(gid) if cached else None) or "",))
+    cache = witness_cache_folder(gid) if cached and gid is not None else None
     return Role(ENTRY, WITNESS_UIDS, gid, (cache or "",), (cache,) if cache else ())
 
 
@@ -92,11 +81,12 @@ class Witness:
     """One grading's witness: started on first use (or ``warm``), restarted after it fails,
     ended by ``close``."""
 
-    def __init__(self, devices: int, limits: Limits, compile_cache: str | None, witness_cache: str | None,
-                 hide: tuple[str, ...], launcher: Launcher | None) -> None:
+    def __init__(self, devices: int, limits: Limits, compile_cache: str | None, hide: tuple[str, ...],
+                 launcher: Launcher | None) -> None:
         self.devices, self.limits, self.compile_cache = devices, limits, compile_cache
         self.hide, self.launcher = hide, launcher
-        self.role = witness_role(limits.confine, witness_cache)
+        # with the witness's own cache where the grading has the children's
+        self.role = witness_role(limits.confine, compile_cache is not None)
         self.spent = 0.0  # seconds its accounts took, this grading
         self._process: ChildProcess | None = None
 
