@@ -6,6 +6,7 @@ Real sessions, real processes, observed from outside through /proc."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 from pathlib import Path
@@ -128,15 +129,15 @@ def test_a_term_that_vanishes_in_the_call_and_spins_in_the_replay_fails_and_cost
     and an eager while_loop that spins for ever when they differ: only the grader's replay with
     the placed copy changed reaches it. 13/13 when a replay past its deadline said nothing."""
     exercise = find_exercise("sharded_matmul")
-    started = time.monotonic()
     report = grade(exercise, EXERCISES / "sharded_matmul" / "wrong" / "structure_vanishing_term_spins_in_replay.py")
-    took = time.monotonic() - started
     found = {c.id: c for c in report.checks}
     judged = found["structure.product_of_placed_x"]
     assert judged.status == "failed", judged.message
     assert "did not finish when run again" in judged.message and "tamper" not in judged.message.lower()
-    assert found["limits.resources"].status == "passed", found["limits"].message  # the student's time was not charged
-    assert took < 60, took
+    budget = float(re.search(r"within ([0-9.]+) s", judged.message).group(1))
+    assert budget <= CAP_S  # what the spinning replay cost: one capped budget
+    # the student's own time was not charged for the witness's
+    assert found["limits.resources"].status == "passed", found["limits.resources"].message
 
 
 @pytest.mark.skipif(not ROOT, reason="the witness cache is read-only to witnesses of a uid of their own")

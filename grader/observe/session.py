@@ -157,8 +157,6 @@ class Session:
                     early.close()
                 self._child = ChildProcess(launch.devices, launch.limits, launch.compile_cache, hide=launch.hide,
                                            launcher=launch.launcher)
-            # the witness of the probe call's account imports JAX while the child starts
-            self._witness().warm()
         return self._child
 
     def _ready_child(self) -> ChildProcess:

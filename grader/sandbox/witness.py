@@ -8,7 +8,7 @@ CPU time, processes and files; without root, the same fallbacks the child gets.
 A witness checks the accounts of one grading and is ended with it: nothing one student's
 accounts make it compile or hold reaches another's. Its compilation cache is filled only by
 witnesses of the instructor's code (the reference and the variants, graded unconfined) and is
-read-only to every other, so a program compiled for one account is read back for another only
+read-only to every other (or not given to it, where nothing would keep it from writing there), so a program compiled for one account is read back for another only
 as that same program, written by XLA for trusted code.
 
 Its silence is never a verdict: a witness that cannot start, crashes, is killed or passes its
@@ -25,6 +25,7 @@ import time
 from typing import Any
 
 from grader.cache import witness_cache_folder
+from grader.child import landlock
 from grader.errors import ChildFailure, SandboxError
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import ChildProcess, Launcher, Role
@@ -66,14 +67,16 @@ def _shared_group() -> int | None:
 
 
 def witness_role(confined: bool, cached: bool) -> Role:
-    """How a witness is started: confined (a student's accounts), its cache read-only and only
-    where the grader is root (without a uid of its own, it could write what it reads); else
-    (the instructor's code) unconfined, writing its cache. ``cached``: the grading has a
-    compilation cache at all."""
-    gid = _shared_group() if os.geteuid() == 0 else None
+    """How a witness is started: confined (a student's accounts), reading its cache only where
+    nothing lets it write there (as root, a uid of its own that the cache's mode lets read; else
+    Landlock, which leaves it nothing writable but its scratch); or (the instructor's code)
+    unconfined, writing its cache. ``cached``: the grading has a compilation cache at all."""
+    root = os.geteuid() == 0
+    gid = _shared_group() if root else None
     if not confined:
         return Role(ENTRY, WITNESS_UIDS, arguments=((witness_cache_folder(gid) if cached else None) or "",))
-    cache = witness_cache_folder(gid) if cached and gid is not None else None
+    unwritable = gid is not None if root else landlock.version() >= 1
+    cache = witness_cache_folder(gid) if cached and unwritable else None
     return Role(ENTRY, WITNESS_UIDS, gid, (cache or "",), (cache,) if cache else ())
 
 
