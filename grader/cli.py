@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING
 
 from grader import DEPENDENCIES, __version__
 from grader.report.safe_text import for_terminal
-from grader.errors import ExerciseError, ExitCode, UsageError
+from grader.errors import ExerciseError, ExitCode, RunnerFilesChanged, UsageError
 from grader.authoring.course import choose_course
 from grader.authoring.exercise import Exercise, find_exercise
 from grader.report.formats import FORMATS
 from grader.report.visibility import AUDIENCES
+from grader.runner_files import Snapshot
 from grader.timings import Timings, process_start
 from grader.timings import wanted as timings_wanted
 
@@ -48,6 +49,7 @@ def _check(args: argparse.Namespace) -> int:
     if args.templates is not None and not args.templates.is_dir():
         raise UsageError(f"no such templates folder: {args.templates} (give a folder holding your *.j2 overrides)")
     exercise = exercise_for(args, converted)
+    args.file_commands = Snapshot.take(os.environ)  # before any child starts (grader.runner_files)
     # Forked from the warm service's zygote (grader.warm.service), or from one started now: JAX
     # imports in it while this process imports the rest of the check, and the child and the
     # witness are both forked from it (one import of JAX, not one each).
@@ -94,6 +96,7 @@ def _grade(args: argparse.Namespace, path: Path, exercise: Exercise) -> int:
     with prepared(path, exercise, args.file) as found:
         report = grade(exercise, found.path, seed=args.seed, display_path=found.shown, helpers=found.helpers,
                        notes=found.notes, timings=args.timings, launcher=getattr(args, "launcher", None))
+    args.file_commands.verify()  # nothing of the grading wrote the runner's files: else no report at all
     isolation = isolation_line(report.environment.get("protections"))  # layers this machine lacks
     if isolation:
         print(isolation, file=sys.stderr)
@@ -268,7 +271,7 @@ def main(argv: list[str] | None = None, launcher: Launcher | None = None) -> int
         args = build_parser(command=arguments[0] if arguments else None).parse_args(arguments)
         args.timings, args.launcher = timings, launcher
         return args.run(args)
-    except (UsageError, ExerciseError) as error:
+    except (UsageError, ExerciseError, RunnerFilesChanged) as error:
         print(f"jaxgrade: {error}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:

@@ -81,8 +81,8 @@ def gradebook_rows(check_ids: Sequence[str], results: Iterable[dict[str, Any]], 
         row = {"student": for_csv(result["student"]), "name": for_csv(result.get("name") or ""),
                "late": _late(result.get("late")), "score": _number(report["score"]),
                "max_score": _number(report["max_score"]), "status": report["status"],
-               "source": for_csv(result["source"]), "sha256": report["submission"].get("sha256") or "", "version": for_csv(version),
-               "fingerprint": fingerprint, "note": ""}
+               "source": for_csv(result["source"]), "sha256": report["submission"].get("sha256") or "",
+               "version": for_csv(version), "fingerprint": fingerprint, "note": ""}
         row.update({cid: _number(scores[cid]) if cid in scores else "" for cid in check_ids})
         rows.append(row)
     notes: dict[str, list[Problem]] = {}

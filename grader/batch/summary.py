@@ -75,7 +75,8 @@ def summarize(results: Iterable[dict[str, Any]], problems: Iterable[Problem], *,
               checks: Sequence[dict[str, Any]], names: Mapping[str, str] | None = None,
               notes: Sequence[str] = (), throughput: dict[str, Any] | None = None) -> dict[str, Any]:
     """Plain data for the summary templates. ``results``: ``jaxgrade.result/1`` records;
-    ``exercise``: slug, title, version (exercise.toml's), fingerprint (its files'), max_score, seed; ``checks``: id, title, category, max_score;
+    ``exercise``: slug, title, version (exercise.toml's), fingerprint (its files'), max_score, seed;
+    ``checks``: id, title, category, max_score;
     ``names``: the LMS's name for a student key (shown as "name (key)"); ``notes``: what the
     intake left aside on purpose; ``throughput``: how fast this run graded
     (``grader.batch.throughput.Throughput.as_data``; None: it graded nothing)."""
