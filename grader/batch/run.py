@@ -61,6 +61,7 @@ from grader.batch.intake import find_submissions
 from grader.batch.lms_names import Roster
 from grader.batch.processes import GradingProcesses
 from grader.batch.progress import Progress
+from grader.batch.similarity import class_similarity
 from grader.batch.results import (Graded, expected_seconds, label, last_duration, load_result, private_folder,
                                   preload_rendering, render_student, result_key, reusable, student_folder,
                                   write_student)
@@ -445,4 +446,5 @@ def summary_data(exercise: Exercise, seed: int, outcome: BatchOutcome) -> dict[s
             "fingerprint": exercise.fingerprint, "max_score": exercise.max_score, "seed": seed, "jaxgrade": __version__}
     return summarize(outcome.results.values(), problems, exercise=info, checks=checks,
                      names=outcome.intake.names, notes=outcome.intake.notes,
-                     throughput=outcome.throughput.as_data() if outcome.throughput else None)
+                     throughput=outcome.throughput.as_data() if outcome.throughput else None,
+                     similar=class_similarity(outcome.intake.submissions, exercise.starter))
