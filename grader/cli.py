@@ -61,8 +61,6 @@ def _check(args: argparse.Namespace) -> int:
         return _grade(args, path, exercise)
     finally:
         if pool is not None:
-            from grader.witness import close_all
-            close_all()  # the witness forked from it ends with it: this thread's record of it goes too
             pool.close()
 
 

@@ -169,8 +169,3 @@ class Malformed(SubmissionFault, ValueError):
 class Unverifiable(GraderFault):
     """In the witness, an account it cannot run (a sharding or step of a kind it does not know,
     a program that does not compile there): no verdict either way, never an accusation."""
-
-
-class Refused(SubmissionFault):
-    """In the witness, an account with a program that calls something the witness never runs
-    (a host callback): what was handed over is not a program of XLA's alone."""

@@ -225,19 +225,22 @@ def unwitnessed(returned: Returned, expected: str, where: str = "") -> Outcome |
     """The failure of a check whose verdict rests on what the witness compiled and held (the
     programs' collectives, memory and loops, the arrays held between them) on a call whose
     account it could not run: those facts then come only from the submission's own process,
-    which could have written them, so they earn nothing; None for a call it ran. Not an
-    accusation: the message says why and what to change."""
-    if returned.unverified is None:
-        return None
-    why = returned.unverified
+    which could have written them, so they earn nothing; None for a call it ran."""
+    return None if returned.unverified is None else unanswered(returned.unverified, expected, where)
+
+
+def unanswered(why: str, expected: str, where: str = "") -> Outcome:
+    """The failure of a check whose verdict rests on the witness, which gave no answer (``why``:
+    it could not run the account, crashed, was killed or ran out of time). Not an accusation:
+    the message says why and what to change."""
     observed = f"the grader could not run your call's programs again ({why})"
     return Outcome.failed(
         f"{where[:1].upper()}{where[1:]}{', t' if where else 'T'}he grader could not re-derive what your call computed: "
         f"it runs the programs your call ran again, in a process of its own, and could not run these ({why}). What "
-        "this check reads (what XLA compiled, and what your call held on the devices) is taken only from that "
-        "rerun, so it cannot be judged. This says nothing against your code. Put the computation in jax.jit "
-        f"functions (a few jitted programs, not more than {MAX_STEPS} eager operations), without host callbacks or "
-        "custom kernels.", expected=expected, observed=observed, hint_applies=False)
+        "this check reads is taken only from that rerun, so it cannot be judged. This says nothing against your "
+        f"code. Put the computation in jax.jit functions (a few jitted programs, not more than {MAX_STEPS} eager "
+        "operations), without host callbacks or custom kernels, and make them finish on any values.",
+        expected=expected, observed=observed, hint_applies=False)
 
 
 def own_programs(returned: Returned, own_only: bool) -> tuple[CompiledProgram, ...]:

@@ -16,13 +16,14 @@ import numpy as np
 
 from grader.arguments import argument_leaves, flatten, short, with_leaf
 from grader.checks.base import Context
+from grader.checks.compiled_program import unanswered
 from grader.checks.evidence import (VIA_NAME, Evidence, Placement, evidence, host_text, host_work, placed_by,
                                     placements_in)
 from grader.checks.returns import probe_call
 from grader.checks.structure import StructureCheck, missing_leaf, named, opening
 from grader.checks.values import answer_on, arguments_text, compare, format_number, observed
 from grader.observe.returned import HostWork, Leaf, Returned
-from grader.observe.session import Counterfactual
+from grader.observe.session import Counterfactual, Unanswered
 from grader.outcome import Outcome
 
 
@@ -173,6 +174,9 @@ def _witnessed_replay(context: Context, leaf: str, sharding: dict[str, Any], oth
         if leaf in order else None
     if replayed is None:
         return None
+    if isinstance(replayed, Unanswered):
+        return unanswered(replayed.why, f"{what} computed from the placed {label}, shown by running your function's "
+                                        f"operations again with the placed {label} changed")
     difference = _difference(Returned(True, leaves=replayed), direct, tolerance)
     whose = "what your function returns on those values"
     if difference is None:

@@ -330,6 +330,7 @@ class Returned:
     held: tuple[Held, ...] = ()  # in a full record whose account was reproduced: the arrays held between programs
     # in a full record the witness could not run: why (its programs, loops and held arrays are then unconfirmed)
     unverified: str | None = None
+    seconds: float = 0.0  # the call's round trip, as the grader timed it (what its witness's budget is made from)
 
     @property
     def jax_failed(self) -> bool:
