@@ -44,6 +44,22 @@ def test_a_course_lists_its_exercises_then_the_tracks(course, capsys):
     assert [e.slug for e in own_exercises()] == ["ring_allreduce"]  # what validate proves by default
 
 
+def test_list_shows_each_exercises_version_and_whether_its_key_is_here(course, capsys):
+    """The course's own exercise has no reference.py (no key): validating or exporting it needs one."""
+    (course / "exercises" / "ring_allreduce" / "reference.py").unlink()
+    toml = course / "exercises" / "ring_allreduce" / "exercise.toml"
+    toml.write_text(toml.read_text().replace('version = "3"', 'version = "7-course"'))
+    capsys.readouterr()
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["slug", "title", "version", "points", "devices", "key"]
+    own = next(line for line in lines if line.startswith("ring_allreduce")).split()
+    assert own[-4:] == ["7-course", "10", "8", "absent"], own
+    track = next(line for line in lines if line.startswith("sgd_step")).split()
+    assert track[-1] == "present" and track[-4] == "2", track
+    assert "key absent" in lines[-1] and "docs/keys.md" in lines[-1]
+
+
 def test_a_course_chooses_the_tracks_exercises(course, capsys):
     toml = course / "jaxgrade.toml"
     toml.write_text(toml.read_text().replace('track = "all"', 'track = ["sgd_step", "named_sharding_replicated"]'))

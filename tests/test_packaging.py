@@ -151,6 +151,7 @@ def test_a_students_install_and_pack_hold_no_key_and_grade_the_visible_checks(wh
     pack's check script give full marks, and validate and the Gradescope export say where the
     keys are instead of crashing."""
     import nbformat
+    import tomllib
 
     venv = tmp_path / "venv"
     command, env = _wheel_installed("venv", wheel[0], venv)
@@ -183,6 +184,11 @@ def test_a_students_install_and_pack_hold_no_key_and_grade_the_visible_checks(wh
     done = subprocess.run([str(venv / "bin" / "python"), "check"], capture_output=True, text=True, timeout=300,
                           cwd=pack, env=env)
     assert done.returncode == 0 and "Score: 10/10" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+    # the README's other way, with the pytest the install line puts beside jaxgrade: one test per check
+    done = subprocess.run([str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+                          capture_output=True, text=True, timeout=300, cwd=pack, env=env)
+    checks = len(tomllib.loads((SEED_EXERCISE / "exercise.toml").read_text())["points"])
+    assert done.returncode == 0 and f"{checks} passed" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
     for args in (["validate", SEED_EXERCISE.name], ["export", "gradescope", "-e", SEED_EXERCISE.name, "-o", "a.zip"]):
         done = subprocess.run([*command, *args], capture_output=True, text=True, timeout=300, cwd=work, env=env)
         assert done.returncode == 2 and "jaxgrade's source repository" in done.stderr, done.stderr[-2000:]
