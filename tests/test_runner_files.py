@@ -7,7 +7,8 @@ GitHub runner runs a step: a real subprocess, the variables naming files in the 
 Where the child makes a mount namespace (root here) the files are hidden from it, and the step's
 output is jaxgrade's own under a fresh delimiter. Where it cannot (an unprivileged runner
 without user namespaces: the grader as nobody in a user namespace whose limit of nested ones is
-0) it can write them, and jaxgrade then writes nothing after what it wrote and exits 3.
+0), Landlock keeps it out where the kernel has it; else it can write them, and jaxgrade then
+writes nothing after what it wrote and exits 3.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, SEED_EXERCISE
+from grader.child import landlock
 from grader.runner_files import FILE_COMMANDS, Snapshot, output_line
 from grader.errors import RunnerFilesChanged
 from test_render import classroom_reporter_reads, step_outputs
@@ -69,7 +71,11 @@ def _check(submission: Path, files: dict[str, str], prefix: list[str] = ()) -> s
 @pytest.mark.skipif(not ROOT, reason="the child hides the files in a mount namespace it makes as root here")
 def test_hidden_from_the_child_the_step_output_is_jaxgrades_own(tmp_path):
     files, submission = _runner(tmp_path)
-    done = _check(submission, files)
+    _jaxgrades_own(files, _check(submission, files))
+
+
+def _jaxgrades_own(files: dict[str, str], done: subprocess.CompletedProcess) -> None:
+    """The step's output is jaxgrade's own, after the earlier step's: the child wrote nothing."""
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     for name in ("GITHUB_ENV", "GITHUB_PATH"):
         assert Path(files[name]).read_text() == EARLIER[name]
@@ -82,8 +88,19 @@ def test_hidden_from_the_child_the_step_output_is_jaxgrades_own(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not ROOT or not shutil.which("setpriv"),
-                    reason="needs root to set up an unprivileged grader without namespaces")
+@pytest.mark.skipif(not ROOT or not shutil.which("setpriv") or landlock.version() < 1,
+                    reason="needs root to set up an unprivileged grader without namespaces, and Landlock")
+def test_an_unprivileged_runner_without_namespaces_keeps_the_child_out_with_landlock(tmp_path):
+    """Without any namespace, Landlock leaves the child nothing writable but its scratch: its
+    appends fail, and the step's output is jaxgrade's own."""
+    files, submission = _runner(tmp_path)
+    _jaxgrades_own(files, _check(submission, files, prefix=[sys.executable, "-c", WITHOUT_NAMESPACES, *AS_NOBODY]))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not ROOT or not shutil.which("setpriv") or landlock.version() >= 1,
+                    reason="needs root to set up an unprivileged grader without namespaces, and a kernel "
+                           "without Landlock (with it, the test above)")
 def test_an_unprivileged_runner_without_namespaces_refuses_to_report_after_a_forgery(tmp_path):
     """The child runs as the runner's user and can append: the grader finds the files changed,
     writes no result, no summary, and exits 3; the runner then fails the step (the unterminated

@@ -25,8 +25,8 @@ starting its backend. In order:
    the Python installation that this uid could not enter (pyenv under /root) are made
    passable inside the mount namespace, with nothing else of them visible;
    Without one (the grader is not root), Landlock where the kernel has it
-   (``grader.child.landlock``): it writes only beneath its scratch, the temporary folders and
-   /dev/null, opens no TCP without a network namespace, and signals nothing outside its sandbox;
+   (``grader.child.landlock``): it writes only beneath its scratch (with a mount namespace, its
+   private temporary folders too) and /dev/null, opens no TCP without a network namespace, and signals nothing outside its sandbox;
 6. ``PR_SET_PDEATHSIG`` (the child dies with the grader), umask 077, cwd = the scratch
    folder;
 7. with a PID namespace the process forks twice: it stays outside the namespace as a relay
@@ -661,8 +661,9 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
         note("user", True, "runs as a dedicated unprivileged uid (one per child) with no capabilities; "
                            "it cannot write the grader's, the exercise's or other submissions' files")
     else:
-        # Landlock after every mount: what the grader's own user could write stays unwritten
-        writable = (scratch, *(folder for folder, _ in _temporaries(policy)), os.devnull)
+        # Landlock after every mount: what the grader's own user could write stays unwritten. The
+        # temporary folders are its scratch's where it has a mount namespace, else the machine's
+        writable = (scratch, *(folder for folder, _ in _temporaries(policy) if mounts), os.devnull)
         walled, walls = landlock.restrict(writable, policy.isolate_network and not spaces.network)
         note("landlock", walled, walls)
         if mounts and not root:

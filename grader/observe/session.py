@@ -394,6 +394,9 @@ class Session:
         the witness is this thread's, asked nothing else until ``settle_all``."""
         self.settle_all()
         witness, found = self._witness(), []
+        # started from this thread, which outlives the check: a process dies with the thread that
+        # started it (PR_SET_PDEATHSIG), and the one below ends with the check
+        witness.warm()
         thread = threading.Thread(target=lambda: found.append(self._witnessed(returned, arguments, witness)),
                                   name="jaxgrade-witnessing", daemon=True)
         self._pending = (returned, thread, found)

@@ -116,7 +116,7 @@ class Witness:
         seconds = min(seconds, left)
         asked = None
         try:
-            self.warm()
+            self.warm()  # a restart, after a failure, from the thread asking (see Session._witness_later)
             assert self._process is not None
             self._process.ready
             asked = time.monotonic()
