@@ -156,3 +156,28 @@ def test_the_witness_cache_is_read_only_to_a_confined_witness_and_closed_to_chil
         assert int(_status(session._child.process.pid, "Gid")[0]) != WITNESS_GID  # a child cannot enter it
     finally:
         session.close()
+
+
+def test_an_account_that_does_not_finish_costs_one_budget_and_no_later_account_runs() -> None:
+    """A program that never ends, handed over twice: the first runs out its budget (the call's
+    own time counted as none: the floor), the second is not run at all."""
+    import base64
+
+    import jax
+
+    from grader.arguments import encode
+    from grader.sandbox.witness import Witness
+    x = np.ones(2, np.float32)
+    forever = jax.export.export(jax.jit(lambda v: jax.lax.while_loop(lambda c: c[0] > 0, lambda c: c + 1.0, v)))(x)
+    account = {"steps": [{"kind": "program", "reads": [["arg", 0]], "program": 0}],
+               "programs": [{"b64": base64.b64encode(forever.serialize()).decode("ascii")}], "constants": [],
+               "outputs": [["step", 0, 0]]}
+    witness = Witness(1, Limits(call_s=60, total_s=180), None, (), None)
+    try:
+        first = witness.check(account, [["x", encode(x)]], account_budget(0.0))
+        assert first["ok"] is False and "did not finish when run again" in first["unverifiable"], first
+        spent = witness.spent
+        second = witness.check(account, [["x", encode(x)]], account_budget(0.0))
+        assert "an earlier call's; the grader runs no more" in second["unverifiable"] and witness.spent == spent
+    finally:
+        witness.close()

@@ -14,8 +14,9 @@ as that same program, written by XLA for trusted code.
 Its silence is never a verdict: a witness that cannot start, crashes, is killed or passes its
 budget answers ``unverifiable``, saying what happened, and every check resting on it fails
 (``grader.checks.compiled_program.unwitnessed``). Its time is its own: each account gets a
-budget from the call's own time, capped, and one grading's accounts a total
-(``account_budget``, ``TOTAL_S``), so a hostile account costs a class run a few seconds.
+budget from the call's own time, capped (``account_budget``); once one runs past it, no later
+account of the grading is run; and one grading's accounts have a total (``TOTAL_S``): a hostile
+account costs a class run one capped budget.
 """
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ WITNESS_GID = 63000
 FLOOR_S = 3.0
 FACTOR = 2.0
 CAP_S = 6.0
-TOTAL_S = 15.0
+TOTAL_S = 60.0
 
 
 def account_budget(call_s: float) -> float:
@@ -91,6 +92,7 @@ class Witness:
         # with the witness's own cache where the grading has the children's
         self.role = witness_role(limits.confine, compile_cache is not None)
         self.spent = 0.0  # seconds its accounts took, this grading
+        self.overran: str | None = None  # why an account ran past its budget, once one has
         self._process: ChildProcess | None = None
 
     def warm(self) -> None:
@@ -109,6 +111,8 @@ class Witness:
         """The witness's answer for one account (``grader.witness.rerun``, ``substitute`` as
         there) within ``seconds`` (its start not counted) and what is left of ``TOTAL_S``, or an
         unverifiable one saying why it gave none."""
+        if self.overran is not None:  # accounts that do not finish cost one budget, not one each
+            return {"ok": False, "unverifiable": f"{self.overran} (an earlier call's; the grader runs no more)"}
         left = TOTAL_S - self.spent
         if left <= 0:
             return {"ok": False, "unverifiable": f"the programs your calls handed over took the {TOTAL_S:g} s the "
@@ -125,9 +129,12 @@ class Witness:
                                          "while the grader ran your call's programs again")
         except ChildFailure as failure:
             self.close()
-            started = asked is not None
-            return {"ok": False, "unverifiable": _silence(failure, seconds) if started else
-                    f"the process that runs them again could not start ({failure.message})"}
+            if asked is None:
+                return {"ok": False, "unverifiable": f"the process that runs them again could not start "
+                                                     f"({failure.message})"}
+            if failure.kind == "time":
+                self.overran = _silence(failure, seconds)
+            return {"ok": False, "unverifiable": _silence(failure, seconds)}
         except SandboxError as error:
             self.close()
             return {"ok": False, "unverifiable": f"the process that runs them again could not start ({error})"}
