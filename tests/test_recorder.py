@@ -3,9 +3,9 @@ devices, real submissions written to temporary files, read through the session's
 
 - every call of a jitted function is in the record, repeats served by JAX's caches included,
   each with whether it was traced, compiled or served from cache;
-- work done on the host in the middle of the JAX work (callbacks, custom derivative rules of
-  the student's own, values pulled to NumPy and given back) is recorded, and JAX's own rules
-  and a debug print are not;
+- work done on the host in the middle of the JAX work (callbacks whose results are used,
+  values pulled to NumPy and given back) is recorded, and custom derivative rules, logging
+  callbacks and a debug print are not;
 - a capturing call keeps what the placing operations received, and a feeding call hands them
   those values instead, saying how many it met.
 """
@@ -122,21 +122,20 @@ def test_a_helper_jitted_once_and_called_on_two_equal_shapes_is_seen_both_times(
             return io_callback(lambda v: np.asarray(v) + 1, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
     """, "callback", "io_callback"),
     ("""
-        @jax.custom_vjp
-        def double(a):
-            return a * 2
-
-        def forward(a):
-            return a * 2, None
-
-        def backward(_, g):
-            return (g * 2,)
-
-        double.defvjp(forward, backward)
-
+        @jax.jit
         def f(x):
-            return double(jax.device_put(x, ONE))
-    """, "custom_rule", "double"),
+            halves = jax.pure_callback(on_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+            jax.debug.print("sum {}", x.sum())  # a log beside it changes nothing
+            return halves + 1
+
+        def on_host(v):
+            return np.asarray(v) / 2
+    """, "callback", "jax.pure_callback on_host, giving float32[8], whose result your function goes on to use"),
+    ("""
+        def f(x):
+            a = jax.device_put(x, ONE)
+            return jax.pure_callback(lambda v: np.asarray(v) * 2, jax.ShapeDtypeStruct(a.shape, a.dtype), a)
+    """, "callback", "jax.pure_callback, giving float32[8]"),
     ("""
         def f(x):
             a = jax.device_put(x, ONE)
@@ -178,14 +177,42 @@ def test_a_round_trip_names_the_submissions_line_that_pulled(session, tmp_path: 
         work.call
 
 
-def test_library_rules_a_debug_print_and_a_printed_sharding_are_not_host_work(session) -> None:
-    returned = session("""
+@pytest.mark.parametrize("body", ["""
         def f(x):
             a = jax.device_put(x, ONE)
             jax.debug.print("total {}", jnp.sum(a))
             print(a.sharding)
             return jnp.sum(jax.nn.relu(a)) + jnp.sum(jax.nn.softplus(a))
-    """).call(PROBE)
+    """, """
+        from jax.experimental import io_callback
+
+        LOG = []
+
+        @jax.jit
+        def f(x):  # an ordered io_callback that logs a metric: its result feeds nothing
+            io_callback(lambda t: LOG.append(float(t)) or np.int32(0), jax.ShapeDtypeStruct((), jnp.int32),
+                        jnp.sum(x), ordered=True)
+            jax.debug.callback(lambda t: LOG.append(float(t)), jnp.max(x))
+            return x * 2
+    """, """
+        @jax.custom_vjp
+        def double(a):
+            return a * 2
+
+        def forward(a):
+            return a * 2, None
+
+        def backward(_, g):
+            return (g * 2,)
+
+        double.defvjp(forward, backward)
+
+        def f(x):  # a custom derivative rule is ordinary JAX: its primal is in the program
+            return double(jax.device_put(x, ONE))
+    """])
+def test_library_rules_logging_callbacks_custom_rules_and_a_printed_sharding_are_not_host_work(session,
+                                                                                                body: str) -> None:
+    returned = session(body).call(PROBE, record="full")
     assert returned.ok, returned.error
     assert returned.host == ()
 

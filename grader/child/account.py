@@ -7,9 +7,12 @@ Each operation the call performed becomes a step: an eager ``device_put`` a ``pl
 ``shard_map`` a ``program`` step (exported with the shardings of what it read). A step reads
 the call's argument leaves (``["arg", i]``), an output of an earlier step (``["step", j, k]``)
 or a ``constant``: an array that came from no recorded operation (made at import, pulled to
-the host and given back, computed by a host callback), sent as its bytes and sharding. What
-cannot be exported (a program holding a host callback) is a ``break``: its outputs are
-constants too, so the dataflow through it is visibly cut, and judged as the recorder judges it.
+the host and given back, computed by a host callback), sent as its bytes and sharding. A host
+callback whose results nothing reads (a ``jax.debug.print``, a logging ``io_callback``) is
+dropped from the program first (``grader.child.callbacks``): it sends values to the host and
+computes nothing the call uses. What still cannot be exported (a program that uses a host
+callback's result) is a ``break``: its outputs are constants too, so the dataflow through it is
+visibly cut, and judged as the recorder judges it.
 An array the call made and left alive that no step reads (made by no recorded operation: a
 ``jax.make_array_from_callback`` kept in a cache) is ``kept``: its shape, type and sharding.
 
@@ -23,6 +26,7 @@ import base64
 import contextlib
 from typing import Any, Callable, Sequence
 
+from grader.child.callbacks import HOST_PRIMITIVES, is_read, without_unread_callbacks
 from grader.wire import WIDENED, encode_array
 
 MAX_ACCOUNT_BYTES = 16 << 20  # programs and constants of one call, base64 included
@@ -60,7 +64,7 @@ class _Accountant:
                 ) -> dict[str, Any]:
         for index, (_, value) in enumerate(leaves):
             self._bind(value, ["arg", index])
-        for event in events:
+        for index, event in enumerate(events):
             kind = event[0]
             reads = {"device_put": 1, "jit": 2, "primitive": 3, "shard_map": 3}.get(kind)
             if reads is None or any(is_staged(v) or _batched(v) for v in event[reads]):
@@ -76,10 +80,15 @@ class _Accountant:
                     self._step({"kind": "place", "sharding": self.describe(target), "reads": [self._ref(x)]}, [out])
             elif kind == "jit":
                 params, args, outs = event[1:4]
-                self._program(("jit", id(params["jaxpr"])), _jit_primitive(), params, args, list(outs),
+                self._program(("jit", id(params["jaxpr"])), _jit_primitive(),
+                              {**params, "jaxpr": without_unread_callbacks(params["jaxpr"])}, args, list(outs),
                               self.owner(event), _compiled_in_shardings(event, len(args)))
             elif kind == "primitive":
                 _, primitive, params, args, out = event
+                if primitive.name in HOST_PRIMITIVES and not is_read(
+                        list(out) if primitive.multiple_results else [out], events[index + 1:],
+                        [value for _, value in returned]):
+                    continue  # a log (jax.debug.print outside jit): it computes nothing the call uses
                 self._program(("primitive", primitive, repr(sorted(params.items(), key=str))), primitive, params,
                               args, list(out) if primitive.multiple_results else [out], (primitive.name, False))
             else:  # an eager shard_map: its staged program, run as one
@@ -155,7 +164,7 @@ class _Accountant:
         mesh = self._mesh_of([*outs, *args])
         setting = getattr(self.jax, "set_mesh", None) or getattr(self.jax.sharding, "use_mesh", None)
         with setting(mesh) if mesh is not None and setting is not None else contextlib.nullcontext():
-            program = self._export(jaxpr_as_fun(staged), [self._spec(a) for a in args])
+            program = self._export(jaxpr_as_fun(without_unread_callbacks(staged)), [self._spec(a) for a in args])
         self._emit(program, reads, outs, ("shard_map", False))
 
     def _mesh_of(self, values: list[Any]) -> Any:

@@ -109,6 +109,17 @@ def is_staged(value: Any) -> bool:
 _READS = {"device_put": 1, "jit": 2, "primitive": 3, "shard_map": 3, "convert": 1}
 
 
+def donated(events: list[tuple[Any, ...]]) -> set[int]:
+    """The ids of the arrays the call donated, as the call and the executables said (an eager
+    ``device_put(..., donate=True)``; the operands a jitted call's executable reused): never
+    asked of the arrays, since after a move between devices JAX 0.10 crashes on
+    ``is_deleted()`` or a read of their shards."""
+    gone = {id(x) for event in events if event[0] == "donated" for x in event[1]}
+    gone.update(id(event[2][i]) for event in events if event[0] == "jit" and len(event) > 5
+                for i in event[5][2])
+    return gone
+
+
 def held(array: Any, describe: Describe) -> dict[str, Any]:
     """An array's reported sharding (or why it cannot be read) and its real buffers."""
     try:
@@ -154,6 +165,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
     def literals(args: Any) -> dict[int, Any]:
         return {i: a for i, a in enumerate(args) if isinstance(a, (bool, int, float))}
 
+    gone = donated(events)
     inputs = [value_id(value) for _, value in leaves]
     given = {id(concrete(value)) for _, value in leaves}
     replayed: list[tuple[int, Any]] = []  # (node, array) of each argument leaf placed eagerly, or
@@ -174,7 +186,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
                                         list(placed), ())
             bind(placed, produced)
             for x, value, new in zip(xs, placed, produced):
-                if is_array(value) and not value.is_deleted():  # a donated one's buffers are another array's now
+                if is_array(value) and id(value) not in gone:  # a donated one's buffers are another array's now
                     arrays[str(new)] = held(value, describe)
                     if id(concrete(x)) in given and len(replayed) < MAX_REPLAYED:
                         replayed.append((new, value))
@@ -209,7 +221,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
                 bind(outs, builder.equation("shard_map", unknown, [value_id(a) for a in args], outs, ()))
     outputs = [value_id(value) for _, value in returned]
     for (_, value), new in zip(returned, outputs):
-        if is_array(value) and not value.is_deleted():
+        if is_array(value) and id(value) not in gone:
             arrays[str(new)] = held(value, describe)
     data = builder.data(inputs, outputs, [p for p, _ in leaves], [p for p, _ in returned])
     data["arrays"] = arrays

@@ -9,16 +9,19 @@ jitted function.
   (``jax.set_mesh``) is kept with it as ``ctx_mesh``: one written without ``mesh=`` runs there.
 
 Each pushes a ``device_put``, ``primitive`` or ``shard_map`` event with the objects it read and
-made; what JAX runs inside them is not the submission's (the recorder's depth counter). The
+made (and a ``donated`` event with what a ``device_put(..., donate=True)`` gave up: as the call
+said, never by asking the array, which JAX 0.10 cannot answer after a move between devices); what JAX runs inside them is not the submission's (the recorder's depth counter). The
 programs JAX compiles to run them are seen by the jit route (``executed``) and the compile
 route, and read as JAX's own.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable
 
 from grader.child.jaxpr_graph import context_mesh
-from grader.child.route_host import HOST_PRIMITIVES, from_host_pusher, host_types
+from grader.child.callbacks import HOST_PRIMITIVES
+from grader.child.route_host import from_host_pusher, host_types
 from grader.child.swap import interceptor
 
 
@@ -38,6 +41,9 @@ def install(recorder: Any, core: Any, dispatch: Any, make_jaxpr: Callable[..., A
             return f"{type(error).__name__}: {str(error)[:300]}"
 
     def observed_put(*xs: Any, devices: Any, **kwargs: Any) -> Any:
+        donated = [x for x, how in zip(xs, kwargs.get("copy_semantics") or ())
+                   if getattr(how, "name", "") == "DONATE_INPUT"] if not state[1] else []
+        recorder.donated.extend(weakref.ref(x) for x in donated if type(x) is recorder.array_class)
         if state[0] is None or state[1]:
             return eager_put(*xs, devices=devices, **kwargs)
         state[1] += 1
@@ -49,6 +55,8 @@ def install(recorder: Any, core: Any, dispatch: Any, make_jaxpr: Callable[..., A
         finally:
             state[1] -= 1
         push(("device_put", xs, devices, placed))
+        if donated:  # gone once moved: JAX 0.10 crashes reading one moved to other devices (is_deleted, shards)
+            push(("donated", donated))
         return placed
 
     def observed_primitive(trace: Any, primitive: Any, args: Any, params: Any) -> Any:
