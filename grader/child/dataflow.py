@@ -106,7 +106,22 @@ def is_staged(value: Any) -> bool:
 
 
 # Where each kind of event keeps the values it read.
-_READS = {"device_put": 1, "jit": 2, "primitive": 3, "shard_map": 3, "convert": 1}
+_READS = {"device_put": 1, "jit": 2, "primitive": 3, "shard_map": 3, "convert": 1, "assembled": 2}
+
+
+def joined_argument(made: Any, pieces: list[Any], leaves: list[tuple[str, Any]]) -> Any:
+    """The argument leaf an array assembled from ``pieces`` (``jax.make_array_from_callback``)
+    is, cut into blocks and joined again: its pieces are JAX arrays (cut on the devices, not
+    NumPy copies) and it holds the leaf's values, bit for bit. None where it is no argument."""
+    import numpy as np
+    if not pieces or not all(hasattr(p, "addressable_shards") for p in pieces):
+        return None
+    whole = np.asarray(made)
+    for _, leaf in leaves:
+        if getattr(leaf, "shape", None) == whole.shape and getattr(leaf, "dtype", None) == whole.dtype \
+                and np.asarray(leaf).tobytes() == whole.tobytes():
+            return leaf
+    return None
 
 
 def donated(events: list[tuple[Any, ...]]) -> set[int]:
@@ -190,6 +205,17 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
                     arrays[str(new)] = held(value, describe)
                     if id(concrete(x)) in given and len(replayed) < MAX_REPLAYED:
                         replayed.append((new, value))
+        elif kind == "assembled":  # the pieces joined into one value, placed as the array made of them
+            _, via, pieces, sharding, made = event
+            whole = joined_argument(made, pieces, leaves)
+            joined = [value_id(whole)] if whole is not None else \
+                builder.equation(via.removeprefix("jax."), {}, [value_id(p) for p in pieces], [made], ())
+            produced = builder.equation("device_put", {"devices": (sharding,)}, joined, [made], ())
+            bind([made], produced)
+            if whole is not None:  # a placement of the argument, judged and replayed as one
+                arrays[str(produced[0])] = held(made, describe)
+                if len(replayed) < MAX_REPLAYED:
+                    replayed.append((produced[0], made))
         elif kind == "jit":
             params, args, outs = event[1:4]
             known = set(builder.placed_inside)

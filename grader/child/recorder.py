@@ -63,10 +63,12 @@ class Recorder:
         self._host: dict[int, tuple[Any, tuple[str, ...], bool]] = {}  # id(program) -> host callbacks inside
         self._compiled: dict[int, tuple[Any, CompiledFacts | None]] = {}  # id(executable) -> (it, what XLA made)
         self._traces: dict[str, list[tuple[Any, dict[str, Any]]]] = {}  # function -> its last traces
+        import jax
+        from jax._src import array as array_module
         from jax._src import stages
         from jax._src.interpreters import pxla
         self.hooks = [*route_host.install(self, array_class, numpy),
-                      *route_eager.install(self, core, dispatch, make_jaxpr),
+                      *route_eager.install(self, core, dispatch, make_jaxpr, array_module, jax),
                       *route_jit.install(self, pjit),
                       *route_compile.install(self, compiler, pjit, pxla),
                       *route_aot.install(self, stages, pxla)]
