@@ -11,6 +11,9 @@ devices, real submissions written to temporary files, read through the session's
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Iterator
@@ -286,3 +289,52 @@ def test_a_device_put_onto_another_sharding_is_not_fed(session) -> None:
     loaded.call({"x": np.ones(8, np.float32)}, counterfactual=Counterfactual(True, one))
     fed = loaded.call(PROBE, counterfactual=Counterfactual(False, one))
     assert fed.swapped == 1 and fed.number() == float(PROBE["x"].sum())
+
+
+@pytest.mark.parametrize("cut, via", [
+    ("lambda index: x[index]", None),  # slices of the argument: x itself, placed
+    ("lambda index: HOST[index]", "round_trip"),  # a NumPy copy of x: a value through the host
+])
+def test_an_array_assembled_from_pieces_during_the_call_is_a_placement(session, cut: str, via: str | None) -> None:
+    returned = session(f"""
+        ROWS = NamedSharding(Mesh(np.array(jax.devices()), ("data",)), P("data"))
+
+        def f(x):
+            global HOST
+            HOST = np.asarray(x)
+            return jax.make_array_from_callback(x.shape, ROWS, {cut})
+    """).call(PROBE, record="full")
+    assert returned.ok, returned.error
+    [placement] = [p for p in returned.program.all_placements() if p.via == "device_put"]
+    assert placement.sharding["spec"] == ["data"] and placement.placed in returned.program.outputs
+    assert (placement.source == returned.program.inputs[0]) is (via is None)
+    assert [w.kind for w in returned.host] == ([via] if via else [])
+    if via:
+        assert "jax.make_array_from_callback" in returned.host[0].call
+
+
+MOVE = Path(__file__).resolve().parent.parent / "exercises" / "move_between_shardings"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant, runs", [("right/donating_device_put.py", True),
+                                           ("wrong/limits_reads_donated.py", False)])
+def test_a_donating_move_crashes_under_the_grader_only_where_it_crashes_alone(variant: str, runs: bool) -> None:
+    # JAX 0.10 segfaults reading an array a device_put moved to other devices with donate=True:
+    # the grader never does, so the same file returns under it exactly when it returns alone
+    path = MOVE / variant
+    alone = subprocess.run(
+        [sys.executable, "-c", f"import runpy, jax.numpy as jnp; runpy.run_path({str(path)!r})"
+                               "['move_to_second_half'](jnp.arange(12.0)).block_until_ready()"],
+        env={**os.environ, "JAX_NUM_CPU_DEVICES": "8", "JAX_PLATFORMS": "cpu"}, capture_output=True, timeout=120)
+    assert (alone.returncode == 0) is runs, alone.stderr[-500:]
+    graded = Session(path, "move_to_second_half", ("x",), 8, Limits(call_s=30, total_s=120))
+    try:
+        assert graded.load().ok
+        for record in ("placements", "full"):
+            returned = graded.call({"x": np.arange(12, dtype=np.float32)}, record=record)
+            assert returned.ok is runs, returned.describe()
+            if runs:
+                np.testing.assert_array_equal(returned.leaf("result").array, np.arange(12))
+    finally:
+        graded.close()

@@ -1,33 +1,30 @@
 # expect: value
-"""The loss with its own derivative rule (jax.custom_vjp) whose backward pass forgets the
-factor 2 of the squared error: the primal is right, the gradient it gives is half of it."""
+"""The squared error with its own derivative rule (jax.custom_vjp) whose backward pass forgets
+the factor 2 of the square: the loss is right, the gradient it gives is half of it."""
 import jax
 import jax.numpy as jnp
 
 
 @jax.custom_vjp
-def loss(w, x, y):
-    return jnp.mean((x @ w - y) ** 2)
+def mse(prediction, target):
+    return jnp.mean(jnp.square(prediction - target))
 
 
-def _forward(w, x, y):
-    residual = x @ w - y
-    return jnp.mean(residual ** 2), (x, residual)
+def _mse_forward(prediction, target):
+    return mse(prediction, target), prediction - target
 
 
-def _backward(saved, g):
-    x, residual = saved
-    return g * x.T @ residual / residual.size, jnp.zeros_like(x), jnp.zeros_like(residual)
+def _mse_backward(difference, cotangent):
+    d_prediction = cotangent * difference / difference.size
+    return d_prediction, -d_prediction
 
 
-loss.defvjp(_forward, _backward)
+mse.defvjp(_mse_forward, _mse_backward)
 
 
 @jax.jit
 def accumulated_grad(w, xs, ys):
-    def step(total, batch):
-        x, y = batch
-        return total + jax.grad(loss)(w, x, y), None
-
-    total, _ = jax.lax.scan(step, jnp.zeros_like(w), (xs, ys))
+    gradient = jax.grad(lambda w, x, y: mse(x @ w, y))
+    total = jax.lax.fori_loop(0, xs.shape[0], lambda i, acc: acc + gradient(w, xs[i], ys[i]),
+                              jnp.zeros_like(w))
     return total / xs.shape[0]
