@@ -138,7 +138,7 @@ def test_a_helper_jitted_once_and_called_on_two_equal_shapes_is_seen_both_times(
         def f(x):
             a = jax.device_put(x, ONE)
             return jax.pure_callback(lambda v: np.asarray(v) * 2, jax.ShapeDtypeStruct(a.shape, a.dtype), a)
-    """, "callback", "jax.pure_callback, giving float32[8]"),
+    """, "callback", "jax.pure_callback <lambda>, giving float32[8]"),
     ("""
         def f(x):
             a = jax.device_put(x, ONE)

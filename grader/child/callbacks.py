@@ -51,12 +51,12 @@ def is_read(outs: Iterable[Any], later: list[tuple[Any, ...]], returned: Iterabl
     return any(id(out) in read for out in outs)
 
 
-def named(eqn: Any) -> str:
-    """A callback equation as the student wrote it, with what it gives back."""
-    function = getattr(eqn.params.get("callback"), "callback_func", None)
-    name = getattr(function, "__name__", "")
-    gives = ", ".join(str(v.aval) for v in eqn.outvars)
-    return f"{HOST_PRIMITIVES[eqn.primitive.name]}{f' {name}' if name else ''}" + (f", giving {gives}" if gives else "")
+def named(primitive: str, params: dict[str, Any], outs: Iterable[Any]) -> str:
+    """A callback (its primitive's name and parameters) as the student wrote it, with what it
+    gives back (``outs``: its results, or their variables)."""
+    name = getattr(getattr(params.get("callback"), "callback_func", None), "__name__", "")
+    gives = ", ".join(str(v.aval) for v in outs)
+    return f"{HOST_PRIMITIVES[primitive]}{f' {name}' if name else ''}" + (f", giving {gives}" if gives else "")
 
 
 def _prune(jaxpr: Any, read: list[str], depth: int) -> Any:
@@ -73,7 +73,7 @@ def _prune(jaxpr: Any, read: list[str], depth: int) -> Any:
             fed.update(v for v in eqn.invars if not hasattr(v, "val"))
             continue
         if eqn.primitive.name in HOST_PRIMITIVES:
-            read.append(named(eqn))
+            read.append(named(eqn.primitive.name, eqn.params, eqn.outvars))
         elif depth < MAX_DEPTH:
             eqn = _pruned_equation(eqn, read, depth)
         kept.append(eqn)

@@ -11,11 +11,12 @@ jitted function.
   program, so its specs and collectives are known, and the concrete mesh set in the context
   (``jax.set_mesh``) is kept with it as ``ctx_mesh``: one written without ``mesh=`` runs there.
 
-Each pushes a ``device_put``, ``primitive`` or ``shard_map`` event with the objects it read and
-made (and a ``donated`` event with what a ``device_put(..., donate=True)`` gave up: as the call
-said, never by asking the array, which JAX 0.10 cannot answer after a move between devices); what JAX runs inside them is not the submission's (the recorder's depth counter). The
-programs JAX compiles to run them are seen by the jit route (``executed``) and the compile
-route, and read as JAX's own.
+Each pushes a ``device_put``, ``primitive``, ``assembled`` or ``shard_map`` event with the
+objects it read and made; what JAX runs inside them is not the submission's (the recorder's
+depth counter). The programs JAX compiles to run them are seen by the jit route (``executed``)
+and the compile route, and read as JAX's own. What a ``device_put(..., donate=True)`` gave up
+is a ``donated`` event (and a weak reference in ``Recorder.donated``), as the call said it:
+never asked of the array, which JAX 0.10 cannot answer after a move between devices.
 """
 from __future__ import annotations
 

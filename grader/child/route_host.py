@@ -23,7 +23,7 @@ import os
 import sys
 from typing import Any, Callable
 
-from grader.child.callbacks import HOST_PRIMITIVES, holds_callback, is_read, read_callbacks
+from grader.child.callbacks import HOST_PRIMITIVES, holds_callback, is_read, named, read_callbacks
 from grader.child.ownership import Ownership
 from grader.wire import HostData
 
@@ -113,7 +113,7 @@ def host_work(events: list[tuple[Any, ...]], returned: list[Any],
             outs = list(event[4]) if event[1].multiple_results else [event[4]]
             sent = True
             if is_read(outs, events[index + 1:], returned):
-                read = (f"{HOST_PRIMITIVES[event[1].name]}, giving {', '.join(str(o.aval) for o in outs)}",)
+                read = (named(event[1].name, event[2], outs),)
         elif kind in ("jit", "shard_map"):
             program = event[1].get("jaxpr")
             if program is not None:
