@@ -80,3 +80,22 @@ def test_what_only_a_dropped_callback_read_goes_with_it() -> None:
 
     pruned = without_unread_callbacks(jax.make_jaxpr(logs_a_norm)(X))
     assert [e.primitive.name for e in pruned.jaxpr.eqns[0].params["jaxpr"].jaxpr.eqns] == ["add"]
+
+
+def test_logs_in_a_cond_branch_a_scan_body_and_an_ordered_print_leave_no_effect_behind() -> None:
+    @jax.jit
+    def f(x):
+        jax.debug.print("x {}", x, ordered=True)  # an ordered effect would thread tokens through the program
+        y = jax.lax.cond(x.sum() > 0, lambda v: (jax.debug.print("positive {}", v), v * 2)[1], lambda v: v, x)
+
+        def body(carry, v):
+            jax.debug.callback(lambda c: LOG.append(float(c)), carry)
+            return carry + v, carry
+        return jax.lax.scan(body, 0.0, y)
+
+    pruned = without_unread_callbacks(jax.make_jaxpr(f)(X))
+    assert not holds_callback(pruned) and not pruned.effects
+    assert not [e for e in pruned.jaxpr.eqns[0].params["jaxpr"].jaxpr.eqns if e.effects]
+    _exported(pruned)
+    for got, want in zip(jaxpr_as_fun(pruned)(X), jax.tree.leaves(f(X))):
+        np.testing.assert_array_equal(got, want)

@@ -79,10 +79,11 @@ def _prune(jaxpr: Any, read: list[str], depth: int) -> Any:
         kept.append(eqn)
         live.update(v for v in eqn.invars if not hasattr(v, "val"))
     kept.reverse()
-    if len(kept) == len(jaxpr.eqns) and all(a is b for a, b in zip(kept, jaxpr.eqns)):
+    # a cond's branches all state every branch's effects: one with no callback of its own loses them too
+    effects = _effects(jaxpr.effects, set().union(*(eqn.effects for eqn in kept)))
+    if len(kept) == len(jaxpr.eqns) and all(a is b for a, b in zip(kept, jaxpr.eqns)) and effects == jaxpr.effects:
         return jaxpr
-    remaining = set().union(*(eqn.effects for eqn in kept))
-    return jaxpr.replace(eqns=kept, effects=_effects(jaxpr.effects, remaining))
+    return jaxpr.replace(eqns=kept, effects=effects)
 
 
 def _only_fed(eqn: Any, fed: set[Any]) -> bool:
