@@ -38,8 +38,8 @@ class ResultFromPlacement(StructureCheck):
     values handed to the same operations (``Session.call(counterfactual=...)``), on the probe
     and on a drawn input of another shape, and must return the same as the first time (its
     own answer, so a value or dtype mistake is not also a structure one). Work on
-    the host (callbacks, custom derivative rules of the student's own, values pulled to NumPy
-    and given back) is refused unless ``allow_host``."""
+    the host (callbacks whose results are used, values pulled to NumPy and given back) is
+    refused unless ``allow_host``."""
     result: str = "result"
     allow_host: bool = False
 

@@ -311,8 +311,8 @@ class UsesPrimitive(Check):
 class AvoidsPrimitives(Check):
     """None of ``operations`` appears in the program (for tasks that must not, say, gather the
     whole array onto every device). ``why`` says what each would mean. With ``host``, no call
-    does work on the host either (``grader.checks.evidence.host_work``: a callback, a custom
-    derivative rule of the student's own, a value pulled to NumPy and given back to JAX).
+    does work on the host either (``grader.checks.evidence.host_work``: a callback whose
+    result is used, a value pulled to NumPy and given back to JAX).
     With ``reads`` (a parameter or leaf, ``"q"``, ``"params['w']"``), only an operation that
     reads a value computed from it counts: "no all_gather of the tokens" while the weights may
     be gathered. Dataflow follows each operand of a tuple ``device_put`` or collective apart

@@ -166,8 +166,8 @@ class Compilation:
 @dataclass(frozen=True)
 class HostWork:
     """Work a call did on the host amid its JAX work. ``kind``: "callback" (jax.pure_callback,
-    io_callback), "custom_rule" (a custom_vjp/custom_jvp of the student's own) or "round_trip"
-    (a value pulled to NumPy and given back to JAX); ``call`` says which, in words."""
+    io_callback, a debug callback, whose result the call goes on to use) or "round_trip" (a
+    value pulled to NumPy and given back to JAX); ``call`` says which, in words."""
     kind: str
     call: str
 

@@ -464,7 +464,10 @@ class Session:
         if self.witnessed is None or self.witnessed.status != "diverged":
             self.witnessed = verdict
         if verdict.status == "reproduced":
-            return replace(returned, programs=verdict.programs, reproduced=not verdict.breaks, held=verdict.held)
+            # a step that could not be handed over (a program using a host callback's result):
+            # what XLA made of it is unknown, so the facts read off the programs are not all there
+            return replace(returned, programs=verdict.programs, reproduced=not verdict.breaks, held=verdict.held,
+                           unverified=verdict.breaks[0] if verdict.breaks else None)
         if verdict.status == "unverifiable":
             return replace(returned, unverified=verdict.detail or "the witness could not run it")
         return returned
