@@ -104,7 +104,7 @@ class CollectiveCount(Check):
                       if EXECUTED_AS.get(operation_of(n.primitive)) == self.operation]
             if looped:
                 count = None
-                observed += f"; {spelled(operation_of(looped[0].primitive))} is written in a jax.lax.while_loop"
+                observed += f", and {spelled(operation_of(looped[0].primitive))} written"  # "... inside a loop ..."
             where = "XLA's programs for your function run"
         else:
             program, why = observed_program(context)
