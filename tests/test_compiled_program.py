@@ -104,6 +104,21 @@ def test_an_eager_collective_in_a_python_loop_counts_every_run(recorded) -> None
 
 
 
+def test_a_collective_in_the_condition_of_a_loop_the_data_ends_runs_unbounded(recorded) -> None:
+    # Issue #64: a loop's condition was counted as running once; it runs once more than the body,
+    # here a number of times only the data decides.
+    looped = recorded("""
+        @jax.jit
+        def f(x):
+            def total(rows):
+                stop = 3 + (jnp.sum(rows) * 0).astype(jnp.int32)
+                more = lambda s: s[0] + (jax.lax.psum(s[1][0, 0], "data") * 0).astype(jnp.int32) < stop
+                return jax.lax.while_loop(more, lambda s: (s[0] + 1, s[1] + rows), (0, rows))[1]
+            return jax.shard_map(total, mesh=MESH, in_specs=P("data"), out_specs=P("data"))(x)
+    """)
+    assert [c.times for p in looped.programs for c in p.collectives if c.kind == "all-reduce"] == [None]
+
+
 @pytest.mark.parametrize("when", ["at_import", "in_the_call"])
 def test_an_executable_compiled_ahead_of_time_is_the_submissions_own_program(recorded, when: str) -> None:
     # lower(...).compile() and its call: the same program, memory and collectives as the jitted

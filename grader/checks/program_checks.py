@@ -69,6 +69,25 @@ def names_of(operation: str) -> tuple[str, ...]:
     return ALIASES.get(operation, (operation,))
 
 
+WRITTEN_COLLECTIVES = frozenset(name for names in ALIASES.values() for name in names)
+
+
+def operation_of(primitive: str) -> str:
+    """The collective as written that ``primitive`` binds (psum's primitives as "psum")."""
+    return next((operation for operation, names in ALIASES.items() if primitive in names), primitive)
+
+
+def in_while(node: Node) -> bool:
+    """Whether ``node`` sits in a ``while_loop`` (its body or its condition, however deep: in a
+    scan, a jit or a shard_map inside it, or with them around it)."""
+    return "while" in node.within
+
+
+def collectives_in_while(program: Program) -> list[Node]:
+    """The collectives the program writes inside a ``while_loop``."""
+    return [n for n in program.nodes if n.primitive in WRITTEN_COLLECTIVES and not n.inlined and in_while(n)]
+
+
 def spelled(operation: str) -> str:
     return SPELLING.get(operation, operation)
 

@@ -86,7 +86,10 @@ def loops_run_once(hlo_text: str) -> list[int | None]:
     """The trip count of each while loop one run of an HLO module runs once (a scan, a fori_loop,
     a while_loop; XLA's known trip count, None where it does not know one). A loop in another
     loop's body runs once per step of that one, so it is left out: its steps are the outer loop's
-    work, and one nested in a loop of unknown length is as unknown as that one."""
+    work, and one nested in a loop of unknown length is as unknown as that one. But one of
+    unknown length in the body of a loop of known length is listed, as None: a scan of 4 steps
+    whose body runs a ``while_loop`` until the data says stop runs a number of steps no count
+    of the outer loop bounds."""
     times = times_run(hlo_text)
     found: list[int | None] = []
     computation = ""
@@ -94,9 +97,15 @@ def loops_run_once(hlo_text: str) -> list[int | None]:
         header = _COMPUTATION.match(line)
         if header is not None:
             computation = header.group(1)
-        elif _WHILE.search(line) and times.get(computation) == 1:
-            trip = TRIP_COUNT.search(line)
+            continue
+        runs = times.get(computation)
+        if runs is None or not _WHILE.search(line):
+            continue
+        trip = TRIP_COUNT.search(line)
+        if runs == 1:
             found.append(int(trip.group(1)) if trip else None)
+        elif trip is None:
+            found.append(None)
     return found[:MAX_LOOPS]
 
 
@@ -104,7 +113,7 @@ def times_run(hlo_text: str) -> dict[str, int | None]:
     """How many times one run of the module runs each computation: the entry once, a while
     loop's body its known trip count times (None, unbounded, when XLA does not know it) for each
     time the loop runs, any other called computation (a fusion, a call, a branch) as often as its
-    caller."""
+    caller. A loop's condition runs once more than its body (None too where the body's count is)."""
     calls: dict[str, list[tuple[str, int | None]]] = {}  # computation -> (called, times per run of it)
     entry, computation = "", ""
     for line in hlo_text.splitlines():
@@ -115,7 +124,8 @@ def times_run(hlo_text: str) -> dict[str, int | None]:
             continue
         trips = TRIP_COUNT.search(line)
         for role, called in _CALLED.findall(line):
-            trip = (int(trips.group(1)) if trips else None) if role == "body" else 1
+            known = int(trips.group(1)) if trips else None
+            trip = {"body": known, "condition": None if known is None else known + 1}.get(role, 1)
             calls.setdefault(computation, []).append((called, trip))
         for group in _BRANCHES.findall(line):
             calls.setdefault(computation, []).extend((name, 1) for name in _NAME.findall(group))
