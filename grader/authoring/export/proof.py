@@ -127,21 +127,20 @@ def _prairielearn(export: Path, exercise: Exercise, trial: Trial, root: Path) ->
     return Outcome(True, results.get("score") == 1, f"It scored {results.get('score')} of 1.")
 
 
-def _grading_command(export: Path) -> str:
-    """The CI file's command that grades (the one running ``python check``), as the runner runs it."""
-    import yaml
+# A CI file's step or script line that grades: ``run: python check ...`` (GitHub), ``- python check ...`` (GitLab).
+_GRADING_LINE = re.compile(r"^\s*(?:-\s*|run:\s*)(python check\b.*?)\s*$", re.MULTILINE)
 
+
+def _grading_command(export: Path) -> str:
+    """The CI file's command that grades (the one running ``python check``), as the runner runs it;
+    the student pack's is the one its README gives."""
     for name in (".github/workflows/classroom.yml", ".gitlab-ci.yml"):
         if (export / name).is_file():
-            found = yaml.safe_load((export / name).read_text())
-            steps = [step.get("run", "") for job in found.get("jobs", {}).values() for step in job.get("steps", [])] \
-                if "jobs" in found else [line for job in found.values() if isinstance(job, dict)
-                                         for line in job.get("script", [])]
-            graded = [step for step in steps if "python check" in step]
-            if len(graded) != 1:
-                raise ExportError(f"{export / name}: found {len(graded)} steps running python check, expected one")
-            return graded[0]
-    return "python check"  # the student pack: the command its README gives
+            found = _GRADING_LINE.findall((export / name).read_text())
+            if len(found) != 1:
+                raise ExportError(f"{export / name}: found {len(found)} steps running python check, expected one")
+            return found[0]
+    return "python check"
 
 
 def _repository(export: Path, exercise: Exercise, trial: Trial, root: Path) -> Outcome:
