@@ -190,10 +190,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if every or command == "grade":
         from grader.batch.command import add_grade_command  # jaxgrade grade: a whole class
         add_grade_command(commands)
+    if every or command == "explain":
+        from grader.authoring import explain  # jaxgrade explain: what the structure checks observe
+        explain.add_commands(commands)
     return parser
 
 
-_INSTRUCTORS = ("export", "validate", "list", "new", "init", "grade")  # the commands build_parser adds on demand
+_INSTRUCTORS = ("export", "validate", "list", "new", "init", "grade", "explain")  # the commands build_parser adds on demand
 
 
 # A dependency missing (Jinja2's own too) is an install to fix (a module path that skipped them, a
