@@ -5,7 +5,8 @@ written, as its platform runs it, in a scratch folder laid out as the platform l
 - Gradescope: the zip unpacked into ``ROOT/source``, ``run_autograder`` copied up, the file in
   ``ROOT/submission``; its ``ROOT/results/results.json`` read back;
 - PrairieLearn: the question's ``tests/`` in ``ROOT/tests``, the file in ``ROOT/student``,
-  ``tests/run.sh`` run; ``ROOT/results/results.json`` read back;
+  ``tests/run.sh`` run with this Python (the image is not built here: its jaxgrade is the source
+  this one bundled); ``ROOT/results/results.json`` read back;
 - GitHub Classroom and GitLab CI: the repository copied, the file written as ``SLUG.py``, and the
   workflow's grading command (read from the CI file written) run with the bundled jaxgrade;
 - the student pack: ``python check`` in a copy of the folder.
@@ -49,7 +50,7 @@ class Trial:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Ran:
     """What a runner made of a trial: graded (with full marks or not), or not graded at all."""
     graded: bool
     full_marks: bool
@@ -101,20 +102,20 @@ def _results(path: Path) -> dict | None:
         return None
 
 
-def _gradescope(export: Path, exercise: Exercise, trial: Trial, root: Path) -> Outcome:
+def _gradescope(export: Path, exercise: Exercise, trial: Trial, root: Path) -> Ran:
     lay_out(export, root)
     shutil.copy(trial.source, root / "submission" / f"{exercise.slug}.py")
     env = {**_environment(), "JAXGRADE_AUTOGRADER_ROOT": str(root), "JAXGRADE_PYTHON": sys.executable}
     done = _run([str(root / "run_autograder")], root, env, exercise)
     results = _results(root / "results" / "results.json")
     if done.returncode != 0 or results is None or "score" not in results:
-        return Outcome(False, False, f"run_autograder exited {done.returncode} with no results.json: {_tail(done)}")
+        return Ran(False, False, f"run_autograder exited {done.returncode} with no results.json: {_tail(done)}")
     lost = [t.get("name", "") for t in results.get("tests") or [] if t.get("score") != t.get("max_score")]
-    return Outcome(True, results["score"] >= exercise.max_score,
+    return Ran(True, results["score"] >= exercise.max_score,
                    f"It scored {results['score']:g}/{exercise.max_score:g}" + (f", losing {'; '.join(lost)}" if lost else ""))
 
 
-def _prairielearn(export: Path, exercise: Exercise, trial: Trial, root: Path) -> Outcome:
+def _prairielearn(export: Path, exercise: Exercise, trial: Trial, root: Path) -> Ran:
     shutil.copytree(export / "tests", root / "tests", symlinks=True)
     (root / "student").mkdir()
     shutil.copy(trial.source, root / "student" / f"{exercise.slug}.py")
@@ -123,8 +124,8 @@ def _prairielearn(export: Path, exercise: Exercise, trial: Trial, root: Path) ->
     results = _results(root / "results" / "results.json")
     if done.returncode != 0 or results is None or not results.get("gradable"):
         said = (results or {}).get("message") or _tail(done)
-        return Outcome(False, False, f"run.sh exited {done.returncode}, not gradable: {said}")
-    return Outcome(True, results.get("score") == 1, f"It scored {results.get('score')} of 1.")
+        return Ran(False, False, f"run.sh exited {done.returncode}, not gradable: {said}")
+    return Ran(True, results.get("score") == 1, f"It scored {results.get('score')} of 1.")
 
 
 # A CI file's step or script line that grades: ``run: python check ...`` (GitHub), ``- python check ...`` (GitLab).
@@ -143,7 +144,7 @@ def _grading_command(export: Path) -> str:
     return "python check"
 
 
-def _repository(export: Path, exercise: Exercise, trial: Trial, root: Path) -> Outcome:
+def _repository(export: Path, exercise: Exercise, trial: Trial, root: Path) -> Ran:
     """A student's folder or CI repository: the grading command run in a copy, ``python`` being
     this interpreter and jaxgrade the bundled source where the repository carries one (what its
     CI installs), else this installed jaxgrade (what the student installs)."""
@@ -164,12 +165,12 @@ def _repository(export: Path, exercise: Exercise, trial: Trial, root: Path) -> O
     reported = (root / "github_output").is_file() or (work / "jaxgrade-junit.xml").is_file() \
         or re.search(r"^Score: ", done.stdout, re.MULTILINE) is not None
     if done.returncode not in (0, 1) or not reported:  # 0: full marks, 1: graded without (grader.errors.ExitCode)
-        return Outcome(False, False, f"`{command}` exited {done.returncode} without a report: {_tail(done)}")
-    return Outcome(True, done.returncode == 0, _tail(done))
+        return Ran(False, False, f"`{command}` exited {done.returncode} without a report: {_tail(done)}")
+    return Ran(True, done.returncode == 0, _tail(done))
 
 
 # Each export's runner, by the target's name (grader.authoring.export.command.TARGETS).
-RUNNERS: dict[str, Callable[[Path, Exercise, Trial, Path], Outcome]] = {
+RUNNERS: dict[str, Callable[[Path, Exercise, Trial, Path], Ran]] = {
     "gradescope": _gradescope, "prairielearn": _prairielearn, "student": _repository,
     "github-classroom": _repository, "gitlab-ci": _repository}
 # The exports a student holds: they grade the visible checks only.
