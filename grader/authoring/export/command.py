@@ -129,7 +129,7 @@ def add_commands(commands: Any) -> None:
     export.add_argument("--no-prove", dest="prove", action="store_false",
                         help="write the exports without grading the reference and a wrong variant through each "
                              "(a few seconds an export): for a catalogue just validated with this jaxgrade, when "
-                             "minutes of proofs buy nothing (docs/course.md)")
+                             "minutes of proofs buy nothing (docs/formats.md, Exports)")
     export.set_defaults(run=_export)
 
 
