@@ -148,7 +148,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     launched (~50 ms), and ``jaxgrade grade`` none of ``export``'s (~90 ms: NumPy, nbformat)."""
     parser = _Parser(prog="jaxgrade", description="Grade JAX exercises: values and structure.",
                      epilog="--course DIR, before or after the command: the course in DIR (default: the folder "
-                            "holding jaxgrade.toml here or above; docs/course.md)")
+                            "holding jaxgrade.toml here or above; docs/course.md). --keys DIR: the track's "
+                            "exercises with their answer keys (a checkout's exercises/), in place of the installed "
+                            "track's (default: the course's keys setting; docs/keys.md)")
     parser.add_argument("--version", action="version", version=f"jaxgrade {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -190,10 +192,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if every or command == "grade":
         from grader.batch.command import add_grade_command  # jaxgrade grade: a whole class
         add_grade_command(commands)
+    if every or command == "explain":
+        from grader.authoring import explain  # jaxgrade explain: what the structure checks observe
+        explain.add_commands(commands)
     return parser
 
 
-_INSTRUCTORS = ("export", "validate", "list", "new", "init", "grade")  # the commands build_parser adds on demand
+_INSTRUCTORS = ("export", "validate", "list", "new", "init", "grade", "explain")  # the commands build_parser adds on demand
 
 
 # The machine refused a file operation: likely the environment, though still not a verdict.
@@ -228,21 +233,25 @@ def _timings() -> Timings:
     return found
 
 
-def course_option(arguments: list[str]) -> tuple[list[str], Path | None]:
-    """``arguments`` without ``--course DIR`` (or ``--course=DIR``), wherever it stands, and DIR."""
-    rest, course = [], None
+# The options every command takes, before or after it (grader.authoring.course): what each names.
+_FOLDER_OPTIONS = {"--course": "the course's folder", "--keys": "the exercises folder of a checkout of jaxgrade"}
+
+
+def course_option(arguments: list[str]) -> tuple[list[str], Path | None, Path | None]:
+    """``arguments`` without ``--course DIR`` and ``--keys DIR`` (or ``--OPTION=DIR``), wherever
+    they stand, and the two folders (None: not given)."""
+    rest, given = [], dict.fromkeys(_FOLDER_OPTIONS)
     items = iter(arguments)
     for item in items:
-        if item == "--course":
-            value = next(items, None)
-            if value is None:
-                raise UsageError("--course needs the course's folder: --course DIR")
-            course = Path(value)
-        elif item.startswith("--course="):
-            course = Path(item.partition("=")[2])
-        else:
+        option, equals, value = item.partition("=")
+        if option not in _FOLDER_OPTIONS:
             rest.append(item)
-    return rest, course
+            continue
+        value = value if equals else next(items, None)
+        if not value:
+            raise UsageError(f"{option} needs {_FOLDER_OPTIONS[option]}: {option} DIR")
+        given[option] = Path(value)
+    return rest, given["--course"], given["--keys"]
 
 
 def main(argv: list[str] | None = None, launcher: Launcher | None = None) -> int:
@@ -251,8 +260,8 @@ def main(argv: list[str] | None = None, launcher: Launcher | None = None) -> int
     (grader.warm.client), and grades here when none answers."""
     try:
         given = sys.argv[1:] if argv is None else argv
-        arguments, course = course_option(given)
-        choose_course(course)
+        arguments, course, keys = course_option(given)
+        choose_course(course, keys)
         timings = _timings() if arguments[:1] == ["check"] and timings_wanted() else None
         if arguments[:1] == ["check"] and launcher is None:
             from grader.warm.client import through_service

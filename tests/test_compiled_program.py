@@ -64,6 +64,19 @@ def test_the_all_reduce_xla_inserts_for_a_sum_over_a_split_axis_is_seen_with_its
     assert own[0].memory.argument == 16 * 4 * 4 // 8  # each device's rows of x
 
 
+@pytest.mark.parametrize("dtype, size", [("jnp.bfloat16", 2), ("jnp.float32", 4)])
+def test_a_psum_is_counted_at_the_dtype_the_program_asked_for(recorded, dtype: str, size: int) -> None:
+    """The CPU backend runs a bfloat16 all-reduce in float32; the bytes are the bfloat16 ones, so a
+    gradient compressed before its psum is seen to move half as much."""
+    returned = recorded(f"""
+        def f(x):
+            summed = jax.shard_map(lambda b: jax.lax.psum(b.astype({dtype}), "data"), mesh=MESH,
+                                   in_specs=P("data"), out_specs=P())
+            return jax.jit(summed)(x)
+    """)
+    assert kinds(returned) == [("all-reduce", 2 * 4 * size)]  # each device's (2, 4) block, summed
+
+
 @pytest.mark.slow
 def test_a_reduce_scatter_an_eager_shard_map_and_a_loop_of_calls_are_each_counted(recorded) -> None:
     scattered = recorded("""

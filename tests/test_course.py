@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -247,3 +248,41 @@ def test_the_worked_courses_ci_is_a_github_workflow_that_validates_it():
     runs = [step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"]]
     assert any("pip install" in r and "jaxgrade" in r for r in runs)
     assert any(r.startswith("jaxgrade validate") for r in runs), runs
+
+
+def test_the_tracks_keys_beside_a_course(course, tmp_path, capsys):
+    """``keys`` in jaxgrade.toml (or ``--keys DIR``) names the track's exercises with their keys:
+    they replace the installed track's under the course's pins, and the course keeps its own
+    exercises and helpers. The keys folder here holds sgd_step at a version the installed track
+    does not have, so a pin that holds proves the folder is the one used."""
+    import zipfile
+
+    keys = tmp_path / "checkout" / "exercises"
+    shutil.copytree(SEED_EXERCISE.parent / "sgd_step", keys / "sgd_step", ignore=shutil.ignore_patterns("__pycache__"))
+    toml = keys / "sgd_step" / "exercise.toml"
+    installed = tomllib.loads(toml.read_text())["version"]
+    toml.write_text(toml.read_text().replace(f'version = "{installed}"', 'version = "99"'))
+    (course / "course_helpers").mkdir()
+    (course / "course_helpers" / "__init__.py").write_text(HELPERS)
+    checks = course / "exercises" / "ring_allreduce" / "checks.py"
+    checks.write_text("from course_helpers import RETURNS_TITLE\n" + checks.read_text().replace(
+        'title="Returns a float32 JAX array of shape ()"', "title=RETURNS_TITLE", 1))
+    _set(course, 'helpers = "course_helpers"')
+    _set(course, 'track = {sgd_step = "99"}')
+    assert main(["list"]) == 2 and f"the installed track has version {installed}" in capsys.readouterr().err
+    assert main(["--keys", str(keys), "list"]) == 0  # the option, for this command
+    _set(course, f'keys = "{os.path.relpath(keys, course)}"')  # the setting, relative to the course
+    assert _listed(capsys) == ["ring_allreduce", "sgd_step"]
+    capsys.readouterr()
+    assert main(["validate", "sgd_step", "--seeds", "1"]) == 0, capsys.readouterr()
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    shutil.copy(keys / "sgd_step" / "reference.py", submissions / "alice.py")
+    assert main(["grade", str(submissions), "-e", "sgd_step", "-o", str(tmp_path / "class")]) == 0
+    out = tmp_path / "autograders"
+    assert main(["export", "gradescope", "-e", "ring_allreduce", "-e", "sgd_step", "-o", str(out)]) == 0
+    names = zipfile.ZipFile(out / "ring_allreduce.zip").namelist()
+    assert "exercises/ring_allreduce/_helpers/course_helpers/__init__.py" in names, names
+    assert 'version = "99"' in zipfile.ZipFile(out / "sgd_step.zip").read("exercises/sgd_step/exercise.toml").decode()
+    _set(course, 'keys = "nowhere"')
+    assert main(["list"]) == 2 and "keys = 'nowhere'" in capsys.readouterr().err

@@ -24,21 +24,14 @@ from grader.checks.base import Check, Context
 from grader.checks.returns import probe_call
 from grader.checks.evidence import evidence, host_text, host_work
 from grader.checks.primitive_params import matches, observed_text, wanted_text
-from grader.observe.program import Node, Program
+from grader.observe.program import Node, Program, primitives_for
 from grader.outcome import Category, Outcome
 
-# JAX binds some collectives under several primitive names depending on the version and on
-# shard_map's check_vma; a task names the operation, the program shows one of these.
+# The collectives a task names, each with the primitive names that mean it (grader.observe.program.MEANING);
+# a pmean is a psum divided (``mean_of`` tells them apart).
 ALIASES: dict[str, tuple[str, ...]] = {
-    "psum": ("psum", "psum_invariant", "psum2"),
-    "pmean": ("psum", "psum_invariant", "psum2"),
-    "all_gather": ("all_gather", "all_gather_invariant"),
-    "psum_scatter": ("reduce_scatter", "psum_scatter"),
-    "pmax": ("pmax",),
-    "pmin": ("pmin",),
-    "ppermute": ("ppermute",),
-    "all_to_all": ("all_to_all",),
-}
+    operation: primitives_for("psum" if operation == "pmean" else operation)
+    for operation in ("psum", "pmean", "all_gather", "psum_scatter", "pmax", "pmin", "ppermute", "all_to_all")}
 # How a student writes each one, for messages.
 SPELLING = {"psum": "jax.lax.psum", "pmean": "jax.lax.pmean", "all_gather": "jax.lax.all_gather",
             "psum_scatter": "jax.lax.psum_scatter", "pmax": "jax.lax.pmax", "pmin": "jax.lax.pmin",

@@ -227,7 +227,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
             _, primitive, params, args, out = event
             outs = list(out) if primitive.multiple_results else [out]
             bind(outs, builder.equation(primitive.name, params, [value_id(a) for a in args], outs, (),
-                                        literals(args)))
+                                        literals(args), args))
         elif kind == "shard_map":
             _, params, staged, args, out = event
             outs = list(out)
