@@ -30,6 +30,7 @@ import pytest
 
 from conftest import WITHHELD_VISIBILITY
 from grader.cli import main
+from grader.sandbox.witness import WITNESS_GID
 from grader.errors import ExerciseError, ExportError
 from grader.authoring.exercise import find_exercise, load_exercise
 from grader.authoring.export.command import TARGETS
@@ -518,10 +519,11 @@ def test_gradescope_students_see_what_they_printed_and_the_cache_is_readable_by_
     probe = subprocess.run(["setpriv", "--reuid=61999", "--regid=61999", "--clear-groups", "--", "cat",
                             *map(str, entries)], capture_output=True, timeout=60)
     assert probe.returncode == 0, probe.stderr  # the sandbox's uid reads every entry
-    for folder in private:  # but not what the witness compiled, nor the drawn inputs
+    for folder in private:  # but not what the witness compiled (its group's alone), nor the drawn inputs
         closed = subprocess.run(["setpriv", "--reuid=61999", "--regid=61999", "--clear-groups", "--", "ls", folder],
                                 capture_output=True, timeout=60)
-        assert closed.returncode != 0 and folder.stat().st_mode & 0o077 == 0, closed.stdout
+        witnesses = folder.stat().st_gid == WITNESS_GID and folder.name.startswith("witness-")
+        assert closed.returncode != 0 and folder.stat().st_mode & (0o007 if witnesses else 0o077) == 0, closed.stdout
     assert all(not path.stat().st_mode & 0o022 for path in [cache, *cache.rglob("*")])  # and writes none
     assert {path.stat().st_uid for path in cache.rglob("*")} == {0}  # the grader's alone: nothing planted
 

@@ -29,7 +29,6 @@ import contextlib
 from typing import Any, Callable, Sequence
 
 from grader.child.callbacks import HOST_PRIMITIVES, is_read, read_callbacks, without_unread_callbacks
-from grader.child.dataflow import joined_argument
 from grader.wire import WIDENED, encode_array
 
 MAX_ACCOUNT_BYTES = 16 << 20  # programs and constants of one call, base64 included
@@ -83,6 +82,7 @@ class _Accountant:
                     self._step({"kind": "place", "sharding": self.describe(target), "reads": [self._ref(x)]}, [out])
             elif kind == "assembled":  # made from its pieces: the argument they were cut from, else
                 _, _, pieces, sharding, made = event  # the pieces' values joined, placed as the array is
+                from grader.child.dataflow import joined_argument  # imports JAX: never in the grader's process
                 whole = joined_argument(made, pieces, leaves)
                 if whole is None:
                     self.constants.append(self._constant(self.np.asarray(made)))

@@ -190,7 +190,7 @@ class ChildProcess:
 
     def __init__(self, devices: int, limits: Limits, compile_cache: str | None = None,
                  hide: tuple[str, ...] = (), launcher: Launcher | None = None, role: Role = CHILD) -> None:
-        self.limits = limits
+        self.limits, self.role = limits, role
         self.launch = Launch(devices, limits, compile_cache, tuple(hide), launcher)
         self.marker = f"{os.getpid()}-{next(_numbers)}"
         self.lease = UidLease(role.uids) if limits.confine and os.geteuid() == 0 else None
