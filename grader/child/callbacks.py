@@ -14,8 +14,11 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 # Primitives that run Python on the host in the middle of a program, as students write them.
+# inspect_sharding (jax.debug.inspect_array_sharding, and visualize_array_sharding, which the
+# statements suggest) calls back while the program compiles and gives nothing back: always dropped.
 HOST_PRIMITIVES = {"pure_callback": "jax.pure_callback", "io_callback": "jax.experimental.io_callback",
-                   "debug_callback": "jax.debug.callback", "debug_print": "jax.debug.print"}
+                   "debug_callback": "jax.debug.callback", "debug_print": "jax.debug.print",
+                   "inspect_sharding": "jax.debug.inspect_array_sharding"}
 MAX_DEPTH = 16  # nested programs followed
 _READS = {"device_put": 1, "jit": 2, "primitive": 3, "shard_map": 3}  # where an event keeps what it read
 
