@@ -59,14 +59,15 @@ def spec_text(spec: Sequence[Any]) -> str:
 
 def drawn_dims(layouts: Iterable[ArrayLayout]) -> tuple[int, ...]:
     """The dimensions to draw of arrays laid out as ``layouts`` (one array, so one shape): all
-    of a vector's or a matrix's; of a larger array the first two that any layout splits, then
-    the last ones, in order, so that every picture of one check shows the same two."""
+    of a vector's or a matrix's; of a larger array the first two the layouts split (the first
+    layout's first: what the task asks), else the last ones; every picture of one check shows
+    the same two, in order."""
     layouts = list(layouts)
     ndim = len(layouts[0].shape) if layouts else 0
     if ndim <= 2:
         return tuple(range(ndim))
-    split = [d for d in range(ndim) if any(d < len(x.spec) and x.spec[d] is not None for x in layouts)
-             or any(len({b.index[d] for b in x.blocks}) > 1 for x in layouts)]
+    split = [d for x in layouts for d in range(ndim)
+             if d < len(x.spec) and x.spec[d] is not None or len({b.index[d] for b in x.blocks}) > 1]
     chosen = list(dict.fromkeys(split))[:2]
     chosen += [d for d in reversed(range(ndim)) if d not in chosen][:2 - len(chosen)]
     return tuple(sorted(chosen))
@@ -101,9 +102,9 @@ def range_text(span: Range) -> str:
 
 
 def mesh_text(layout: ArrayLayout) -> str:
-    """The mesh as JAX writes it, ``Mesh('data': 2, 'model': 4)``, or the one device outside any."""
+    """The mesh as JAX writes it, ``Mesh('data': 2, 'model': 4)``, or that there is none."""
     if not layout.mesh_shape:
-        return f"one device, no mesh ({devices_text([d for b in layout.blocks for d in b.devices], layout)})"
+        return "one device, no mesh"
     return f"Mesh({', '.join(f'{name!r}: {size}' for name, size in zip(layout.axis_names, layout.mesh_shape))})"
 
 
@@ -157,10 +158,12 @@ def grids(expected: ArrayLayout | None, observed: ArrayLayout | None) -> list[Gr
     return [grid_of(layout, dims, title) for title, layout in present]
 
 
-def grid_text(grid: Grid, unicode: bool = True) -> str:
-    """One grid drawn with ``rich``: box-drawing characters, or ASCII (``+-|``) when not
-    ``unicode``; its title and mesh above it."""
-    heading = "\n".join(filter(None, (grid.title and grid.title + ":", grid.mesh, grid.spec, grid.drawn)))
+def grid_text(grid: Grid, unicode: bool = True, width: int = WIDTH) -> str:
+    """One grid drawn with ``rich`` within ``width`` columns: box-drawing characters, or ASCII
+    (``+-|``) when not ``unicode``; its title, mesh and spec above it."""
+    # As many lines for every grid of one check (a spec line even outside a mesh), so side by side they align.
+    heading = "\n".join([*([grid.title + ":"] if grid.title else []), grid.mesh, grid.spec,
+                         *([grid.drawn] if grid.drawn else [])])
     if grid.line is not None:
         return f"{grid.title}: {grid.line}" if grid.title else grid.line
     table = Table(box=box.SQUARE if unicode else box.ASCII, show_lines=True, show_edge=True, padding=(0, 1),
@@ -168,10 +171,10 @@ def grid_text(grid: Grid, unicode: bool = True) -> str:
     if grid.rows:
         table.add_column("", justify="right", no_wrap=True)
     for column in grid.columns:
-        table.add_column(Text(column), justify="center")
+        table.add_column(Text(column), justify="center", overflow="fold")  # wrapped, never cut short
     for label, cells in zip(grid.rows or ("",), grid.cells):
         table.add_row(*([Text(label)] if grid.rows else []), *(Text(cell) for cell in cells))
-    console = Console(file=io.StringIO(), width=WIDTH, color_system=None, emoji=False, highlight=False,
+    console = Console(file=io.StringIO(), width=width, color_system=None, emoji=False, highlight=False,
                       legacy_windows=False, soft_wrap=False)
     console.print(table)
     drawn = console.file.getvalue().rstrip("\n")  # type: ignore[attr-defined]
@@ -186,7 +189,7 @@ def pair_text(expected: ArrayLayout | None, observed: ArrayLayout | None, unicod
               width: int = WIDTH) -> str:
     """The check's layouts drawn as text, side by side where both fit in ``width`` columns,
     else one above the other; empty when the check has none."""
-    drawn = [grid_text(g, unicode).split("\n") for g in grids(expected, observed)]
+    drawn = [grid_text(g, unicode, width).split("\n") for g in grids(expected, observed)]
     if not drawn:
         return ""
     widths = [max(cell_len(line) for line in lines) for lines in drawn]
@@ -201,3 +204,11 @@ def check_layouts(check: Mapping[str, Any]) -> tuple[ArrayLayout | None, ArrayLa
     """A check's two layouts from a report's data (``Report.as_data``, escaped for display)."""
     return tuple(None if check.get(k) is None else ArrayLayout.from_data(check[k])  # type: ignore[return-value]
                  for k in ("expected_layout", "observed_layout"))
+
+
+def titled_grid(layout: Mapping[str, Any], title: str, beside: Mapping[str, Any] | None = None) -> Grid:
+    """One layout from a report's data, titled, drawn over the dimensions it and ``beside`` (the
+    layout it is compared with) share: how the class summary draws each wrong layout once."""
+    drawn = ArrayLayout.from_data(layout)
+    dims = drawn_dims([drawn] + ([ArrayLayout.from_data(beside)] if beside else []))
+    return grid_of(drawn, dims, title)

@@ -67,7 +67,7 @@ def _code(text: object) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _codeblock(text: object, info: str = "") -> str:
+def codeblock(text: object, info: str = "") -> str:
     """A fenced Markdown code block that its content cannot close early."""
     text = str(text).rstrip("\n")
     fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
@@ -99,7 +99,7 @@ def _environment(colour: bool, extra: Path | None, markup: str | None = None) ->
         return Markup(f"\033[{COLOURS[style]}m{text}\033[0m") if colour and style in COLOURS else text
 
     env.filters.update(paint=paint, indent_all=_indent_all, points=_points, md=_md, code=_code,
-                       codeblock=_codeblock, no_attachments=_no_attachments, seconds=lambda v: f"{v:.3f}",
+                       codeblock=codeblock, no_attachments=_no_attachments, seconds=lambda v: f"{v:.3f}",
                        layouts_text=lambda c, unicode=True, width=WIDTH: pair_text(*check_layouts(c), unicode, width),
                        layout_grids=lambda c: grids(*check_layouts(c)))
     return env
