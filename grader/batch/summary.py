@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from grader.batch.gradebook import write_atomically
 from grader.batch.throughput import describe
@@ -188,8 +189,9 @@ def summarize(results: Iterable[dict[str, Any]], problems: Iterable[Problem], *,
 
 
 def _printable(value: Any) -> Any:
-    """Every printed string loses its control characters (newlines kept: messages have them)."""
-    return for_html(value) if isinstance(value, str) else value
+    """Every printed string loses its control characters (newlines kept: messages have them).
+    Markup (what a macro of the templates lays out) is already made of values printed so."""
+    return for_html(value) if isinstance(value, str) and not isinstance(value, Markup) else value
 
 
 def _environment(templates: Path) -> Environment:
