@@ -174,8 +174,9 @@ def grid_text(grid: Grid, unicode: bool = True, width: int = WIDTH) -> str:
         table.add_column(Text(column), justify="center", overflow="fold")  # wrapped, never cut short
     for label, cells in zip(grid.rows or ("",), grid.cells):
         table.add_row(*([Text(label)] if grid.rows else []), *(Text(cell) for cell in cells))
+    # Into a string, never onto a screen: in a notebook's kernel rich would display it itself.
     console = Console(file=io.StringIO(), width=width, color_system=None, emoji=False, highlight=False,
-                      legacy_windows=False, soft_wrap=False)
+                      legacy_windows=False, soft_wrap=False, force_jupyter=False, force_terminal=False)
     console.print(table)
     drawn = console.file.getvalue().rstrip("\n")  # type: ignore[attr-defined]
     return f"{heading}\n{drawn}" if unicode else _ascii(f"{heading}\n{drawn}")
