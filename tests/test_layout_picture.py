@@ -292,3 +292,14 @@ def test_a_layout_that_is_not_one_is_refused():
                    {k: v for k, v in good.items() if k != "device_names"}, [good]):
         with pytest.raises(ValueError):
             ArrayLayout.from_data(broken)
+
+
+def test_a_check_that_judges_no_layout_draws_none():
+    """The result computed from the original x, not the placed one: where x lives is right, so
+    nothing is drawn beside that failure."""
+    path = REPO / "exercises" / "named_sharding_replicated" / "wrong" / "structure_sums_original.py"
+    report = grade(find_exercise("named_sharding_replicated"), path)
+    failed = [c for c in report.checks if c.status == "failed"]
+    assert [c.id for c in failed] == ["structure.sum_of_placed"]
+    assert failed[0].expected_layout is None and failed[0].observed_layout is None
+    assert "What the task asks" not in render(report, "text") and "<figure" not in render(report, "html")

@@ -116,6 +116,9 @@ class StructureCheck(Check):
     the placement the evidence singles out for it."""
     target: NamedShardingTarget
     category: ClassVar[Category] = "structure"
+    # Whether a failure is a difference of layout, drawn beside the words (with_layouts): not for
+    # a check judging what the placed value became, or a property no picture of blocks shows.
+    draws_layouts: ClassVar[bool] = True
 
     def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
         return [f"{self.id}: {p}" for p in self.target.problems(signature, probe)]
@@ -189,7 +192,7 @@ class StructureCheck(Check):
         confirmed (a divergence fails every structure check instead) and whose buffers agree
         with its sharding (``Evidence.problem`` otherwise), so its blocks are where the data is."""
         shape = chosen.shape if chosen.shape is not None else found.probe_shapes.get(leaf)
-        if outcome.status != "failed" or shape is None:
+        if outcome.status != "failed" or shape is None or not self.draws_layouts:
             return outcome
         names = found.device_names
         return dataclasses.replace(outcome, expected_layout=layout_of(self.target.as_sharding(len(names)), shape, names),
