@@ -6,9 +6,13 @@ more dimensions, more than 16 devices, scalars, empty arrays) are still drawn or
 """
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import html5lib
@@ -201,7 +205,7 @@ def test_the_picture_never_disagrees_with_the_words_beside_it(graded):
             held = {(seen.name(d), tuple(b.index)) for b in seen.blocks for d in b.devices}
             asked = {(want.name(d), tuple(b.index)) for b in want.blocks for d in b.devices}
             words = f"{check.message} {check.observed}"
-            if _listed(check.observed or ""):  # "NamedSharding(mesh over [cpu:0, ...] with axes ..., PartitionSpec(...))"
+            if _listed(check.observed or ""):  # "NamedSharding(mesh over [cpu:0, ...] with axes ..., ...)"
                 assert set(_listed(check.observed)) == {name for name, _ in held}
                 compared += 1
             shape = re.search(r"a mesh of shape (\([\d, ]*\)) over (\d+) devices?.* with axes (\([^)]*\))", words)
@@ -303,3 +307,28 @@ def test_a_check_that_judges_no_layout_draws_none():
     assert [c.id for c in failed] == ["structure.sum_of_placed"]
     assert failed[0].expected_layout is None and failed[0].observed_layout is None
     assert "What the task asks" not in render(report, "text") and "<figure" not in render(report, "html")
+
+
+def test_jaxgrade_check_draws_ascii_on_a_terminal_that_is_not_utf8(tmp_path):
+    path = REPO / "exercises" / "mesh_2d" / "wrong" / "structure_mesh_4x2.py"
+    env = {**os.environ, "PYTHONIOENCODING": "ascii:backslashreplace", "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, "-m", "grader", "check", str(path), "-e", "mesh_2d"], capture_output=True,
+                          env=env, timeout=600, cwd=tmp_path)
+    text = done.stdout.decode("ascii")
+    assert "What the task asks:" in text and "| 0:2 | cpu:0 | cpu:1 |" in text and "\\u250c" not in text, text
+
+
+def test_names_a_student_chose_stay_text_in_every_picture(graded):
+    """Axis names come from the student's code: they are drawn as text, never as markup."""
+    hostile = "<b>x</b>`|*"
+    layout = layout_of(_named([0, 1], [2], [hostile], [hostile]), (4,), NAMES)
+    report = dataclasses.replace(graded[2], checks=tuple(
+        dataclasses.replace(c, expected_layout=layout, observed_layout=layout) if c.expected_layout else c
+        for c in graded[2].checks))
+    html = render(report, "html")
+    assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
+    md = render(report, "md")
+    fence = re.search(r"^(`{3,})text$", md, re.M).group(1)
+    block = md.split(fence + "text\n", 1)[1].split("\n" + fence, 1)[0]
+    assert hostile in block and fence not in block  # the fence is longer than any backtick run in it
+    assert all(cell_len(line) <= WIDTH for line in pair_text(layout, layout).splitlines())

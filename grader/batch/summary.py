@@ -2,9 +2,10 @@
 
 :func:`summarize` turns the graded results and the intake's problems into plain data (score
 distribution, pass rate per check, the most common failure messages, the wrong layouts
-students' code produced for each placement check, the slowest submissions, those that errored or hit a limit, identical submissions, entries that were not
-graded); :func:`write_summary` lays it out as ``summary.html`` (self-contained: inline CSS
-and an inline SVG histogram, no scripts, nothing fetched) and ``summary.md``.
+students' code produced for each placement check, the slowest submissions, those that errored
+or hit a limit, identical submissions, entries that were not graded); :func:`write_summary`
+lays it out as ``summary.html`` (self-contained: inline CSS and an inline SVG histogram, no
+scripts, nothing fetched) and ``summary.md``.
 
 Names and messages come from students. Every value either template prints loses its control
 characters (:func:`grader.report.safe_text.for_html`); the HTML template is autoescaped, and the
@@ -85,8 +86,8 @@ def wrong_layouts(results: Sequence[dict[str, Any]], checks: Sequence[dict[str, 
             observed = check.get("observed_layout")
             if check["status"] == "failed" and observed:
                 key = json.dumps(observed, sort_keys=True)
-                group = found[check["id"]].setdefault(key, {"layout": observed, "expected": check.get("expected_layout"),
-                                                            "students": []})
+                group = found[check["id"]].setdefault(
+                    key, {"layout": observed, "expected": check.get("expected_layout"), "students": []})
                 group["students"].append(result["student"])
     rows = []
     for check in checks:
@@ -95,8 +96,8 @@ def wrong_layouts(results: Sequence[dict[str, Any]], checks: Sequence[dict[str, 
         if groups:
             rows.append({"check": check["id"], "title": check["title"], "expected": groups[0][1]["expected"],
                          "layouts": [{"layout": g["layout"], "count": len(g["students"]),
-                                      "students": g["students"][:MAX_NAMES], "more": max(len(g["students"]) - MAX_NAMES, 0)}
-                                     for _, g in groups]})
+                                      "students": g["students"][:MAX_NAMES],
+                                      "more": max(len(g["students"]) - MAX_NAMES, 0)} for _, g in groups]})
     return rows
 
 

@@ -195,7 +195,8 @@ class StructureCheck(Check):
         if outcome.status != "failed" or shape is None or not self.draws_layouts:
             return outcome
         names = found.device_names
-        return dataclasses.replace(outcome, expected_layout=layout_of(self.target.as_sharding(len(names)), shape, names),
+        asked = self.target.as_sharding(len(names))
+        return dataclasses.replace(outcome, expected_layout=layout_of(asked, shape, names),
                                    observed_layout=layout_of(chosen.sharding, shape, names))
 
     def _once(self, context: Context, reason: object, full: Outcome) -> Outcome:

@@ -16,6 +16,7 @@ names its devices as ranges; a scalar or an empty array gets one line instead of
 from __future__ import annotations
 
 import io
+import textwrap
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -130,7 +131,8 @@ def grid_of(layout: ArrayLayout, dims: tuple[int, ...], title: str = "") -> Grid
     words = (f"an array of shape {shape} on {summary}{'; ' + drawn if drawn else ''}: "
              + "; ".join(f"[{r + ', ' if r else ''}{c}] on {cell}" for r, line in zip(rows or ("",), cells)
                          for c, cell in zip(columns, line)))
-    return Grid(title, mesh, spec, drawn, dims, rows, columns, tuple(cells), f"{title}: {words}." if title else f"{words}.")
+    return Grid(title, mesh, spec, drawn, dims, rows, columns, tuple(cells),
+                f"{title}: {words}." if title else f"{words}.")
 
 
 def _groups(spans: list[Range]) -> list[list[Range]]:
@@ -164,6 +166,8 @@ def grid_text(grid: Grid, unicode: bool = True, width: int = WIDTH) -> str:
     # As many lines for every grid of one check (a spec line even outside a mesh), so side by side they align.
     heading = "\n".join([*([grid.title + ":"] if grid.title else []), grid.mesh, grid.spec,
                          *([grid.drawn] if grid.drawn else [])])
+    heading = "\n".join(wrapped for line in heading.split("\n")
+                         for wrapped in textwrap.wrap(line, width, break_on_hyphens=False) or [""])
     if grid.line is not None:
         return f"{grid.title}: {grid.line}" if grid.title else grid.line
     table = Table(box=box.SQUARE if unicode else box.ASCII, show_lines=True, show_edge=True, padding=(0, 1),
