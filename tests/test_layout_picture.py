@@ -27,6 +27,8 @@ from grader.report.layout_picture import WIDTH, drawn_dims, grid_of, grid_text, 
 from grader.report.render import deliver, render
 from grader.report.result import CheckResult, Report
 
+from browser import AXE, CHROMIUM, NO_AXE, NO_CHROMIUM, audit, notebook_page
+
 REPO = Path(__file__).resolve().parent.parent
 # A wrong submission per mesh size (the devices its own mesh holds), and what the task asks instead.
 WRONG = {1: "named_sharding_replicated/structure_last_device",   # cpu:7 alone, not cpu:0
@@ -332,3 +334,20 @@ def test_names_a_student_chose_stay_text_in_every_picture(graded):
     block = md.split(fence + "text\n", 1)[1].split("\n" + fence, 1)[0]
     assert hostile in block and fence not in block  # the fence is longer than any backtick run in it
     assert all(cell_len(line) <= WIDTH for line in pair_text(layout, layout).splitlines())
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+@pytest.mark.skipif(not AXE.is_file(), reason=NO_AXE)
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_drawn_reports_pass_axe_and_fit_the_screen(graded, tmp_path, width):
+    """Every drawn report, as a page and as a notebook cell on a light and a dark notebook: zero
+    axe-core violations, and a grid wider than a phone scrolls inside its own box."""
+    for size, report in graded.items():
+        pages = {"page": render(report, "html"),
+                 "light notebook": notebook_page(report._repr_html_(), "#ffffff", "#000000"),
+                 "dark notebook": notebook_page(report._repr_html_(), "#111111", "#eeeeee")}
+        for name, page in pages.items():
+            found = audit(page, width, tmp_path)
+            assert found["violations"] == [], f"{WRONG[size]}, {name}: {found['violations']}"
+            assert found["scroll_width"] <= found["client_width"] == width, f"{WRONG[size]}, {name}: {found}"
