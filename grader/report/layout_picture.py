@@ -5,8 +5,8 @@ A check's result carries the task's layout and the submission's as data
 (``grader.array_layout.ArrayLayout``); this module only draws them. :func:`grid_of` turns one
 into a :class:`Grid` (row and column index ranges, each cell's devices, and the same in words);
 the text and Markdown reports draw grids with ``rich`` (box-drawing characters, or ASCII where
-the output cannot show them), the HTML report and the notebook cell lay the grid out as a table
-whose caption is the words (``templates/_layouts.html.j2``).
+the output cannot show them), the HTML report and the notebook cell lay it out as a captioned
+table whose ``aria-label`` is the words (``templates/_layout.html.j2``).
 
 What does not fit a grid is still shown: of an array of three or more dimensions the two that
 are split (or asked to be) are drawn; a dimension cut into more than ``MAX_CELLS`` blocks is
@@ -55,7 +55,8 @@ class Grid:
 
 
 def spec_text(spec: Sequence[Any]) -> str:
-    return f"P({', '.join(repr(tuple(e) if isinstance(e, list) else e) for e in spec)})"
+    """A PartitionSpec as current JAX writes it: ``P('data', None)``."""
+    return f"P({', '.join(map(repr, spec))})"
 
 
 def drawn_dims(layouts: Iterable[ArrayLayout]) -> tuple[int, ...]:
@@ -169,7 +170,8 @@ def grid_text(grid: Grid, unicode: bool = True, width: int = WIDTH) -> str:
     heading = "\n".join(wrapped for line in heading.split("\n")
                          for wrapped in textwrap.wrap(line, width, break_on_hyphens=False) or [""])
     if grid.line is not None:
-        return f"{grid.title}: {grid.line}" if grid.title else grid.line
+        line = f"{grid.title}: {grid.line}" if grid.title else grid.line
+        return line if unicode else _ascii(line)
     table = Table(box=box.SQUARE if unicode else box.ASCII, show_lines=True, show_edge=True, padding=(0, 1),
                   safe_box=not unicode)
     if grid.rows:
@@ -207,8 +209,9 @@ def pair_text(expected: ArrayLayout | None, observed: ArrayLayout | None, unicod
 
 def check_layouts(check: Mapping[str, Any]) -> tuple[ArrayLayout | None, ArrayLayout | None]:
     """A check's two layouts from a report's data (``Report.as_data``, escaped for display)."""
-    return tuple(None if check.get(k) is None else ArrayLayout.from_data(check[k])  # type: ignore[return-value]
-                 for k in ("expected_layout", "observed_layout"))
+    def read(key: str) -> ArrayLayout | None:
+        return None if check.get(key) is None else ArrayLayout.from_data(check[key])
+    return read("expected_layout"), read("observed_layout")
 
 
 def titled_grid(layout: Mapping[str, Any], title: str, beside: Mapping[str, Any] | None = None) -> Grid:
