@@ -16,7 +16,7 @@ STARTED_AT = time.monotonic()  # the package's first lines here: the parent's im
 __version__ = "0.1.0"
 # pyproject.toml's dependencies, named as pip and as ``import`` name them alike: what a pack pins
 # (grader.authoring.export.pack) and what a crash names as missing from the install (grader.cli).
-DEPENDENCIES = ("jax", "jaxlib", "numpy", "hypothesis", "jinja2", "nbformat", "rich", "flatbuffers")
+DEPENDENCIES = ("jax", "jaxlib", "numpy", "hypothesis", "jinja2", "nbformat", "rich", "flatbuffers", "datasketch")
 
 _EXPORTS = {
     "grade": "grader.submission", "check": "grader.notebook.check",

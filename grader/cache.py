@@ -33,17 +33,20 @@ def cache_root() -> Path | None:
     return Path(base) / "jaxgrade"
 
 
-def _cache_folder(name: str, private: bool = False) -> Path | None:
-    """The folder ``name`` of the cache root, made if missing (``private``: 0700); None when the
-    cache is off or the folder cannot be made (an unwritable home only costs speed)."""
+def _cache_folder(name: str, private: bool = False, group: int | None = None) -> Path | None:
+    """The folder ``name`` of the cache root, made if missing (``private``: 0700, or 0750 to
+    ``group`` alone); None when the cache is off or the folder cannot be made (an unwritable
+    home only costs speed)."""
     root = cache_root()
     if root is None:
         return None
     directory = root / name
     try:
         directory.mkdir(parents=True, exist_ok=True)
+        if group is not None:
+            os.chown(directory, -1, group)
         if private:
-            directory.chmod(0o700)
+            directory.chmod(0o700 if group is None else 0o750)
     except OSError:
         return None
     return directory
@@ -56,13 +59,13 @@ def xla_cache_folder(jax_version: str) -> Path | None:
     return _cache_folder(f"xla-jax{jax_version}-{LAYOUT}")
 
 
-def witness_cache_folder() -> str | None:
+def witness_cache_folder(group: int | None = None) -> str | None:
     """The compilation cache of the witness (``grader.witness``), made if missing: the programs
-    it compiles are submissions' own, so it is the grader's alone (0700), never the folder a
-    child reads, where one student could read another's compiled programs. None when the cache
-    is off or cannot be made."""
+    it compiles are submissions' own, so it is the grader's alone (0700; 0750 to the witnesses'
+    ``group``, which no child has), never the folder a child reads, where one student could read
+    another's compiled programs. None when the cache is off or cannot be made."""
     from importlib.metadata import version
-    directory = _cache_folder(f"witness-jax{version('jax')}", private=True)
+    directory = _cache_folder(f"witness-jax{version('jax')}", private=True, group=group)
     return None if directory is None else str(directory)
 
 

@@ -3,7 +3,8 @@
 Exit codes: 0 full marks; 1 graded without full marks (load errors and limits included);
 2 usage errors (no such file, unknown exercise, bad flag), with one line on stderr;
 3 the submission could not be graded at all (the grader's environment failed, e.g. the
-sandbox could not be set up): the report says why, and it is never the student's fault;
+sandbox could not be set up, or a package jaxgrade needs is missing or broken: one line naming
+it, grader.dependencies): the report says why, and it is never the student's fault;
 4 jaxgrade itself crashed (an unexpected exception: a bug in jaxgrade), with one line on
 stderr saying so and how to report it (``JAXGRADE_DEBUG=1`` adds the traceback); 141 the
 reader of stdout went away (``jaxgrade list | head``), as a program killed by SIGPIPE.
@@ -18,13 +19,14 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader import DEPENDENCIES, __version__
+from grader import __version__
 from grader.report.safe_text import for_terminal
-from grader.errors import ExerciseError, ExitCode, UsageError
+from grader.errors import ExerciseError, ExitCode, RunnerFilesChanged, UsageError
 from grader.authoring.course import choose_course
 from grader.authoring.exercise import Exercise, find_exercise
 from grader.report.formats import FORMATS
 from grader.report.visibility import AUDIENCES
+from grader.runner_files import Snapshot
 from grader.timings import Timings, process_start
 from grader.timings import wanted as timings_wanted
 
@@ -48,6 +50,7 @@ def _check(args: argparse.Namespace) -> int:
     if args.templates is not None and not args.templates.is_dir():
         raise UsageError(f"no such templates folder: {args.templates} (give a folder holding your *.j2 overrides)")
     exercise = exercise_for(args, converted)
+    args.file_commands = Snapshot.take(os.environ)  # before any child starts (grader.runner_files)
     # Forked from the warm service's zygote (grader.warm.service), or from one started now: JAX
     # imports in it while this process imports the rest of the check, and the child and the
     # witness are both forked from it (one import of JAX, not one each).
@@ -58,8 +61,6 @@ def _check(args: argparse.Namespace) -> int:
         return _grade(args, path, exercise)
     finally:
         if pool is not None:
-            from grader.witness import close_all
-            close_all()  # the witness forked from it ends with it: this thread's record of it goes too
             pool.close()
 
 
@@ -94,6 +95,7 @@ def _grade(args: argparse.Namespace, path: Path, exercise: Exercise) -> int:
     with prepared(path, exercise, args.file) as found:
         report = grade(exercise, found.path, seed=args.seed, display_path=found.shown, helpers=found.helpers,
                        notes=found.notes, timings=args.timings, launcher=getattr(args, "launcher", None))
+    args.file_commands.verify()  # nothing of the grading wrote the runner's files: else no report at all
     isolation = isolation_line(report.environment.get("protections"))  # layers this machine lacks
     if isolation:
         print(isolation, file=sys.stderr)
@@ -146,7 +148,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     launched (~50 ms), and ``jaxgrade grade`` none of ``export``'s (~90 ms: NumPy, nbformat)."""
     parser = _Parser(prog="jaxgrade", description="Grade JAX exercises: values and structure.",
                      epilog="--course DIR, before or after the command: the course in DIR (default: the folder "
-                            "holding jaxgrade.toml here or above; docs/course.md)")
+                            "holding jaxgrade.toml here or above; docs/course.md). --keys DIR: the track's "
+                            "exercises with their answer keys (a checkout's exercises/), in place of the installed "
+                            "track's (default: the course's keys setting; docs/keys.md)")
     parser.add_argument("--version", action="version", version=f"jaxgrade {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -188,15 +192,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if every or command == "grade":
         from grader.batch.command import add_grade_command  # jaxgrade grade: a whole class
         add_grade_command(commands)
+    if every or command == "explain":
+        from grader.authoring import explain  # jaxgrade explain: what the structure checks observe
+        explain.add_commands(commands)
     return parser
 
 
-_INSTRUCTORS = ("export", "validate", "list", "new", "init", "grade")  # the commands build_parser adds on demand
+_INSTRUCTORS = ("export", "validate", "list", "new", "init", "grade", "explain")  # the commands build_parser adds on demand
 
 
-# A dependency missing (Jinja2's own too) is an install to fix (a module path that skipped them, a
-# PYTHONPATH set by hand), not a bug to report.
-_INSTALLED_WITH = frozenset({*DEPENDENCIES, "markupsafe"})
 # The machine refused a file operation: likely the environment, though still not a verdict.
 _ENVIRONMENT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS, errno.EMFILE,
                                  errno.ENFILE, errno.ENOMEM})
@@ -209,11 +213,6 @@ def crash_line(error: BaseException) -> str:
     what = for_terminal(" ".join(f"{type(error).__name__}: {error}".split())[:300])
     report = ("report it to the jaxgrade maintainers with the command you ran and this line (rerun with "
               "JAXGRADE_DEBUG=1 to add the traceback)")
-    missing = error.name.partition(".")[0] if isinstance(error, ModuleNotFoundError) and error.name else None
-    if missing in _INSTALLED_WITH:
-        return (f"jaxgrade: internal error ({what}{at}): jaxgrade needs the package {missing}, which this Python "
-                f"({sys.executable}) does not have. Install jaxgrade with its dependencies (pip install jaxgrade, "
-                f"or pip install {missing}) and run again.")
     if isinstance(error, OSError) and error.errno in _ENVIRONMENT_ERRNOS:
         return (f"jaxgrade: internal error ({what}{at}): the machine refused a file operation. Fix that (disk "
                 f"space, permissions) and run again; if it is not that, this is a bug in jaxgrade {__version__}: "
@@ -234,21 +233,25 @@ def _timings() -> Timings:
     return found
 
 
-def course_option(arguments: list[str]) -> tuple[list[str], Path | None]:
-    """``arguments`` without ``--course DIR`` (or ``--course=DIR``), wherever it stands, and DIR."""
-    rest, course = [], None
+# The options every command takes, before or after it (grader.authoring.course): what each names.
+_FOLDER_OPTIONS = {"--course": "the course's folder", "--keys": "the exercises folder of a checkout of jaxgrade"}
+
+
+def course_option(arguments: list[str]) -> tuple[list[str], Path | None, Path | None]:
+    """``arguments`` without ``--course DIR`` and ``--keys DIR`` (or ``--OPTION=DIR``), wherever
+    they stand, and the two folders (None: not given)."""
+    rest, given = [], dict.fromkeys(_FOLDER_OPTIONS)
     items = iter(arguments)
     for item in items:
-        if item == "--course":
-            value = next(items, None)
-            if value is None:
-                raise UsageError("--course needs the course's folder: --course DIR")
-            course = Path(value)
-        elif item.startswith("--course="):
-            course = Path(item.partition("=")[2])
-        else:
+        option, equals, value = item.partition("=")
+        if option not in _FOLDER_OPTIONS:
             rest.append(item)
-    return rest, course
+            continue
+        value = value if equals else next(items, None)
+        if not value:
+            raise UsageError(f"{option} needs {_FOLDER_OPTIONS[option]}: {option} DIR")
+        given[option] = Path(value)
+    return rest, given["--course"], given["--keys"]
 
 
 def main(argv: list[str] | None = None, launcher: Launcher | None = None) -> int:
@@ -257,8 +260,8 @@ def main(argv: list[str] | None = None, launcher: Launcher | None = None) -> int
     (grader.warm.client), and grades here when none answers."""
     try:
         given = sys.argv[1:] if argv is None else argv
-        arguments, course = course_option(given)
-        choose_course(course)
+        arguments, course, keys = course_option(given)
+        choose_course(course, keys)
         timings = _timings() if arguments[:1] == ["check"] and timings_wanted() else None
         if arguments[:1] == ["check"] and launcher is None:
             from grader.warm.client import through_service
@@ -268,7 +271,7 @@ def main(argv: list[str] | None = None, launcher: Launcher | None = None) -> int
         args = build_parser(command=arguments[0] if arguments else None).parse_args(arguments)
         args.timings, args.launcher = timings, launcher
         return args.run(args)
-    except (UsageError, ExerciseError) as error:
+    except (UsageError, ExerciseError, RunnerFilesChanged) as error:
         print(f"jaxgrade: {error}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
@@ -280,8 +283,10 @@ def main(argv: list[str] | None = None, launcher: Launcher | None = None) -> int
     except Exception as error:  # a crash of jaxgrade itself: never mistaken for a grade (1) or a usage error (2)
         if os.environ.get("JAXGRADE_DEBUG"):
             traceback.print_exc()
-        print(crash_line(error), file=sys.stderr)
-        return ExitCode.CRASH
+        from grader.dependencies import needed_package
+        needed = needed_package(error)  # a package missing or broken: an install to fix, not a bug (exit 3)
+        print(needed or crash_line(error), file=sys.stderr)
+        return ExitCode.UNGRADABLE if needed else ExitCode.CRASH
     finally:  # what closed children left is given back in the background: done before returning
         choose_course(None)  # the warm service answers many commands: --course was this one's
         if launcher is None:  # (the warm service answers first, and gives back while it waits)

@@ -108,6 +108,15 @@ class WarmServiceError(GraderFault):
     is graded in-process instead."""
 
 
+class MissingDependency(GraderFault):
+    """A package jaxgrade needs is missing or fails to import here: an install to fix, not a bug."""
+
+
+class RunnerFilesChanged(GraderFault):
+    """The CI runner's file commands ($GITHUB_OUTPUT...) changed while a submission was graded:
+    jaxgrade refuses to write after content it did not leave (grader.runner_files)."""
+
+
 class GraderFailure(GraderFault):
     """The grader could not finish a submission for a reason of its own (its warm process
     could not fork): no verdict is recorded, so the next run grades it again."""
@@ -160,8 +169,3 @@ class Malformed(SubmissionFault, ValueError):
 class Unverifiable(GraderFault):
     """In the witness, an account it cannot run (a sharding or step of a kind it does not know,
     a program that does not compile there): no verdict either way, never an accusation."""
-
-
-class Refused(SubmissionFault):
-    """In the witness, an account with a program that calls something the witness never runs
-    (a host callback): what was handed over is not a program of XLA's alone."""

@@ -335,7 +335,7 @@ class ValueData(TypedDict):
 LeafKind = Literal["jax_array", "numpy", "python", "other"]
 JitStatus = Literal["traced", "compiled", "cached"]
 RecompileCause = Literal["type", "static", "sharding", "arguments", "new_function", "other"]
-HostKind = Literal["callback", "custom_rule", "round_trip"]
+HostKind = Literal["callback", "round_trip"]
 CollectiveKind = Literal["all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all"]
 
 
@@ -374,7 +374,7 @@ class CompilationData(TypedDict):
 
 
 class HostData(TypedDict):
-    """Host work amid the call's JAX work: ``kind`` callback, custom_rule or round_trip."""
+    """Host work amid the call's JAX work: ``kind`` callback or round_trip."""
     kind: HostKind
     call: str
 

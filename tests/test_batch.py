@@ -26,6 +26,8 @@ from grader.errors import PoolError
 from grader.sandbox.pool import ForkedProcess, Pool
 from grader.authoring.exercise import load_exercise
 
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+
 MIXED = {"alice": "reference.py", "bob": "wrong/value_mean.py", "carol": "wrong/limits_crash.py",
          "dave": "wrong/limits_infinite_loop.py", "erin": "right/make_mesh.py",
          "frank": "wrong/structure_sums_original.py", "gina": "wrong/load_syntax_error.py"}
@@ -385,6 +387,24 @@ def test_everything_written_under_out_is_private(hostile_run):
 def test_a_moodle_worksheet_is_not_written_for_a_folder_that_is_not_moodles(hostile_run):
     assert "not a Moodle download" in hostile_run["done"].stderr
     assert not (hostile_run["out"] / "gradebook-moodle.csv").exists()
+
+
+def test_a_class_run_leaves_nothing_in_the_temporary_folder_whatever_a_submission_raises(exercises_root, tmp_path):
+    """Issue #64: a grading process that shrank a failing value check's example (an exception
+    carrying a lone surrogate, a wrong mean) made Hypothesis's folder and left by ``os._exit``,
+    past the clean-up ``atexit`` runs: a ``jaxgrade-hypothesis-*`` folder was left per run."""
+    folder = make_class(tmp_path / "class", {"alice": "reference.py", "bob": "wrong/value_mean.py"})
+    shutil.copyfile(HOSTILE / "lone_surrogate_error.py", folder / "carol.py")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "JAXGRADE_EXERCISES": str(exercises_root), "TMPDIR": str(scratch)}
+    # twice: the second run finds the drawn inputs kept, so only the grading processes use Hypothesis
+    for run in ("first", "second"):
+        done = _jaxgrade("grade", str(folder), "-e", SEED_EXERCISE.name, "-o", str(tmp_path / run), "-j", "2", env=env)
+        assert done.returncode == 0, done.stderr
+        assert {s: row["status"] for s, row in gradebook(tmp_path / run).items()} == {
+            "alice": "passed", "bob": "failed", "carol": "failed"}
+        assert [p.name for p in scratch.iterdir() if p.name.startswith("jaxgrade")] == [], run
 
 
 # --- results the grader's environment decided are graded again (#13.3) -------------------------------------

@@ -64,6 +64,19 @@ def test_the_all_reduce_xla_inserts_for_a_sum_over_a_split_axis_is_seen_with_its
     assert own[0].memory.argument == 16 * 4 * 4 // 8  # each device's rows of x
 
 
+@pytest.mark.parametrize("dtype, size", [("jnp.bfloat16", 2), ("jnp.float32", 4)])
+def test_a_psum_is_counted_at_the_dtype_the_program_asked_for(recorded, dtype: str, size: int) -> None:
+    """The CPU backend runs a bfloat16 all-reduce in float32; the bytes are the bfloat16 ones, so a
+    gradient compressed before its psum is seen to move half as much."""
+    returned = recorded(f"""
+        def f(x):
+            summed = jax.shard_map(lambda b: jax.lax.psum(b.astype({dtype}), "data"), mesh=MESH,
+                                   in_specs=P("data"), out_specs=P())
+            return jax.jit(summed)(x)
+    """)
+    assert kinds(returned) == [("all-reduce", 2 * 4 * size)]  # each device's (2, 4) block, summed
+
+
 @pytest.mark.slow
 def test_a_reduce_scatter_an_eager_shard_map_and_a_loop_of_calls_are_each_counted(recorded) -> None:
     scattered = recorded("""
@@ -102,6 +115,21 @@ def test_an_eager_collective_in_a_python_loop_counts_every_run(recorded) -> None
     assert [(p.runs, [c.kind for c in p.collectives]) for p in moving] == [(3, ["all-reduce"])]
     assert sum(p.communicated for p in looped.programs) == 3 * 4 * 4  # the four column sums, thrice
 
+
+
+def test_a_collective_in_the_condition_of_a_loop_the_data_ends_runs_unbounded(recorded) -> None:
+    # Issue #64: a loop's condition was counted as running once; it runs once more than the body,
+    # here a number of times only the data decides.
+    looped = recorded("""
+        @jax.jit
+        def f(x):
+            def total(rows):
+                stop = 3 + (jnp.sum(rows) * 0).astype(jnp.int32)
+                more = lambda s: s[0] + (jax.lax.psum(s[1][0, 0], "data") * 0).astype(jnp.int32) < stop
+                return jax.lax.while_loop(more, lambda s: (s[0] + 1, s[1] + rows), (0, rows))[1]
+            return jax.shard_map(total, mesh=MESH, in_specs=P("data"), out_specs=P("data"))(x)
+    """)
+    assert [c.times for p in looped.programs for c in p.collectives if c.kind == "all-reduce"] == [None]
 
 
 @pytest.mark.parametrize("when", ["at_import", "in_the_call"])

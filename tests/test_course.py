@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,22 @@ def _listed(capsys) -> list[str]:
 def test_a_course_lists_its_exercises_then_the_tracks(course, capsys):
     assert _listed(capsys) == ["ring_allreduce", *TRACK]
     assert [e.slug for e in own_exercises()] == ["ring_allreduce"]  # what validate proves by default
+
+
+def test_list_shows_each_exercises_version_and_whether_its_key_is_here(course, capsys):
+    """The course's own exercise has no reference.py (no key): validating or exporting it needs one."""
+    (course / "exercises" / "ring_allreduce" / "reference.py").unlink()
+    toml = course / "exercises" / "ring_allreduce" / "exercise.toml"
+    toml.write_text(toml.read_text().replace('version = "3"', 'version = "7-course"'))
+    capsys.readouterr()
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["slug", "title", "version", "points", "devices", "key"]
+    own = next(line for line in lines if line.startswith("ring_allreduce")).split()
+    assert own[-4:] == ["7-course", "10", "8", "absent"], own
+    track = next(line for line in lines if line.startswith("sgd_step")).split()
+    assert track[-1] == "present" and track[-4] == "2", track
+    assert "key absent" in lines[-1] and "docs/keys.md" in lines[-1]
 
 
 def test_a_course_chooses_the_tracks_exercises(course, capsys):
@@ -231,3 +248,41 @@ def test_the_worked_courses_ci_is_a_github_workflow_that_validates_it():
     runs = [step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"]]
     assert any("pip install" in r and "jaxgrade" in r for r in runs)
     assert any(r.startswith("jaxgrade validate") for r in runs), runs
+
+
+def test_the_tracks_keys_beside_a_course(course, tmp_path, capsys):
+    """``keys`` in jaxgrade.toml (or ``--keys DIR``) names the track's exercises with their keys:
+    they replace the installed track's under the course's pins, and the course keeps its own
+    exercises and helpers. The keys folder here holds sgd_step at a version the installed track
+    does not have, so a pin that holds proves the folder is the one used."""
+    import zipfile
+
+    keys = tmp_path / "checkout" / "exercises"
+    shutil.copytree(SEED_EXERCISE.parent / "sgd_step", keys / "sgd_step", ignore=shutil.ignore_patterns("__pycache__"))
+    toml = keys / "sgd_step" / "exercise.toml"
+    installed = tomllib.loads(toml.read_text())["version"]
+    toml.write_text(toml.read_text().replace(f'version = "{installed}"', 'version = "99"'))
+    (course / "course_helpers").mkdir()
+    (course / "course_helpers" / "__init__.py").write_text(HELPERS)
+    checks = course / "exercises" / "ring_allreduce" / "checks.py"
+    checks.write_text("from course_helpers import RETURNS_TITLE\n" + checks.read_text().replace(
+        'title="Returns a float32 JAX array of shape ()"', "title=RETURNS_TITLE", 1))
+    _set(course, 'helpers = "course_helpers"')
+    _set(course, 'track = {sgd_step = "99"}')
+    assert main(["list"]) == 2 and f"the installed track has version {installed}" in capsys.readouterr().err
+    assert main(["--keys", str(keys), "list"]) == 0  # the option, for this command
+    _set(course, f'keys = "{os.path.relpath(keys, course)}"')  # the setting, relative to the course
+    assert _listed(capsys) == ["ring_allreduce", "sgd_step"]
+    capsys.readouterr()
+    assert main(["validate", "sgd_step", "--seeds", "1"]) == 0, capsys.readouterr()
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    shutil.copy(keys / "sgd_step" / "reference.py", submissions / "alice.py")
+    assert main(["grade", str(submissions), "-e", "sgd_step", "-o", str(tmp_path / "class")]) == 0
+    out = tmp_path / "autograders"
+    assert main(["export", "gradescope", "-e", "ring_allreduce", "-e", "sgd_step", "-o", str(out)]) == 0
+    names = zipfile.ZipFile(out / "ring_allreduce.zip").namelist()
+    assert "exercises/ring_allreduce/_helpers/course_helpers/__init__.py" in names, names
+    assert 'version = "99"' in zipfile.ZipFile(out / "sgd_step.zip").read("exercises/sgd_step/exercise.toml").decode()
+    _set(course, 'keys = "nowhere"')
+    assert main(["list"]) == 2 and "keys = 'nowhere'" in capsys.readouterr().err

@@ -32,6 +32,7 @@ from conftest import WITHHELD_VISIBILITY
 from grader.cli import main
 from grader.errors import ExerciseError, ExportError
 from grader.authoring.exercise import find_exercise, load_exercise
+from grader.authoring.export.command import TARGETS
 from grader.authoring.export import (copy_exercise, export_github_classroom, export_gitlab_ci, export_gradescope,
                            export_prairielearn, export_student, visible_checks_source)
 
@@ -53,15 +54,8 @@ def autograder_zip(exercise, tmp_path_factory) -> Path:
 
 def _fake_autograder(zip_path: Path, root: Path) -> Path:
     """Lay the zip out as Gradescope does: contents in /autograder/source, run_autograder copied up."""
-    with zipfile.ZipFile(zip_path) as archive:
-        archive.extractall(root / "source")
-    for info in zipfile.ZipFile(zip_path).infolist():  # extractall drops the mode bits
-        mode = info.external_attr >> 16
-        if mode:
-            os.chmod(root / "source" / info.filename, stat.S_IMODE(mode))
-    shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
-    (root / "submission").mkdir()
-    return root
+    from grader.authoring.export.gradescope import lay_out
+    return lay_out(zip_path, root)
 
 
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="Gradescope runs autograders as root, and run_autograder "
@@ -596,9 +590,70 @@ def test_cli_exports_several_exercises_each_into_the_folder(tmp_path, capsys):
         assert "-e SLUG (repeat it for several), or give --all" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_export_proves_itself_through_its_runner(target, tmp_path, capsys):
+    """The reference, then a wrong variant, graded through what was written, as the platform runs it."""
+    out = tmp_path / ("autograder.zip" if target == "gradescope" else "out")
+    assert main(["export", target, "-e", SLUG, "-o", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "Proven through it: the reference: full marks; wrong/limits_crash.py: less than full marks" in said, said
+
+
+def _exercise_reading_a_table(folder: Path, wrong: str, expect: str) -> Path:
+    """The seed exercise whose checks.py reads a table beside it, with one wrong variant: ``wrong``'s
+    code, expected to fail ``expect``."""
+    copied = folder / SLUG
+    shutil.copytree(EXERCISE_DIR, copied, ignore=shutil.ignore_patterns("__pycache__", "wrong"))
+    (copied / "probe.json").write_text("[2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5]")
+    checks = copied / "checks.py"
+    checks.write_text(checks.read_text().replace(
+        "PROBE = {\"x\": np.array([2.0, -1.0, 4.0, 0.5, -3.25, 7.0, 1.5], dtype=np.float32)}",
+        "PROBE = {\"x\": np.array(json.loads((Path(__file__).parent / \"probe.json\").read_text()), dtype=np.float32)}")
+        .replace("import numpy as np\n", "import json\nfrom pathlib import Path\n\nimport numpy as np\n"))
+    (copied / "wrong").mkdir()
+    (copied / "wrong" / f"{expect}_variant.py").write_text(f"# expect: {expect}\n" + wrong)
+    return copied
+
+
+def test_an_export_that_grades_wrongly_fails_its_proof_and_is_removed(tmp_path, monkeypatch, capsys):
+    """A file checks.py reads beside it travels with the exercise (the reference gets full marks
+    through the zip); a "wrong" variant that the export gives full marks stops the export: exit 2,
+    the message names the variant and what it got, and no zip is left to upload."""
+    monkeypatch.setenv("JAXGRADE_EXERCISES", str(tmp_path / "exercises"))
+    copied = _exercise_reading_a_table(tmp_path / "exercises", (EXERCISE_DIR / "reference.py").read_text(), "value")
+    out = tmp_path / "autograder.zip"
+    assert main(["export", "gradescope", "-e", SLUG, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"wrong/value_variant.py of {SLUG} must get less than full marks through it, and got full marks" in err
+    assert f"Removed {out}" in err and not out.exists()
+    shutil.copy(EXERCISE_DIR / "wrong" / "value_mean.py", copied / "wrong" / "value_variant.py")
+    assert main(["export", "gradescope", "-e", SLUG, "-o", str(out)]) == 0
+    assert "wrong/value_variant.py: less than full marks" in capsys.readouterr().out
+    assert f"exercises/{SLUG}/probe.json" in zipfile.ZipFile(out).namelist()
+
+
+def test_all_exports_what_it_has_keys_for_and_names_the_rest(tmp_path, monkeypatch, capsys):
+    """--all for an autograder: the exercises without their key are named with where the keys
+    are, the others exported (exit 0); with none keyed, nothing is written (exit 2)."""
+    keyless = tmp_path / "exercises" / "sgd_step"
+    shutil.copytree(REPO / "exercises" / "sgd_step", keyless, ignore=shutil.ignore_patterns(
+        "__pycache__", "reference.py", "right", "wrong"))
+    shutil.copytree(EXERCISE_DIR, tmp_path / "exercises" / SLUG, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setenv("JAXGRADE_EXERCISES", str(tmp_path / "exercises"))
+    assert main(["export", "gradescope", "--all", "-o", str(tmp_path / "autograders")]) == 0
+    out = capsys.readouterr().out
+    assert "Skipped 1 exercise(s) without an answer key here: jaxgrade export gradescope needs the answer key " \
+           f"(reference.py, right/, wrong/) of sgd_step, and {keyless} has none: write its reference.py there" in out, out
+    assert [p.name for p in (tmp_path / "autograders").iterdir()] == [f"{SLUG}.zip"]
+    shutil.rmtree(tmp_path / "exercises" / SLUG)
+    assert main(["export", "gradescope", "--all", "-o", str(tmp_path / "none")]) == 2
+    assert "answer key (reference.py, right/, wrong/) of sgd_step" in capsys.readouterr().err
+    assert not (tmp_path / "none").exists()
+
+
 @pytest.mark.slow
 def test_cli_exports_every_exercise_with_all(tmp_path):
-    assert main(["export", "prairielearn", "--all", "-o", str(tmp_path / "questions")]) == 0
+    assert main(["export", "prairielearn", "--all", "--no-prove", "-o", str(tmp_path / "questions")]) == 0
     track = sorted(p.name for p in (REPO / "exercises").iterdir() if (p / "exercise.toml").is_file())
     assert sorted(p.name for p in (tmp_path / "questions").iterdir()) == track
     for slug in track:
@@ -914,7 +969,10 @@ def test_github_classroom_template_is_a_repository_with_a_valid_workflow(classro
     assert (classroom / "README.md").read_text().startswith((EXERCISE_DIR / "statement.md").read_text().rstrip())
     workflow = _workflow(classroom)
     _validate_workflow(workflow)
-    steps = workflow["jobs"]["autograding"]["steps"]
+    # the names Classroom's reporter requires, or it uploads no points; actions on a supported node runtime
+    assert workflow["name"] == "Autograding Tests" and list(workflow["jobs"]) == ["run-autograding-tests"]
+    steps = workflow["jobs"]["run-autograding-tests"]["steps"]
+    assert [s["uses"] for s in steps[:2]] == ["actions/checkout@v5", "actions/setup-python@v6"]
     runs = [s["run"] for s in steps if "run" in s]
     assert runs == ["python -m pip install -c constraints.txt ./.jaxgrade/jaxgrade", "python check --format classroom"]
     grading = next(s for s in steps if s.get("run", "").startswith("python check"))
@@ -926,8 +984,8 @@ def test_github_classroom_template_is_a_repository_with_a_valid_workflow(classro
 
 
 @pytest.mark.parametrize("break_it", [
-    lambda w: w["jobs"]["autograding"].pop("runs-on"),
-    lambda w: w["jobs"]["autograding"]["steps"][0].update(run="echo", uses="actions/checkout@v4"),
+    lambda w: w["jobs"]["run-autograding-tests"].pop("runs-on"),
+    lambda w: w["jobs"]["run-autograding-tests"]["steps"][0].update(run="echo", uses="actions/checkout@v5"),
     lambda w: w.update(permissions={"classroom": "write"}),
 ])
 def test_the_workflow_schema_is_not_a_rubber_stamp(classroom, break_it):
@@ -949,7 +1007,8 @@ def test_classroom_records_the_points_jaxgrade_check_gives(classroom, tmp_path, 
     shutil.copytree(classroom, repository, symlinks=True)
     shutil.copy(variant, repository / f"{SLUG}.py")
     (tmp_path / "output").write_text(""), (tmp_path / "summary.md").write_text("")
-    grading = next(s for s in _workflow(repository)["jobs"]["autograding"]["steps"] if s.get("id") == "jaxgrade")
+    steps = _workflow(repository)["jobs"]["run-autograding-tests"]["steps"]
+    grading = next(s for s in steps if s.get("id") == "jaxgrade")
     done = _shell(grading["run"], repository, GITHUB_OUTPUT=str(tmp_path / "output"),
                   GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"))
     assert done.returncode == (0 if points[0] == points[1] else 1), done.stdout[-3000:] + done.stderr[-3000:]
@@ -1002,7 +1061,7 @@ def test_gitlab_ci_script_writes_the_junit_it_declares_and_logs_the_score(gitlab
 
 def test_cli_exports_the_whole_catalogue_and_wants_one_of_e_or_all(tmp_path, capsys):
     from grader.authoring.exercise import all_exercises
-    assert main(["export", "student", "--all", "-o", str(tmp_path / "all")]) == 0
+    assert main(["export", "student", "--all", "--no-prove", "-o", str(tmp_path / "all")]) == 0
     slugs = [e.slug for e in all_exercises()]
     assert sorted(p.name for p in (tmp_path / "all").iterdir()) == slugs
     assert all((tmp_path / "all" / slug / "check").is_file() for slug in slugs)
@@ -1032,7 +1091,7 @@ def test_every_ci_command_grades_in_a_fresh_venv(classroom, gitlab, fresh_venv, 
     shutil.copytree(classroom, github, symlinks=True)
     shutil.copy(WRONG, github / f"{SLUG}.py")
     (tmp_path / "output").write_text("")
-    for step in _workflow(github)["jobs"]["autograding"]["steps"]:
+    for step in _workflow(github)["jobs"]["run-autograding-tests"]["steps"]:
         if "run" in step:
             done = _shell(step["run"], github, fresh_venv, GITHUB_OUTPUT=str(tmp_path / "output"))
             expected = 1 if step.get("id") == "jaxgrade" else 0  # 1: graded, not full marks

@@ -32,6 +32,7 @@ def record(student: str, scores: dict[str, float], status: str, source: str | No
 
 RESULTS = [record("bob", {"load.function": 1, "value.random_vectors": 0, "limits.resources": 1}, "failed"),
            record("alice", {"load.function": 1, "value.random_vectors": 2, "limits.resources": 1}, "passed")]
+AGAINST = ("2-course.1", "0f1e2d3c4b5a")  # exercise.toml's version, the fingerprint of the exercise's files
 PROBLEMS = [Problem("carol.py", "carol", "empty", "the file is empty"),
             Problem("notes.txt", None, "not_python", "not a Python file: ignored")]
 
@@ -42,19 +43,20 @@ def read(path) -> list[dict[str, str]]:
 
 def test_columns_rows_and_scores(tmp_path):
     path = tmp_path / "gradebook.csv"
-    assert write_gradebook(path, CHECKS, RESULTS, PROBLEMS) == 3
+    assert write_gradebook(path, CHECKS, RESULTS, PROBLEMS, AGAINST) == 3
     header = path.read_text().splitlines()[0].split(",")
-    assert header == ["student", "score", "max_score", "status", *CHECKS, "source", "sha256", "note"]
+    assert header == ["student", "score", "max_score", "status", *CHECKS, "source", "sha256", "version", "fingerprint", "note"]
     rows = read(path)
     assert [r["student"] for r in rows] == ["alice", "bob", "carol"]
     alice, bob, carol = rows
     assert (alice["score"], alice["max_score"], alice["status"], alice["value.random_vectors"]) == ("4", "4", "passed", "2")
     assert (bob["score"], bob["value.random_vectors"], bob["limits.resources"]) == ("2", "0", "1")
     assert bob["sha256"] == "ab" * 32 and bob["source"] == "bob.py"
+    assert (bob["version"], bob["fingerprint"]) == AGAINST and (carol["version"], carol["fingerprint"]) == ("", "")
 
 
 def test_an_entry_that_was_not_graded_has_no_score_and_a_note(tmp_path):
-    rows = gradebook_rows(CHECKS, RESULTS, PROBLEMS)
+    rows = gradebook_rows(CHECKS, RESULTS, PROBLEMS, AGAINST)
     carol = next(r for r in rows if r["student"] == "carol")
     assert carol["status"] == "not_graded" and carol["score"] == "" and carol["load.function"] == ""
     assert carol["note"] == "empty: the file is empty" and carol["source"] == "carol.py"
@@ -62,14 +64,14 @@ def test_an_entry_that_was_not_graded_has_no_score_and_a_note(tmp_path):
 
 
 def test_a_problem_for_a_student_who_was_graded_adds_no_second_row():
-    rows = gradebook_rows(CHECKS, RESULTS, [Problem("bob/extra.txt", "bob", "not_python", "ignored")])
+    rows = gradebook_rows(CHECKS, RESULTS, [Problem("bob/extra.txt", "bob", "not_python", "ignored")], AGAINST)
     assert [r["student"] for r in rows] == ["alice", "bob"]
 
 
 def test_names_a_spreadsheet_would_run_are_quoted(tmp_path):
     path = tmp_path / "gradebook.csv"
     evil = record("=HYPERLINK(\"http://x\")", {"load.function": 1}, "failed", source="+cmd.py")
-    write_gradebook(path, CHECKS, [evil], [Problem("@sum.py", "-2+3", "empty", "the file is empty")])
+    write_gradebook(path, CHECKS, [evil], [Problem("@sum.py", "-2+3", "empty", "the file is empty")], AGAINST)
     cells = [cell for row in read(path) for cell in (row["student"], row["source"])]
     assert cells and all(not cell.startswith(("=", "+", "-", "@")) for cell in cells)
     assert "'=HYPERLINK" in path.read_text()
@@ -77,8 +79,8 @@ def test_names_a_spreadsheet_would_run_are_quoted(tmp_path):
 
 def test_the_file_is_replaced_whole(tmp_path):
     path = tmp_path / "gradebook.csv"
-    write_gradebook(path, CHECKS, RESULTS, PROBLEMS)
-    write_gradebook(path, CHECKS, RESULTS[:1], [])
+    write_gradebook(path, CHECKS, RESULTS, PROBLEMS, AGAINST)
+    write_gradebook(path, CHECKS, RESULTS[:1], [], AGAINST)
     assert [r["student"] for r in read(path)] == ["bob"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["gradebook.csv"]  # no temporary left behind
 
@@ -108,7 +110,7 @@ def test_no_cell_of_any_gradebook_is_a_formula_after_trimming(tmp_path):
     names = [" =HYPERLINK(\"http://x\")", "\t=1", "\u00a0+cmd", "  -2+3", "\u2003@SUM(A1)"]
     results = [{**record(str(1000 + i), {"load.function": 1}, "failed", source=f"{n}.py"), "name": n,
                 "graded_at": "2026-11-29T19:16:00Z"} for i, n in enumerate(names)]
-    write_gradebook(tmp_path / "gradebook.csv", CHECKS, results, [], lms=True)
+    write_gradebook(tmp_path / "gradebook.csv", CHECKS, results, [], AGAINST, lms=True)
     canvas = canvas_rows(" =Lab (1)", 4, results, [], "canvas")
     moodle = moodle_rows(4, results, [], "moodle")
     cells = [cell for row in csv.reader(io.StringIO((tmp_path / "gradebook.csv").read_text())) for cell in row]
@@ -119,7 +121,8 @@ def test_no_cell_of_any_gradebook_is_a_formula_after_trimming(tmp_path):
 def test_hostile_names_reach_the_gradebook_as_one_inert_cell_each(tmp_path):
     path = tmp_path / "gradebook.csv"
     names = ["evil\nname", "\x1b[31mred", "=HYPERLINK(\"http://x\")", "line\rbreak"]
-    write_gradebook(path, CHECKS, [record(n, {"load.function": 1}, "failed", source=n + ".py") for n in names], [])
+    write_gradebook(path, CHECKS, [record(n, {"load.function": 1}, "failed", source=n + ".py") for n in names], [],
+                    AGAINST)
     text = path.read_text()
     assert "\x1b" not in text and "\r" not in text and text.count("\n") == 1 + len(names)  # one line per row
     rows = read(path)
@@ -131,19 +134,19 @@ def test_lms_downloads_add_the_name_and_late_columns(tmp_path):
     path = tmp_path / "gradebook.csv"
     graded = {**record("12345", {"load.function": 1}, "failed"), "name": "doejane", "late": True}
     problem = Problem("smithann_444_text.html", "444", "no_python", "no .py file", name="smithann")
-    write_gradebook(path, CHECKS, [graded], [problem], lms=True)
+    write_gradebook(path, CHECKS, [graded], [problem], AGAINST, lms=True)
     assert path.read_text().splitlines()[0].split(",")[:4] == ["student", "name", "late", "score"]
     rows = {r["student"]: r for r in read(path)}
     assert (rows["12345"]["name"], rows["12345"]["late"]) == ("doejane", "yes")
     assert (rows["444"]["name"], rows["444"]["status"]) == ("smithann", "not_graded")
-    write_gradebook(path, CHECKS, [graded], [problem])  # a plain folder: the columns of before
+    write_gradebook(path, CHECKS, [graded], [problem], AGAINST)  # a plain folder: the columns of before
     assert "name" not in path.read_text().splitlines()[0].split(",")
 
 
 def test_every_gradebook_file_is_created_private_whatever_the_umask(tmp_path):
     previous = os.umask(0)
     try:
-        write_gradebook(tmp_path / "gradebook.csv", CHECKS, RESULTS, PROBLEMS)
+        write_gradebook(tmp_path / "gradebook.csv", CHECKS, RESULTS, PROBLEMS, AGAINST)
         write_atomically(tmp_path / "other.txt", "x")
     finally:
         os.umask(previous)

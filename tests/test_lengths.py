@@ -139,3 +139,21 @@ def test_loops_run_once_reads_sibling_loops_and_leaves_nested_ones_to_their_oute
     text = {f.__name__: jax.jit(f).lower(xs).compile().as_text() for f in (siblings, nested)}
     assert sorted(loops_run_once(text["siblings"])) == [6, 64]
     assert loops_run_once(text["nested"]) == [6]
+
+
+def test_loops_run_once_lists_a_loop_of_unknown_length_inside_a_loop_of_known_length() -> None:
+    """Issue #64: a ``while_loop`` the data ends, in a scan's body, was left to the scan, whose
+    count says nothing of it; it is listed as None beside the scan's 6 steps."""
+    import jax
+    import jax.numpy as jnp
+
+    from grader.child.compiled import loops_run_once
+
+    def until_data_says(xs):
+        def microbatch(total, x):
+            stop = 2 + (jnp.sum(x) * 0).astype(jnp.int32)
+            return jax.lax.while_loop(lambda s: s[0] < stop, lambda s: (s[0] + 1, s[1] + x.sum()), (0, total))[1], None
+        return jax.lax.scan(microbatch, 0.0, xs)[0]
+
+    text = jax.jit(until_data_says).lower(jnp.ones((6, 32, 8))).compile().as_text()
+    assert sorted(loops_run_once(text), key=str) == [6, None]

@@ -151,6 +151,7 @@ def test_a_students_install_and_pack_hold_no_key_and_grade_the_visible_checks(wh
     pack's check script give full marks, and validate and the Gradescope export say where the
     keys are instead of crashing."""
     import nbformat
+    import tomllib
 
     venv = tmp_path / "venv"
     command, env = _wheel_installed("venv", wheel[0], venv)
@@ -183,6 +184,11 @@ def test_a_students_install_and_pack_hold_no_key_and_grade_the_visible_checks(wh
     done = subprocess.run([str(venv / "bin" / "python"), "check"], capture_output=True, text=True, timeout=300,
                           cwd=pack, env=env)
     assert done.returncode == 0 and "Score: 10/10" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+    # the README's other way, with the pytest the install line puts beside jaxgrade: one test per check
+    done = subprocess.run([str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+                          capture_output=True, text=True, timeout=300, cwd=pack, env=env)
+    checks = len(tomllib.loads((SEED_EXERCISE / "exercise.toml").read_text())["points"])
+    assert done.returncode == 0 and f"{checks} passed" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
     for args in (["validate", SEED_EXERCISE.name], ["export", "gradescope", "-e", SEED_EXERCISE.name, "-o", "a.zip"]):
         done = subprocess.run([*command, *args], capture_output=True, text=True, timeout=300, cwd=work, env=env)
         assert done.returncode == 2 and "jaxgrade's source repository" in done.stderr, done.stderr[-2000:]
@@ -276,6 +282,37 @@ def test_the_worked_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
     toml.write_text(toml.read_text().replace('named_sharding_replicated = "3"', 'named_sharding_replicated = "2"'))
     refused = run("validate", "--seeds", "1")
     assert refused.returncode == 2 and "pinned to version 2, the installed track has version 3" in refused.stderr
+
+
+def test_the_tracks_keys_beside_a_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
+    """docs/keys.md end to end: examples/course beside a jaxgrade installed from the wheel (its
+    track has no keys). ``export gradescope --all`` exports the course's own exercises, each
+    proven through its run_autograder, and names the pinned track exercise it skipped; with
+    ``keys`` naming a checkout's exercises, ``list`` still shows the course's own exercises
+    first, the pin still holds, and ``--all`` exports all three, the helpers carried."""
+    command, env = _wheel_installed("venv", wheel[0], tmp_path / "venv")
+    course = tmp_path / "course"
+    shutil.copytree(REPO / "examples" / "course", course, ignore=shutil.ignore_patterns("__pycache__"))
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*command, *args], capture_output=True, text=True, timeout=600, cwd=course, env=env)
+
+    done = run("export", "gradescope", "--all", "-o", "without")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "Skipped 1 exercise(s) without an answer key here" in done.stdout and "keys = " in done.stdout
+    assert sorted(p.name for p in (course / "without").iterdir()) == ["row_max.zip", "shard_rows.zip"]
+    assert done.stdout.count("Proven through it: the reference: full marks") == 2, done.stdout
+    toml = course / "jaxgrade.toml"
+    toml.write_text(toml.read_text() + f'keys = "{REPO / "exercises"}"\n')
+    listed = run("list")
+    assert [line.split()[0] for line in listed.stdout.splitlines()[1:]] == \
+        ["row_max", "shard_rows", "named_sharding_replicated"], listed.stdout + listed.stderr
+    done = run("export", "gradescope", "--all", "-o", "with")
+    assert done.returncode == 0 and "Skipped" not in done.stdout, done.stdout[-3000:] + done.stderr[-3000:]
+    assert sorted(p.name for p in (course / "with").iterdir()) == \
+        ["named_sharding_replicated.zip", "row_max.zip", "shard_rows.zip"]
+    names = zipfile.ZipFile(course / "with" / "row_max.zip").namelist()
+    assert "exercises/row_max/_helpers/course_helpers/__init__.py" in names, names
 
 
 def test_a_wheel_grades_a_notebook_as_the_checkout_does(wheel, tmp_path):

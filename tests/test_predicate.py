@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 from conftest import exercise_with_checks
 
+from grader.authoring import Observed
 from grader.checks import Predicate
+from test_program_checks import judge  # noqa: F401 (the fixture: a check judged on a real child's call)
 from grader.engine import grade
 from grader.report.render import render
 
@@ -135,3 +137,38 @@ def test_a_predicate_must_be_a_function() -> None:
     with pytest.raises(TypeError, match="must be a function of the observations"):
         Predicate("len(program) > 3", "a string is not a test", id="structure.s")
     assert Predicate(bool, "the call returned", id="structure.b").title == "The call returned"
+
+
+def _compressed_psum(seen: Observed):
+    """What an instructor checking a bfloat16-compressed psum reads: the operation by meaning (a
+    psum is psum_invariant under check_vma), the dtype it sums, the block it reads on one device."""
+    psums = seen.program.uses("psum")
+    return [(n.primitive, n.operation, seen.program.dtypes[n.inputs[0]], seen.program.read_shapes(n)[0],
+             seen.program.shapes[n.inputs[0]]) for n in psums]
+
+
+@pytest.mark.slow
+def test_a_predicate_reads_operations_by_meaning_their_dtypes_and_the_blocks_a_shard_map_body_reads(judge):
+    seen: list = []
+    outcome = judge(Predicate(lambda observed: seen.append(_compressed_psum(observed)) or True,
+                              "the psum sums bfloat16", id="structure.compressed"), """
+        def f(x):
+            body = lambda b: jax.lax.psum(b.astype(jnp.bfloat16), "data").astype(jnp.float32)
+            return jax.shard_map(lambda b: body(b), mesh=MESH, in_specs=P("data"), out_specs=P())(x)
+    """)
+    assert outcome.status == "passed", outcome.message
+    assert seen == [[("psum_invariant", "psum", "bfloat16", (2,), (2,))]], seen
+
+
+@pytest.mark.slow
+def test_a_value_entering_a_shard_map_body_is_read_as_each_devices_block(judge):
+    seen: list = []
+    judge(Predicate(lambda observed: seen.append([(n.primitive, observed.program.read_shapes(n),
+                                                   [observed.program.shapes[i] for i in n.inputs])
+                                                  for n in observed.program.uses("reduce_sum")]) or True,
+                    "sums blocks", id="structure.blocks"), """
+        def f(x):
+            return jax.shard_map(lambda b: jax.lax.psum(jnp.sum(b), "data"), mesh=MESH,
+                                 in_specs=P("data"), out_specs=P())(x)
+    """)
+    assert seen == [[("reduce_sum", [(2,)], [(16,)])]], seen

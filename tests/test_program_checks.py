@@ -476,3 +476,52 @@ def test_only_inside_counts_every_operation_on_the_path_not_only_the_named_one(j
         assert outcome.status == "passed", outcome.message
     else:
         assert outcome.status == "failed" and stray in outcome.message, outcome.message
+
+
+RING = UsesPrimitive(id="structure.ppermute", title="ppermute over data", operation="ppermute", axes=("data",),
+                     inside="shard_map")
+_RING_STEP = """
+    FORWARD = [(j, (j + 1) % 8) for j in range(8)]
+
+    def zero():  # a carry that differs by device, as the totals do
+        return jax.lax.pcast(jnp.float32(0), "data", to="varying")
+
+    def step(travelling, total):
+        return jax.lax.ppermute(travelling, "data", perm=FORWARD), total + jnp.sum(travelling)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("loop", [
+    "jax.lax.fori_loop(0, 8, lambda i, c: step(*c), (block, zero()))",
+    "jax.lax.fori_loop(0, 8 + (jnp.sum(block) * 0).astype(jnp.int32), lambda i, c: step(*c), "
+    "(block, zero()))",
+    "jax.lax.scan(lambda c, _: (step(*c), None), (block, zero()), length=8)[0]",
+    "jax.lax.while_loop(lambda c: c[2] < 8, lambda c: (*step(c[0], c[1]), c[2] + 1), "
+    "(block, zero(), 0))[:2]"])
+def test_a_ppermute_whose_output_a_loop_carries_to_the_result_is_on_the_path(judge, loop: str) -> None:
+    """A ring: each step adds the block it holds, then passes the block on; the ppermute's output
+    reaches the total only through the next step (the carry), in every kind of loop."""
+    outcome = judge(RING, _RING_STEP + f"""
+    def ring(block):
+        _, total = {loop}
+        return total[None]
+
+    def f(x):
+        return jax.shard_map(ring, mesh=MESH, in_specs=P("data"), out_specs=P("data"))(x)
+    """)
+    assert outcome.status == "passed", outcome.message
+
+
+@pytest.mark.slow
+def test_a_ppermute_a_loop_carries_but_never_returns_is_not_on_the_path(judge) -> None:
+    outcome = judge(RING, _RING_STEP + """
+    def ring(block):
+        (travelled, _), kept = jax.lax.fori_loop(0, 8, lambda i, c: (step(*c[0]), c[1] + 1.0),
+                                                  ((block, zero()), jnp.sum(block)))
+        return kept[None]
+
+    def f(x):
+        return jax.shard_map(ring, mesh=MESH, in_specs=P("data"), out_specs=P("data"))(x)
+    """)
+    assert outcome.status == "failed" and "never used" in outcome.message, outcome.message

@@ -6,6 +6,7 @@ grader's objects made before it, holding the old ones, fail isinstance checks af
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -144,3 +145,18 @@ def test_a_student_pack_runs_under_plain_pytest(pytester, monkeypatch):
     monkeypatch.chdir(pack)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=len(EXERCISE.points))
+
+
+def test_a_student_pack_under_a_pytest_without_the_plugin_says_so(tmp_path):
+    """A pytest that cannot load jaxgrade's plugin (here: plugins from entry points switched off,
+    as for a pytest installed without jaxgrade) stops with what to install and run, where it would
+    collect nothing and report that no tests ran. The README's install line has pytest in it."""
+    pack = export_student(EXERCISE, tmp_path / "pack")
+    readme = (pack / "README.md").read_text()
+    assert "python -m pip install -c constraints.txt jaxgrade pytest" in readme and "python -m pytest" in readme
+    environ = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider"], cwd=pack, capture_output=True,
+                          text=True, timeout=120, env={**environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert "cannot load jaxgrade's pytest plugin" in done.stderr and "python -m pytest" in done.stderr
+    assert "no tests ran" not in done.stdout + done.stderr

@@ -3,14 +3,17 @@ devices, real submissions written to temporary files, read through the session's
 
 - every call of a jitted function is in the record, repeats served by JAX's caches included,
   each with whether it was traced, compiled or served from cache;
-- work done on the host in the middle of the JAX work (callbacks, custom derivative rules of
-  the student's own, values pulled to NumPy and given back) is recorded, and JAX's own rules
-  and a debug print are not;
+- work done on the host in the middle of the JAX work (callbacks whose results are used,
+  values pulled to NumPy and given back) is recorded, and custom derivative rules, logging
+  callbacks and a debug print are not;
 - a capturing call keeps what the placing operations received, and a feeding call hands them
   those values instead, saying how many it met.
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Iterator
@@ -122,21 +125,20 @@ def test_a_helper_jitted_once_and_called_on_two_equal_shapes_is_seen_both_times(
             return io_callback(lambda v: np.asarray(v) + 1, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
     """, "callback", "io_callback"),
     ("""
-        @jax.custom_vjp
-        def double(a):
-            return a * 2
-
-        def forward(a):
-            return a * 2, None
-
-        def backward(_, g):
-            return (g * 2,)
-
-        double.defvjp(forward, backward)
-
+        @jax.jit
         def f(x):
-            return double(jax.device_put(x, ONE))
-    """, "custom_rule", "double"),
+            halves = jax.pure_callback(on_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+            jax.debug.print("sum {}", x.sum())  # a log beside it changes nothing
+            return halves + 1
+
+        def on_host(v):
+            return np.asarray(v) / 2
+    """, "callback", "jax.pure_callback on_host, giving float32[8], whose result your function goes on to use"),
+    ("""
+        def f(x):
+            a = jax.device_put(x, ONE)
+            return jax.pure_callback(lambda v: np.asarray(v) * 2, jax.ShapeDtypeStruct(a.shape, a.dtype), a)
+    """, "callback", "jax.pure_callback <lambda>, giving float32[8]"),
     ("""
         def f(x):
             a = jax.device_put(x, ONE)
@@ -178,14 +180,42 @@ def test_a_round_trip_names_the_submissions_line_that_pulled(session, tmp_path: 
         work.call
 
 
-def test_library_rules_a_debug_print_and_a_printed_sharding_are_not_host_work(session) -> None:
-    returned = session("""
+@pytest.mark.parametrize("body", ["""
         def f(x):
             a = jax.device_put(x, ONE)
             jax.debug.print("total {}", jnp.sum(a))
             print(a.sharding)
             return jnp.sum(jax.nn.relu(a)) + jnp.sum(jax.nn.softplus(a))
-    """).call(PROBE)
+    """, """
+        from jax.experimental import io_callback
+
+        LOG = []
+
+        @jax.jit
+        def f(x):  # an ordered io_callback that logs a metric: its result feeds nothing
+            io_callback(lambda t: LOG.append(float(t)) or np.int32(0), jax.ShapeDtypeStruct((), jnp.int32),
+                        jnp.sum(x), ordered=True)
+            jax.debug.callback(lambda t: LOG.append(float(t)), jnp.max(x))
+            return x * 2
+    """, """
+        @jax.custom_vjp
+        def double(a):
+            return a * 2
+
+        def forward(a):
+            return a * 2, None
+
+        def backward(_, g):
+            return (g * 2,)
+
+        double.defvjp(forward, backward)
+
+        def f(x):  # a custom derivative rule is ordinary JAX: its primal is in the program
+            return double(jax.device_put(x, ONE))
+    """])
+def test_library_rules_logging_callbacks_custom_rules_and_a_printed_sharding_are_not_host_work(session,
+                                                                                                body: str) -> None:
+    returned = session(body).call(PROBE, record="full")
     assert returned.ok, returned.error
     assert returned.host == ()
 
@@ -259,3 +289,52 @@ def test_a_device_put_onto_another_sharding_is_not_fed(session) -> None:
     loaded.call({"x": np.ones(8, np.float32)}, counterfactual=Counterfactual(True, one))
     fed = loaded.call(PROBE, counterfactual=Counterfactual(False, one))
     assert fed.swapped == 1 and fed.number() == float(PROBE["x"].sum())
+
+
+@pytest.mark.parametrize("cut, via", [
+    ("lambda index: x[index]", None),  # slices of the argument: x itself, placed
+    ("lambda index: HOST[index]", "round_trip"),  # a NumPy copy of x: a value through the host
+])
+def test_an_array_assembled_from_pieces_during_the_call_is_a_placement(session, cut: str, via: str | None) -> None:
+    returned = session(f"""
+        ROWS = NamedSharding(Mesh(np.array(jax.devices()), ("data",)), P("data"))
+
+        def f(x):
+            global HOST
+            HOST = np.asarray(x)
+            return jax.make_array_from_callback(x.shape, ROWS, {cut})
+    """).call(PROBE, record="full")
+    assert returned.ok, returned.error
+    [placement] = [p for p in returned.program.all_placements() if p.via == "device_put"]
+    assert placement.sharding["spec"] == ["data"] and placement.placed in returned.program.outputs
+    assert (placement.source == returned.program.inputs[0]) is (via is None)
+    assert [w.kind for w in returned.host] == ([via] if via else [])
+    if via:
+        assert "jax.make_array_from_callback" in returned.host[0].call
+
+
+MOVE = Path(__file__).resolve().parent.parent / "exercises" / "move_between_shardings"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant, runs", [("right/donating_device_put.py", True),
+                                           ("wrong/limits_reads_donated.py", False)])
+def test_a_donating_move_crashes_under_the_grader_only_where_it_crashes_alone(variant: str, runs: bool) -> None:
+    # JAX 0.10 segfaults reading an array a device_put moved to other devices with donate=True:
+    # the grader never does, so the same file returns under it exactly when it returns alone
+    path = MOVE / variant
+    alone = subprocess.run(
+        [sys.executable, "-c", f"import runpy, jax.numpy as jnp; runpy.run_path({str(path)!r})"
+                               "['move_to_second_half'](jnp.arange(12.0)).block_until_ready()"],
+        env={**os.environ, "JAX_NUM_CPU_DEVICES": "8", "JAX_PLATFORMS": "cpu"}, capture_output=True, timeout=120)
+    assert (alone.returncode == 0) is runs, alone.stderr[-500:]
+    graded = Session(path, "move_to_second_half", ("x",), 8, Limits(call_s=30, total_s=120))
+    try:
+        assert graded.load().ok
+        for record in ("placements", "full"):
+            returned = graded.call({"x": np.arange(12, dtype=np.float32)}, record=record)
+            assert returned.ok is runs, returned.describe()
+            if runs:
+                np.testing.assert_array_equal(returned.leaf("result").array, np.arange(12))
+    finally:
+        graded.close()

@@ -309,6 +309,25 @@ def test_github_format_writes_the_step_summary(tmp_path):
 
 
 @pytest.mark.slow
+def test_github_annotations_carry_the_line_a_load_error_included(tmp_path):
+    """GitHub shows an annotation beside its line: a load error's is the line that raised, a
+    failed check's the line of the submission its message names, else the first."""
+    broken = tmp_path / f"{SLUG}.py"
+    broken.write_text("import jax\n\nraise RuntimeError('stop here')\n")
+    done = subprocess.run([sys.executable, "-m", "grader", "check", str(broken), "-e", SLUG, "--format", "github"],
+                          cwd=REPO, env={**os.environ, "CI": "true"}, capture_output=True, text=True, timeout=120)
+    load = next(line for line in done.stdout.splitlines() if line.startswith("::error file=") and "loads" in line)
+    assert f"file={broken},line=3,title=" in load, load
+    failing = tmp_path / "failing" / f"{SLUG}.py"
+    failing.parent.mkdir()
+    failing.write_text((REPO / "exercises" / SLUG / "wrong" / "structure_all_devices.py").read_text())
+    done = subprocess.run([sys.executable, "-m", "grader", "check", str(failing), "-e", SLUG, "--format", "github"],
+                          cwd=REPO, env={**os.environ, "CI": "true"}, capture_output=True, text=True, timeout=120)
+    annotations = [line for line in done.stdout.splitlines() if line.startswith("::error file=")]
+    assert annotations and all(re.search(r",line=\d+,title=", line) for line in annotations), annotations
+
+
+@pytest.mark.slow
 def test_exit_code_follows_what_the_audience_sees(hidden_exercise):
     """A student's exit code must not give away a hidden failure; the instructor's does."""
     env = {**os.environ, "JAXGRADE_EXERCISES": str(hidden_exercise.directory.parent)}
@@ -764,13 +783,30 @@ PRAIRIELEARN_SCHEMA = REPO / "tests" / "data" / "prairielearn.schema.json"
 
 
 def step_outputs(text: str) -> dict[str, str]:
-    """The outputs GitHub's runner reads from a step's $GITHUB_OUTPUT file: ``name=value`` lines
-    (and ``name<<DELIMITER`` blocks, which jaxgrade never writes: refused here)."""
+    """The outputs GitHub's runner reads from a step's $GITHUB_OUTPUT file, as actions/runner's
+    file commands parse it (src/Runner.Worker/FileCommandManager.cs, EnvFileKeyValuePairs): empty
+    lines skipped; a line whose first ``=`` comes before any ``<<`` is ``name=value``; else
+    ``name<<DELIMITER`` starts a block whose value is every line up to the next line that is
+    exactly DELIMITER (none: the runner fails the step, ValueError here). A later name wins."""
     outputs = {}
-    for line in text.splitlines():
-        assert "<<" not in line.split("=", 1)[0], line
-        name, value = line.split("=", 1)
-        outputs[name] = value
+    lines = iter(text.split("\n"))
+    for line in lines:
+        if not line:
+            continue
+        equals, heredoc = line.find("="), line.find("<<")
+        if equals >= 0 and (heredoc < 0 or equals < heredoc):
+            outputs[line[:equals]] = line[equals + 1:]
+            continue
+        if heredoc < 0:
+            raise ValueError(f"Invalid format {line!r}")
+        name, delimiter, value = line[:heredoc], line[heredoc + 2:], []
+        for inner in lines:
+            if inner == delimiter:
+                break
+            value.append(inner)
+        else:
+            raise ValueError(f"Matching delimiter not found {delimiter!r}")
+        outputs[name] = "\n".join(value)
     return outputs
 
 

@@ -66,7 +66,8 @@ def classroom_job(repository: Path, solution: Path, scratch: Path) -> Points:
     shutil.copy(solution, repository / f"{SLUG}.py")
     output = scratch / "output"
     output.write_text("")
-    grading = next(s for s in _workflow(repository)["jobs"]["autograding"]["steps"] if s.get("id") == "jaxgrade")
+    steps = _workflow(repository)["jobs"]["run-autograding-tests"]["steps"]
+    grading = next(s for s in steps if s.get("id") == "jaxgrade")
     done = _shell(grading["run"], repository, GITHUB_OUTPUT=str(output),
                   GITHUB_STEP_SUMMARY=str(scratch / "summary.md"))
     assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr[-3000:]

@@ -830,7 +830,10 @@ def test_without_root_the_report_says_what_is_not_protected(tmp_path):
     try:
         assert result["euid"] == 65534 and result["status"] == "failed"
         protections = result["protections"]
-        assert protections["user"]["active"] is False and "can write whatever" in protections["user"]["detail"]
+        assert protections["user"]["active"] is False
+        # the grader's own user: only Landlock, where the kernel has it, keeps the child from its files
+        assert ("Landlock keeps it from writing" if protections["landlock"]["active"] else "can write whatever") \
+            in protections["user"]["detail"]
         assert "marker" in protections["cleanup"]["detail"]
         # hidepid hides nothing from one's own user: only a PID namespace (in a user namespace) hides
         assert protections["processes"]["active"] is ("own PID namespace and /proc:" in protections["processes"]["detail"])
@@ -1107,7 +1110,7 @@ def test_without_namespaces_the_folder_is_watched_and_cleaned(seed_exercise, tmp
     status, message = fills["checks"]["limits.resources"]
     assert status == "failed" and "wrote more than 16 MiB" in message and "stopped it" in message, message
     assert "REFUSED" not in fills["output"]  # the disk never refused: the grader stopped it, mid-way or after
-    assert deep["status"] == "passed", deep["checks"]
+    assert deep["status"] == "passed", {k: v for k, v in deep["checks"].items() if v[0] != "passed"}
     assert "BUILT 5000 levels" in deep["output"] and deep["protections"]["workdir"]["active"]
     assert alice["status"] == "passed", alice["checks"]
     assert all(r["size"] < 200_000 for r in run["results"])

@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parent.parent
 CHECKS = [{"id": "load.function", "title": "Loads", "category": "load", "max_score": 1.0},
           {"id": "value.random_vectors", "title": "Sums random vectors", "category": "value", "max_score": 2.0},
           {"id": "limits.resources", "title": "Within limits", "category": "limits", "max_score": 1.0}]
-EXERCISE = {"slug": "demo", "title": "Demo exercise", "version": "abc123", "max_score": 4.0, "seed": 0,
+EXERCISE = {"slug": "demo", "title": "Demo exercise", "version": "3", "fingerprint": "abc123", "max_score": 4.0, "seed": 0,
             "jaxgrade": "0.1.0"}
 
 
@@ -122,6 +122,12 @@ def test_markdown_has_the_same_sections():
         assert f"## {heading}" in text
     assert re.search(r"\| Sums random vectors \(`value.random_vectors`\) \| value \| 33% \| 2 \| 3 \| 1 \| 0 \|", text)
     assert "| dave | limit | ran past 5 s |" in text
+
+
+def test_the_summary_names_the_exercise_toml_version_beside_the_fingerprint():
+    """The version a course pins, not only the digest of the files a result is keyed by."""
+    assert "(version 3, fingerprint abc123)" in render_summary(data(), "md")
+    assert "(version 3, fingerprint abc123)" in render_summary(data(), "html")
 
 
 # --- text from students, per medium (#13.9, #14.9) -------------------------------------------------------
@@ -222,7 +228,8 @@ def hostile_summary() -> dict:
                 for name in HOSTILE.values()]
     checks = [{"id": "load.function", "title": "Loads", "category": "load", "max_score": 1.0},
               {"id": "value.random", "title": "Values", "category": "value", "max_score": 1.0}]
-    exercise = {"slug": "demo", "title": "Demo", "version": "1", "max_score": 2.0, "seed": 0, "jaxgrade": "test"}
+    exercise = {"slug": "demo", "title": "Demo", "version": "1", "fingerprint": "f00d", "max_score": 2.0, "seed": 0,
+                "jaxgrade": "test"}
     return summarize(results, problems, exercise=exercise, checks=checks,
                      names={"alice": "Alice <b>Liddell</b>"}, notes=["1 folder of <i>online</i> text left aside"])
 
@@ -296,7 +303,7 @@ def long_summary() -> dict:
     problems = [Problem(f"{long}/{long}.txt", f"s_{long}", "not_python", f"not a Python file: {long}")]
     checks = [{"id": "load.function", "title": "Loads", "category": "load", "max_score": 1.0},
               {"id": f"value.random_{long}", "title": f"Values {long}", "category": "value", "max_score": 1.0}]
-    exercise = {"slug": f"demo_{long}", "title": "Demo", "version": "1", "max_score": 2.0, "seed": 0,
+    exercise = {"slug": f"demo_{long}", "title": "Demo", "version": "1", "fingerprint": "f00d", "max_score": 2.0, "seed": 0,
                 "jaxgrade": "test"}
     return summarize(results, problems, exercise=exercise, checks=checks, notes=[f"left aside: {long}"])
 

@@ -203,6 +203,37 @@ def test_code_that_depends_on_the_shape_but_places_alike_keeps_full_marks(graded
     assert_full_marks(graded(name, slug))
 
 
+# -- an ahead-of-time executable whose call runs another program (issue #64) -------------------------
+@pytest.mark.parametrize("name, slug, swap, check_id, says", [
+    ("tensor_parallel_mlp_swaps_call.py", "tensor_parallel_mlp", "unsafe_call", "structure.compiled_all_reduce",
+     "XLA compiled your function into an all-gather"),
+    ("tensor_parallel_mlp_swaps_call.py", "tensor_parallel_mlp", "jitted_program", "structure.shard_map",
+     "not computed by any JAX operation the grader saw"),
+    ("jit_shardings_swaps_call.py", "jit_shardings", "unsafe_call", "structure.in_spec",
+     "x is placed with PartitionSpec()"),
+    ("jit_shardings_swaps_call.py", "jit_shardings", "executable_and_call", "structure.in_spec",
+     "x is placed with PartitionSpec()"),
+    ("jit_shardings_swaps_call.py", "jit_shardings", "wrapped", "structure.in_spec", "x is placed with PartitionSpec()"),
+])
+@pytest.mark.slow
+def test_a_compiled_executable_whose_call_runs_another_program_is_judged_by_what_ran(tmp_path, name, slug, swap,
+                                                                                      check_id, says):
+    """The recorder sees which XLA program a compiled executable's call ran: one compiled ahead of
+    time here is recorded as what the call did (its program, its shardings), anything else ties
+    the call to no program (19/19 and 12/12 before, the account naming the program lowered)."""
+    submission = tmp_path / name
+    submission.write_text((HOSTILE / name).read_text().replace('SWAP = "unsafe_call"', f"SWAP = {swap!r}"))
+    assert_fails_structure(grade(find_exercise(slug), submission), check_id, says)
+
+
+@pytest.mark.parametrize("name, slug", [("tensor_parallel_mlp_honest_compiled_ahead.py", "tensor_parallel_mlp"),
+                                        ("jit_shardings_honest_compiled_donated.py", "jit_shardings"),
+                                        ("jit_shardings_honest_compiled_reused.py", "jit_shardings")])
+@pytest.mark.slow
+def test_a_program_compiled_ahead_of_time_and_called_keeps_full_marks(graded, name, slug):
+    assert_full_marks(graded(name, slug))
+
+
 # -- beyond d1-d6: deliberate in-process forgery ------------------------------------------------------
 @pytest.mark.slow
 def test_forging_the_recorded_events_through_gc_gets_no_full_marks(graded):

@@ -309,8 +309,8 @@ def require_key(exercises: list[Exercise], doing: str) -> None:
         raise ExerciseError(f"{head}: write its reference.py there (docs/authoring.md)")
     raise ExerciseError(
         f"{head}: pip install jaxgrade carries what students see of the track, not its keys. The track's keys are "
-        "in jaxgrade's source repository: run jaxgrade from a checkout of it (pip install -e CHECKOUT), or set "
-        "JAXGRADE_EXERCISES=CHECKOUT/exercises (docs/keys.md)")
+        "in jaxgrade's source repository: clone it, then add  keys = \"CHECKOUT/exercises\"  to the course's "
+        "jaxgrade.toml, or give  --keys CHECKOUT/exercises  (docs/keys.md)")
 
 
 def all_exercises() -> list[Exercise]:

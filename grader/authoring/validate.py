@@ -387,11 +387,18 @@ def _validate_command(args: argparse.Namespace) -> int:
 
 
 def _list_command(args: argparse.Namespace) -> int:
-    rows = [("slug", "title", "points", "devices")]
-    rows += [(e.slug, e.title, f"{e.max_score:g}", str(e.devices)) for e in all_exercises()]
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    """The exercises with the version a course pins (exercise.toml's) and whether their answer
+    key is here: what validating, a class run or an export needs (docs/keys.md)."""
+    exercises = all_exercises()
+    rows = [("slug", "title", "version", "points", "devices", "key")]
+    rows += [(e.slug, e.title, e.version, f"{e.max_score:g}", str(e.devices), "present" if e.has_key else "absent")
+             for e in exercises]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    if not all(e.has_key for e in exercises):
+        print("\nkey absent: checking works, but validate, grade and the autograder exports need the reference "
+              "(docs/keys.md)")
     return ExitCode.OK
 
 
@@ -406,7 +413,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     check.add_argument("--fresh", action="store_true",
                        help="grade everything again, even what nothing changed in since an earlier run")
     check.set_defaults(run=_validate_command)
-    listing = commands.add_parser("list", help="list the exercises: slug, title, points, device count")
+    listing = commands.add_parser("list", help="list the exercises: slug, title, version, points, devices, and "
+                                               "whether the answer key is here")
     listing.set_defaults(run=_list_command)
 
 

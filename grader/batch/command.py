@@ -89,6 +89,11 @@ def _run(args: argparse.Namespace) -> int:
         print("jaxgrade: interrupted; every finished result is saved. Run the same command again to continue.",
               file=sys.stderr)
         return ExitCode.INTERRUPTED
+    from grader.dependencies import needed_package_in
+    needed = next(filter(None, map(needed_package_in, dict.fromkeys(outcome.failed.values()))), None)
+    if needed:  # the grader's processes could not import what they need: an install to fix, then grade again
+        print(needed, file=sys.stderr)
+        return ExitCode.UNGRADABLE
     return ExitCode.NOT_ALL if outcome.failed or outcome.unsaved else ExitCode.OK
 
 

@@ -3,12 +3,15 @@ Canvas's or Moodle's grade import reads.
 
 ``gradebook.csv``: one row per student, the columns a spreadsheet or a script wants.
 
-    student, [name, late,] score, max_score, status, <one column per check: points scored>, source, sha256, note
+    student, [name, late,] score, max_score, status, <one column per check: points scored>, source, sha256,
+    version, fingerprint, note
 
 ``status`` is the report's (``passed``, ``failed``, ``error``) or ``not_graded`` for an entry
 the intake could not grade (the ``note`` says why; its score is empty, not 0, so a missing
 file is not mistaken for a graded zero). ``name`` and ``late`` are there only for a Canvas
-or Moodle download (the LMS's name for the student, and Canvas's LATE mark).
+or Moodle download (the LMS's name for the student, and Canvas's LATE mark). ``version`` and
+``fingerprint``, on each graded row, say what it was graded against: exercise.toml's version (the
+one a course pins) and the digest of the exercise's files (which a result's reuse is keyed by).
 
 ``gradebook-canvas.csv`` (``--gradebook canvas``): what Canvas's Gradebook "Import" accepts
 (app/models/gradebook_importer.rb): ``Student, ID, SIS User ID, SIS Login ID, Section`` then
@@ -39,7 +42,7 @@ from grader.report.safe_text import for_csv
 
 FIXED = ("student", "score", "max_score", "status")
 LMS_COLUMNS = ("name", "late")
-TRAILING = ("source", "sha256", "note")
+TRAILING = ("source", "sha256", "version", "fingerprint", "note")
 GRADEBOOK_FORMATS = ("canvas", "moodle")
 
 # Canvas: the importer finds its header by these (row[0] includes "Student", row[1] "ID", and the
@@ -66,9 +69,11 @@ def _late(value: Any) -> str:
     return "" if value is None else ("yes" if value else "no")
 
 
-def gradebook_rows(check_ids: Sequence[str], results: Iterable[dict[str, Any]],
-                   problems: Iterable[Problem]) -> list[dict[str, str]]:
-    """Rows sorted by student. ``results`` are ``jaxgrade.result/1`` records (see grader.batch.run)."""
+def gradebook_rows(check_ids: Sequence[str], results: Iterable[dict[str, Any]], problems: Iterable[Problem],
+                   graded_against: tuple[str, str]) -> list[dict[str, str]]:
+    """Rows sorted by student. ``results`` are ``jaxgrade.result/1`` records (see grader.batch.run);
+    ``graded_against``: the exercise's (version, fingerprint)."""
+    version, fingerprint = graded_against
     rows = []
     for result in results:
         report = result["report"]
@@ -76,7 +81,8 @@ def gradebook_rows(check_ids: Sequence[str], results: Iterable[dict[str, Any]],
         row = {"student": for_csv(result["student"]), "name": for_csv(result.get("name") or ""),
                "late": _late(result.get("late")), "score": _number(report["score"]),
                "max_score": _number(report["max_score"]), "status": report["status"],
-               "source": for_csv(result["source"]), "sha256": report["submission"].get("sha256") or "", "note": ""}
+               "source": for_csv(result["source"]), "sha256": report["submission"].get("sha256") or "",
+               "version": for_csv(version), "fingerprint": fingerprint, "note": ""}
         row.update({cid: _number(scores[cid]) if cid in scores else "" for cid in check_ids})
         rows.append(row)
     notes: dict[str, list[Problem]] = {}
@@ -93,16 +99,18 @@ def gradebook_rows(check_ids: Sequence[str], results: Iterable[dict[str, Any]],
         name = next((p.name for p in found if p.name), "")
         rows.append({"student": for_csv(student), "name": for_csv(name), "late": "", "score": "", "max_score": "",
                      "status": "not_graded", "source": for_csv("; ".join(p.source for p in found)), "sha256": "",
+                     "version": "", "fingerprint": "",
                      "note": for_csv("; ".join(f"{p.reason}: {p.message}" for p in found)),
                      **{cid: "" for cid in check_ids}})
     return sorted(rows, key=lambda r: r["student"])
 
 
 def write_gradebook(path: Path, check_ids: Sequence[str], results: Iterable[dict[str, Any]],
-                    problems: Iterable[Problem], lms: bool = False) -> int:
-    """Write the gradebook (atomically); returns the number of rows. ``lms``: add the ``name``
-    and ``late`` columns (the input was a Canvas or Moodle download)."""
-    rows = gradebook_rows(check_ids, results, problems)
+                    problems: Iterable[Problem], graded_against: tuple[str, str], lms: bool = False) -> int:
+    """Write the gradebook (atomically); returns the number of rows. ``graded_against``: the
+    exercise's (version, fingerprint); ``lms``: add the ``name`` and ``late`` columns (the input
+    was a Canvas or Moodle download)."""
+    rows = gradebook_rows(check_ids, results, problems, graded_against)
     columns = [FIXED[0], *(LMS_COLUMNS if lms else ()), *FIXED[1:], *check_ids, *TRAILING]
     write_atomically(path, _csv_text(columns, rows))
     return len(rows)

@@ -32,7 +32,6 @@ from grader.batch.results import Graded
 from grader.batch.submissions import Submission
 from grader.errors import PoolError
 from grader.sandbox.settling import settle
-from grader.witness import close_all
 
 if TYPE_CHECKING:
     from grader.sandbox.pool import Pool
@@ -103,9 +102,7 @@ def _begin(grader: int, slots: Any, channels: list[socket.socket | None], inheri
     if mine is not None:
         pool.adopt(env, mine)
     _work = make_work(pool.launch)
-    # Before it exits: its witnesses ended (reaped, so their CPU is counted), and what its
-    # children left given back (in this process's background).
-    multiprocessing.util.Finalize(None, close_all, exitpriority=11)
+    # Before it exits: what its children and witnesses left given back (in this process's background).
     multiprocessing.util.Finalize(None, settle, exitpriority=10)
 
 

@@ -61,6 +61,7 @@ from grader.batch.intake import find_submissions
 from grader.batch.lms_names import Roster
 from grader.batch.processes import GradingProcesses
 from grader.batch.progress import Progress
+from grader.batch.similarity import class_similarity
 from grader.batch.results import (Graded, expected_seconds, label, last_duration, load_result, private_folder,
                                   preload_rendering, render_student, result_key, reusable, student_folder,
                                   write_student)
@@ -315,7 +316,7 @@ def grade_class(exercise: Exercise, source: Path, out: Path, *, jobs: int | None
             saved_at = time.monotonic()
             try:
                 write_gradebook(out / "gradebook.csv", check_ids, outcome.results.values(), problems_of(outcome),
-                                lms=intake.layout in ("canvas", "moodle"))
+                                (exercise.version, exercise.fingerprint), lms=intake.layout in ("canvas", "moodle"))
             except OSError as error:  # no room now: the next save, or the next run, writes it
                 if error.errno not in NO_SPACE:
                     raise
@@ -441,8 +442,9 @@ def summary_data(exercise: Exercise, seed: int, outcome: BatchOutcome) -> dict[s
     checks = [{"id": c.id, "title": c.title, "category": c.category, "max_score": exercise.points[c.id]}
               for c in exercise.checks]
     problems = problems_of(outcome)
-    info = {"slug": exercise.slug, "title": exercise.title, "version": exercise.fingerprint,
-            "max_score": exercise.max_score, "seed": seed, "jaxgrade": __version__}
+    info = {"slug": exercise.slug, "title": exercise.title, "version": exercise.version,
+            "fingerprint": exercise.fingerprint, "max_score": exercise.max_score, "seed": seed, "jaxgrade": __version__}
     return summarize(outcome.results.values(), problems, exercise=info, checks=checks,
                      names=outcome.intake.names, notes=outcome.intake.notes,
-                     throughput=outcome.throughput.as_data() if outcome.throughput else None)
+                     throughput=outcome.throughput.as_data() if outcome.throughput else None,
+                     similar=class_similarity(outcome.intake.submissions, exercise.starter))

@@ -3,9 +3,10 @@
 :func:`summarize` turns the graded results and the intake's problems into plain data (score
 distribution, pass rate per check, the most common failure messages, the wrong layouts
 students' code produced for each placement check, the slowest submissions, those that errored
-or hit a limit, identical submissions, entries that were not graded); :func:`write_summary`
-lays it out as ``summary.html`` (self-contained: inline CSS and an inline SVG histogram, no
-scripts, nothing fetched) and ``summary.md``.
+or hit a limit, identical submissions, near-identical ones (grader.batch.similarity: for
+review, never graded), entries that were not graded); :func:`write_summary` lays it out as
+``summary.html`` (self-contained: inline CSS and an inline SVG histogram, no scripts, nothing
+fetched) and ``summary.md``.
 
 Names and messages come from students. Every value either template prints loses its control
 characters (:func:`grader.report.safe_text.for_html`); the HTML template is autoescaped, and the
@@ -29,6 +30,7 @@ from markupsafe import Markup
 
 from grader.batch.gradebook import write_atomically
 from grader.batch.throughput import describe
+from grader.batch.similarity import SHINGLE, SimilarPair
 from grader.batch.submissions import Problem
 from grader.report.layout_picture import grid_text, titled_grid
 from grader.report.render import codeblock, templates_root
@@ -37,6 +39,7 @@ from grader.report.safe_text import for_html, for_markdown
 TOP_FAILURES = 10
 TOP_SLOWEST = 5
 MAX_NAMES = 8
+MAX_SIMILAR = 50  # pairs listed; the rest are counted
 
 _ARRAY = re.compile(r"jnp\.array\(\[[^\]]*\](?:, dtype=[\w.]+)?\)|<float32 array of [^>]*>|np\.asarray\([^)]*\)"
                     r"|\[[-+0-9.,e\s]*\]")
@@ -103,12 +106,15 @@ def wrong_layouts(results: Sequence[dict[str, Any]], checks: Sequence[dict[str, 
 
 def summarize(results: Iterable[dict[str, Any]], problems: Iterable[Problem], *, exercise: dict[str, Any],
               checks: Sequence[dict[str, Any]], names: Mapping[str, str] | None = None,
-              notes: Sequence[str] = (), throughput: dict[str, Any] | None = None) -> dict[str, Any]:
+              notes: Sequence[str] = (), throughput: dict[str, Any] | None = None,
+              similar: Sequence[SimilarPair] = ()) -> dict[str, Any]:
     """Plain data for the summary templates. ``results``: ``jaxgrade.result/1`` records;
-    ``exercise``: slug, title, version, max_score, seed; ``checks``: id, title, category, max_score;
+    ``exercise``: slug, title, version (exercise.toml's), fingerprint (its files'), max_score, seed;
+    ``checks``: id, title, category, max_score;
     ``names``: the LMS's name for a student key (shown as "name (key)"); ``notes``: what the
     intake left aside on purpose; ``throughput``: how fast this run graded
-    (``grader.batch.throughput.Throughput.as_data``; None: it graded nothing)."""
+    (``grader.batch.throughput.Throughput.as_data``; None: it graded nothing); ``similar``: pairs
+    whose code is near-identical (grader.batch.similarity), listed for review, never graded."""
     names = names or {}
 
     def label(student: str) -> str:
@@ -181,6 +187,10 @@ def summarize(results: Iterable[dict[str, Any]], problems: Iterable[Problem], *,
                      "score": r["report"]["score"], "status": r["report"]["status"]} for r in slowest],
         "trouble": trouble,
         "identical": [sorted(names) for names in by_sha.values() if len(names) > 1],
+        "similar": [{**pair.as_data(), "students": [label(student) for student in pair.students]}
+                    for pair in similar[:MAX_SIMILAR]],
+        "similar_more": max(len(similar) - MAX_SIMILAR, 0),
+        "similar_tokens": SHINGLE,
         "problems": [{"source": p.source, "student": label(p.student) if p.student else None, "reason": p.reason,
                       "message": p.message} for p in problems],
         "notes": list(notes),

@@ -26,7 +26,9 @@ import numpy as np
 from grader.arguments import Signature, argument_leaves, is_within
 from grader.checks.base import Check, Context
 from grader.child.account import MAX_STEPS
+from grader.checks.program_checks import collectives_in_while, observed_program, operation_of, spelled
 from grader.checks.returns import probe_call
+from grader.observe.program import Node
 from grader.observe.returned import COLLECTIVE_KINDS, CompiledProgram, Leaf, Returned
 from grader.outcome import Category, Outcome
 from grader.wire import itemsize
@@ -127,6 +129,16 @@ class CommunicatesAtMost(_Budget):
         programs = own_programs(returned, self.own_only)
         moved = sum(program.communicated for program in programs)
         observed = f"{_size(moved)} per device: {_listed(_collectives(programs)) or 'no collective'}"
+        looped = written_in_unknown_loop(context, programs)
+        if looped:
+            written = spelled(operation_of(looped[0].primitive))
+            return Outcome.failed(
+                f"Your function writes {written} inside a jax.lax.while_loop whose number of steps depends on the data, "
+                f"so as written it runs an unbounded number of times and the bytes it moves have no bound (XLA's "
+                f"programs for this call move {observed}); the task allows at most {words}. Give the loop a fixed "
+                "number of steps (jax.lax.fori_loop with Python integers, jax.lax.scan) or move the collective out "
+                f"of it.", expected=want,
+                observed=f"no bound ({observed}; {written} written in a while_loop of unknown length)")
         if any(program.unbounded for program in programs):
             return Outcome.failed(f"Your function's collectives move {observed}, and one of them runs in a loop whose "
                                   f"number of steps depends on the data, so the bytes it moves have no bound; the task "
@@ -225,19 +237,35 @@ def unwitnessed(returned: Returned, expected: str, where: str = "") -> Outcome |
     """The failure of a check whose verdict rests on what the witness compiled and held (the
     programs' collectives, memory and loops, the arrays held between them) on a call whose
     account it could not run: those facts then come only from the submission's own process,
-    which could have written them, so they earn nothing; None for a call it ran. Not an
-    accusation: the message says why and what to change."""
-    if returned.unverified is None:
-        return None
-    why = returned.unverified
+    which could have written them, so they earn nothing; None for a call it ran."""
+    return None if returned.unverified is None else unanswered(returned.unverified, expected, where)
+
+
+def unanswered(why: str, expected: str, where: str = "") -> Outcome:
+    """The failure of a check whose verdict rests on the witness, which gave no answer (``why``:
+    it could not run the account, crashed, was killed or ran out of time). Not an accusation:
+    the message says why and what to change."""
     observed = f"the grader could not run your call's programs again ({why})"
     return Outcome.failed(
         f"{where[:1].upper()}{where[1:]}{', t' if where else 'T'}he grader could not re-derive what your call computed: "
         f"it runs the programs your call ran again, in a process of its own, and could not run these ({why}). What "
-        "this check reads (what XLA compiled, and what your call held on the devices) is taken only from that "
-        "rerun, so it cannot be judged. This says nothing against your code. Put the computation in jax.jit "
-        f"functions (a few jitted programs, not more than {MAX_STEPS} eager operations), without host callbacks or "
-        "custom kernels.", expected=expected, observed=observed, hint_applies=False)
+        "this check reads is taken only from that rerun, so it cannot be judged. This says nothing against your "
+        f"code. Put the computation in jax.jit functions (a few jitted programs, not more than {MAX_STEPS} eager "
+        "operations), without host callbacks or custom kernels, and make them finish on any values.",
+        expected=expected, observed=observed, hint_applies=False)
+
+
+def written_in_unknown_loop(context: Context, programs: tuple[CompiledProgram, ...]) -> list[Node]:
+    """The collectives the probe call's program writes inside a ``while_loop``, where its XLA
+    ``programs`` run a loop whose trip count XLA does not know (one whose condition reads data,
+    in any body); [] otherwise, or where the program cannot be read. Each runs as many times as
+    the data says: XLA may move one out of the loop when what it sends does not change between
+    steps, and then the compiled program runs it once, but what the code says bounds nothing (a
+    second step with a carry read, another compiler, and it runs every step)."""
+    if not any(None in program.loops or program.unbounded for program in programs):
+        return []
+    program, _ = observed_program(context)
+    return collectives_in_while(program) if program is not None else []
 
 
 def own_programs(returned: Returned, own_only: bool) -> tuple[CompiledProgram, ...]:

@@ -220,8 +220,8 @@ def gather(context: Context) -> Evidence:
 
 
 def host_work(context: Context) -> HostWork | None:
-    """The first work on the host (a host callback, a custom derivative rule of the student's
-    own, a value pulled to NumPy and given back to JAX) in the probe call or any other call."""
+    """The first work on the host (a host callback whose result is used, a value pulled to
+    NumPy and given back to JAX) in the probe call or any other call."""
     def first() -> HostWork | None:
         for returned in (probe_call(context), *(r for _, r in context.session.calls)):
             if returned.ok and returned.host:
@@ -235,12 +235,10 @@ def host_text(work: HostWork, what: str) -> str:
     """Why ``work`` is refused, as a message: ``what`` is the work the task names ("the
     result, from the placed x,")."""
     how = {"callback": f"it calls {work.call}, which runs Python on the host in the middle of the program",
-           "custom_rule": f"it defines its own derivative rule ({work.call}), whose gradient the grader cannot "
-                          "vouch for",
            "round_trip": f"it computes part of it outside JAX: {work.call}"}[work.kind]
     return (f"Your function does part of its work on the host: {how}. The task asks for {what} to be computed by "
-            "JAX itself: host callbacks, custom derivative rules of your own and values pulled to NumPy and given "
-            "back are not accepted here")
+            "JAX itself: host callbacks whose results are used and values pulled to NumPy and given back are not "
+            "accepted here (a callback that only logs, such as jax.debug.print, is fine)")
 
 
 def _unseen_result(program: Program, returned: Any) -> str | None:

@@ -16,13 +16,14 @@ import numpy as np
 
 from grader.arguments import argument_leaves, flatten, short, with_leaf
 from grader.checks.base import Context
+from grader.checks.compiled_program import unanswered
 from grader.checks.evidence import (VIA_NAME, Evidence, Placement, evidence, host_text, host_work, placed_by,
                                     placements_in)
 from grader.checks.returns import probe_call
 from grader.checks.structure import StructureCheck, missing_leaf, named, opening
 from grader.checks.values import answer_on, arguments_text, compare, format_number, observed
 from grader.observe.returned import HostWork, Leaf, Returned
-from grader.observe.session import Counterfactual
+from grader.observe.session import Counterfactual, Unanswered
 from grader.outcome import Outcome
 
 
@@ -37,8 +38,8 @@ class ResultFromPlacement(StructureCheck):
     values handed to the same operations (``Session.call(counterfactual=...)``), on the probe
     and on a drawn input of another shape, and must return the same as the first time (its
     own answer, so a value or dtype mistake is not also a structure one). Work on
-    the host (callbacks, custom derivative rules of the student's own, values pulled to NumPy
-    and given back) is refused unless ``allow_host``."""
+    the host (callbacks whose results are used, values pulled to NumPy and given back) is
+    refused unless ``allow_host``."""
     result: str = "result"
     allow_host: bool = False
     draws_layouts: ClassVar[bool] = False  # what the result is computed from, not where it lives
@@ -174,6 +175,9 @@ def _witnessed_replay(context: Context, leaf: str, sharding: dict[str, Any], oth
         if leaf in order else None
     if replayed is None:
         return None
+    if isinstance(replayed, Unanswered):
+        return unanswered(replayed.why, f"{what} computed from the placed {label}, shown by running your function's "
+                                        f"operations again with the placed {label} changed")
     difference = _difference(Returned(True, leaves=replayed), direct, tolerance)
     whose = "what your function returns on those values"
     if difference is None:

@@ -195,7 +195,9 @@ class LoopRuns(Check):
     and masks those past k runs 64 steps; a scan over xs padded to a fixed length runs the
     padding's; a loop of more steps beside one of the right length (a scan of k steps kept alive
     beside a masked loop of 64) fails too. A loop in another loop's body is that loop's work and
-    is not read on its own. A call whose account the witness could not run has no trip count to
+    is not read on its own, unless its length is unknown (a ``while_loop`` the data ends, in a scan's
+    body): no count of the outer loop bounds it, and it counts as a loop of unknown length beside
+    it (``grader.child.compiled.loops_run_once``). A call whose account the witness could not run has no trip count to
     read: the check fails, saying why (``compiled_program.unwitnessed``)."""
     of: tuple[str, int]
     vary: Mapping[str, int]

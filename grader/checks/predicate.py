@@ -54,6 +54,18 @@ class Observed:
     devices: tuple[str, ...] = field(default=())
 
 
+def observe(context: Context) -> Observed | str:
+    """The probe call as the structure checks read it (what a ``Predicate`` and ``jaxgrade
+    explain`` show), or why it cannot be observed."""
+    program, why = observed_program(context)
+    if program is None:
+        return str(why)
+    found = evidence(context)
+    traced = context.session.cache.get("trace")
+    return Observed(probe_call(context), program, getattr(traced, "program", None), found.placements,
+                    context.probe, tuple(context.session.calls), tuple(found.device_names))
+
+
 @dataclass(frozen=True)
 class Predicate(Check):
     """Passes when ``predicate(observed)`` is true (or is a passing Outcome) on the probe call;
@@ -73,14 +85,10 @@ class Predicate(Check):
             object.__setattr__(self, "title", self.description[:1].upper() + self.description[1:])
 
     def judge(self, context: Context) -> Outcome:
-        program, why = observed_program(context)
-        if program is None:
-            return Outcome.failed(f"Nothing to judge here: {why}.", expected=self.description, observed=str(why),
+        seen = observe(context)
+        if isinstance(seen, str):
+            return Outcome.failed(f"Nothing to judge here: {seen}.", expected=self.description, observed=seen,
                                   hint_applies=False)
-        found = evidence(context)
-        traced = context.session.cache.get("trace")
-        seen = Observed(probe_call(context), program, getattr(traced, "program", None), found.placements,
-                        context.probe, tuple(context.session.calls), tuple(found.device_names))
         try:
             verdict = self.predicate(seen)
         except Exception as error:  # the exercise's code failed: never the student's fault

@@ -24,21 +24,14 @@ from grader.checks.base import Check, Context
 from grader.checks.returns import probe_call
 from grader.checks.evidence import evidence, host_text, host_work
 from grader.checks.primitive_params import matches, observed_text, wanted_text
-from grader.observe.program import Node, Program
+from grader.observe.program import Node, Program, primitives_for
 from grader.outcome import Category, Outcome
 
-# JAX binds some collectives under several primitive names depending on the version and on
-# shard_map's check_vma; a task names the operation, the program shows one of these.
+# The collectives a task names, each with the primitive names that mean it (grader.observe.program.MEANING);
+# a pmean is a psum divided (``mean_of`` tells them apart).
 ALIASES: dict[str, tuple[str, ...]] = {
-    "psum": ("psum", "psum_invariant", "psum2"),
-    "pmean": ("psum", "psum_invariant", "psum2"),
-    "all_gather": ("all_gather", "all_gather_invariant"),
-    "psum_scatter": ("reduce_scatter", "psum_scatter"),
-    "pmax": ("pmax",),
-    "pmin": ("pmin",),
-    "ppermute": ("ppermute",),
-    "all_to_all": ("all_to_all",),
-}
+    operation: primitives_for("psum" if operation == "pmean" else operation)
+    for operation in ("psum", "pmean", "all_gather", "psum_scatter", "pmax", "pmin", "ppermute", "all_to_all")}
 # How a student writes each one, for messages.
 SPELLING = {"psum": "jax.lax.psum", "pmean": "jax.lax.pmean", "all_gather": "jax.lax.all_gather",
             "psum_scatter": "jax.lax.psum_scatter", "pmax": "jax.lax.pmax", "pmin": "jax.lax.pmin",
@@ -67,6 +60,25 @@ def census(program: Program, shown: int = 5) -> str:
 
 def names_of(operation: str) -> tuple[str, ...]:
     return ALIASES.get(operation, (operation,))
+
+
+WRITTEN_COLLECTIVES = frozenset(name for names in ALIASES.values() for name in names)
+
+
+def operation_of(primitive: str) -> str:
+    """The collective as written that ``primitive`` binds (psum's primitives as "psum")."""
+    return next((operation for operation, names in ALIASES.items() if primitive in names), primitive)
+
+
+def in_while(node: Node) -> bool:
+    """Whether ``node`` sits in a ``while_loop`` (its body or its condition, however deep: in a
+    scan, a jit or a shard_map inside it, or with them around it)."""
+    return "while" in node.within
+
+
+def collectives_in_while(program: Program) -> list[Node]:
+    """The collectives the program writes inside a ``while_loop``."""
+    return [n for n in program.nodes if n.primitive in WRITTEN_COLLECTIVES and not n.inlined and in_while(n)]
 
 
 def spelled(operation: str) -> str:
@@ -311,8 +323,8 @@ class UsesPrimitive(Check):
 class AvoidsPrimitives(Check):
     """None of ``operations`` appears in the program (for tasks that must not, say, gather the
     whole array onto every device). ``why`` says what each would mean. With ``host``, no call
-    does work on the host either (``grader.checks.evidence.host_work``: a callback, a custom
-    derivative rule of the student's own, a value pulled to NumPy and given back to JAX).
+    does work on the host either (``grader.checks.evidence.host_work``: a callback whose
+    result is used, a value pulled to NumPy and given back to JAX).
     With ``reads`` (a parameter or leaf, ``"q"``, ``"params['w']"``), only an operation that
     reads a value computed from it counts: "no all_gather of the tokens" while the weights may
     be gathered. Dataflow follows each operand of a tuple ``device_put`` or collective apart

@@ -28,12 +28,13 @@ import numpy as np
 
 from grader.arguments import Signature, argument_leaves
 from grader.checks.base import Check, Context
-from grader.checks.compiled_program import _share, _size, own_programs, unwitnessed
+from grader.checks.compiled_program import _share, _size, own_programs, unwitnessed, written_in_unknown_loop
 from grader.checks.evidence import VIA_NAME, evidence
-from grader.checks.program_checks import ALIASES, _axes, axis_sizes, mean_of, names_of, observed_program, spelled
+from grader.checks.program_checks import (ALIASES, _axes, axis_sizes, mean_of, names_of, observed_program,
+                                          operation_of, spelled)
 from grader.checks.returns import probe_call
 from grader.checks.shardings import blocks_of, sharding_text
-from grader.observe.program import Program
+from grader.observe.program import Node, Program
 from grader.observe.returned import COLLECTIVE_KINDS
 from grader.outcome import Category, Outcome
 
@@ -99,17 +100,22 @@ class CollectiveCount(Check):
             if unseen is not None:
                 return unseen
             count, observed = self._run(returned)
+            looped = [n for n in written_in_unknown_loop(context, own_programs(returned, self.own_only))
+                      if EXECUTED_AS.get(operation_of(n.primitive)) == self.operation]
+            if looped:
+                count = None
+                observed += f", and {spelled(operation_of(looped[0].primitive))} written"  # "... inside a loop ..."
             where = "XLA's programs for your function run"
         else:
             program, why = observed_program(context)
             if program is None:
                 return Outcome.failed(f"The program could not be inspected: {why}.", expected=want,
                                       observed=str(why))
-            count, observed = self._written(program)
-            unseen = unwitnessed(probe_call(context), want) if count else None
+            found, observed = self._written(program)
+            unseen = unwitnessed(probe_call(context), want) if found else None
             if unseen is not None:  # the runs of each collective written are counted from the compiled loops
                 return unseen
-            count = self._executed(count, probe_call(context)) if count else count
+            count = self._executed(found, context) if found else 0
             where = "your program performs"
         low = self.exactly if self.exactly is not None else self.at_least
         high = self.exactly if self.exactly is not None else self.at_most
@@ -144,12 +150,20 @@ class CollectiveCount(Check):
         shown = "an unbounded number of" if count is None else str(count)
         return count, f"{shown} {self.operation}" + (f" ({', '.join(places[:4])})" if places else "")
 
-    def _executed(self, written: int, returned: Any) -> int | None:
+    def _executed(self, found: list[Node], context: Context) -> int | None:
         """A collective as written counts its runs: each of its kind that XLA runs in a loop
         adds a run per further iteration, and one in a loop of unknown length makes the count
-        unbounded. Straight-line code counts its equations, whatever XLA adds around them."""
+        unbounded, as does one written in a ``while_loop`` of unknown length that XLA moved out
+        of it (``written_in_unknown_loop``). Straight-line code counts its equations, whatever
+        XLA adds around them."""
+        returned, written = probe_call(context), len(found)
+        if not returned.ok:
+            return written
+        ours = {id(node) for node in found}
+        if any(id(node) in ours for node in written_in_unknown_loop(context, own_programs(returned, self.own_only))):
+            return None
         kind = EXECUTED_AS.get(self.operation)
-        if kind is None or not returned.ok:
+        if kind is None:
             return written
         extra = 0
         for program in own_programs(returned, self.own_only):
@@ -161,7 +175,7 @@ class CollectiveCount(Check):
                 extra += (collective.times - 1) * program.runs
         return written + extra
 
-    def _written(self, program: Program) -> tuple[int, str]:
+    def _written(self, program: Program) -> tuple[list[Node], str]:
         found = [n for n in program.nodes if n.primitive in names_of(self.operation) and not n.inlined]
         if self.operation in ("psum", "pmean"):
             sizes = axis_sizes(program)
@@ -170,7 +184,7 @@ class CollectiveCount(Check):
         if self.axes is not None:
             found = [n for n in found if set(_axes(n)) == set(self.axes)]
         axes = sorted({repr(tuple(_axes(n))) for n in found})
-        return len(found), f"{len(found)} {spelled(self.operation)}" + (f" (over {', '.join(axes)})" if axes else "")
+        return found, f"{len(found)} {spelled(self.operation)}" + (f" (over {', '.join(axes)})" if axes else "")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import multiprocessing.util
+import shutil
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -202,15 +204,24 @@ def reproduce_call(context: Context, arguments: Mapping[str, Any], written: Mapp
 
 
 @functools.cache
-def _private_hypothesis_home() -> tempfile.TemporaryDirectory:
+def _private_hypothesis_home() -> str:
     """Hypothesis caches what it derives while drawing (the constants it reads from the source
     of loaded modules, a Unicode table) under ``./.hypothesis`` by default: a folder left in a
     student's folder or a CI workspace by every ``jaxgrade check``. This process's own folder
-    instead, removed at exit: the cache holds only what is derived again from the sources, so
-    the draws (and the reports) stay the same, and it is nowhere a child could plant entries."""
-    storage = tempfile.TemporaryDirectory(prefix="jaxgrade-hypothesis-")
-    set_hypothesis_home_dir(storage.name)
-    return storage  # the cache keeps it, and so the folder, until the process exits
+    instead: the cache holds only what is derived again from the sources, so the draws (and the
+    reports) stay the same, and it is nowhere a child could plant entries.
+
+    Removed by the process that made it, at its exit, through multiprocessing's finalizers: a
+    class run's grading process (forked by a ProcessPoolExecutor, ``grader.batch.processes``)
+    leaves by ``os._exit``, past ``atexit`` (where a ``TemporaryDirectory``'s own clean-up
+    waits), and makes this folder when it shrinks a failing value check's example; those
+    finalizers run there too, and only in the process that registered them, so a folder a
+    grading process inherited stays for the grader that made it."""
+    storage = tempfile.mkdtemp(prefix="jaxgrade-hypothesis-")
+    set_hypothesis_home_dir(storage)
+    multiprocessing.util.Finalize(None, shutil.rmtree, args=(storage,), kwargs={"ignore_errors": True},
+                                  exitpriority=0)
+    return storage
 
 
 def _quiet_settings(examples: int, phases: tuple[Phase, ...]) -> settings:

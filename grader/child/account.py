@@ -3,13 +3,18 @@
 (``grader.witness``) to run again in a process where no submission's code ever runs.
 
 Each operation the call performed becomes a step: an eager ``device_put`` a ``place`` step
-(the target sharding as described data), a jitted program, an eager primitive or an eager
+(the target sharding as described data), and so does an array assembled from its pieces
+(``jax.make_array_from_callback``: the argument its pieces were cut from, else their values
+joined, placed as the array is), a jitted program, an eager primitive or an eager
 ``shard_map`` a ``program`` step (exported with the shardings of what it read). A step reads
 the call's argument leaves (``["arg", i]``), an output of an earlier step (``["step", j, k]``)
 or a ``constant``: an array that came from no recorded operation (made at import, pulled to
-the host and given back, computed by a host callback), sent as its bytes and sharding. What
-cannot be exported (a program holding a host callback) is a ``break``: its outputs are
-constants too, so the dataflow through it is visibly cut, and judged as the recorder judges it.
+the host and given back, computed by a host callback), sent as its bytes and sharding. A host
+callback whose results nothing reads (a ``jax.debug.print``, a logging ``io_callback``) is
+dropped from the program first (``grader.child.callbacks``): it sends values to the host and
+computes nothing the call uses. What still cannot be exported (a program that uses a host
+callback's result) is a ``break``: its outputs are constants too, so the dataflow through it is
+visibly cut, and judged as the recorder judges it.
 An array the call made and left alive that no step reads (made by no recorded operation: a
 ``jax.make_array_from_callback`` kept in a cache) is ``kept``: its shape, type and sharding.
 
@@ -23,6 +28,8 @@ import base64
 import contextlib
 from typing import Any, Callable, Sequence
 
+from grader.child.callbacks import HOST_PRIMITIVES, is_read, read_callbacks, without_unread_callbacks
+from grader.child.dataflow import joined_argument
 from grader.wire import WIDENED, encode_array
 
 MAX_ACCOUNT_BYTES = 16 << 20  # programs and constants of one call, base64 included
@@ -60,9 +67,9 @@ class _Accountant:
                 ) -> dict[str, Any]:
         for index, (_, value) in enumerate(leaves):
             self._bind(value, ["arg", index])
-        for event in events:
+        for index, event in enumerate(events):
             kind = event[0]
-            reads = {"device_put": 1, "jit": 2, "primitive": 3, "shard_map": 3}.get(kind)
+            reads = {"device_put": 1, "jit": 2, "primitive": 3, "shard_map": 3, "assembled": 2}.get(kind)
             if reads is None or any(is_staged(v) or _batched(v) for v in event[reads]):
                 # not an operation on values (a compilation, a host pull), a transformation's
                 # staging, or an eager vmap's operation on one example (its batched operation on
@@ -74,12 +81,24 @@ class _Accountant:
                 _, xs, devices, placed = event
                 for x, target, out in zip(xs, devices, placed):
                     self._step({"kind": "place", "sharding": self.describe(target), "reads": [self._ref(x)]}, [out])
+            elif kind == "assembled":  # made from its pieces: the argument they were cut from, else
+                _, _, pieces, sharding, made = event  # the pieces' values joined, placed as the array is
+                whole = joined_argument(made, pieces, leaves)
+                if whole is None:
+                    self.constants.append(self._constant(self.np.asarray(made)))
+                read = self._ref(whole) if whole is not None else ["constant", len(self.constants) - 1]
+                self._step({"kind": "place", "sharding": self.describe(sharding), "reads": [read]}, [made])
             elif kind == "jit":
                 params, args, outs = event[1:4]
-                self._program(("jit", id(params["jaxpr"])), _jit_primitive(), params, args, list(outs),
+                self._program(("jit", id(params["jaxpr"])), _jit_primitive(),
+                              {**params, "jaxpr": without_unread_callbacks(params["jaxpr"])}, args, list(outs),
                               self.owner(event), _compiled_in_shardings(event, len(args)))
             elif kind == "primitive":
                 _, primitive, params, args, out = event
+                if primitive.name in HOST_PRIMITIVES and not is_read(
+                        list(out) if primitive.multiple_results else [out], events[index + 1:],
+                        [value for _, value in returned]):
+                    continue  # a log (jax.debug.print outside jit): it computes nothing the call uses
                 self._program(("primitive", primitive, repr(sorted(params.items(), key=str))), primitive, params,
                               args, list(out) if primitive.multiple_results else [out], (primitive.name, False))
             else:  # an eager shard_map: its staged program, run as one
@@ -144,7 +163,7 @@ class _Accountant:
                 given = iter(values)
                 return primitive.bind(*(literal[i] if i in literal else next(given) for i in range(len(reads))),
                                       **params)
-            self.exported[key] = self._export(run, avals)
+            self.exported[key] = self._export(run, avals, params.get("jaxpr"))
         self._emit(self.exported[key], [reads[i] for i in arrays], outs, named)
 
     def _closed(self, staged: Any, args: Any, outs: list[Any]) -> None:
@@ -155,7 +174,8 @@ class _Accountant:
         mesh = self._mesh_of([*outs, *args])
         setting = getattr(self.jax, "set_mesh", None) or getattr(self.jax.sharding, "use_mesh", None)
         with setting(mesh) if mesh is not None and setting is not None else contextlib.nullcontext():
-            program = self._export(jaxpr_as_fun(staged), [self._spec(a) for a in args])
+            program = self._export(jaxpr_as_fun(without_unread_callbacks(staged)), [self._spec(a) for a in args],
+                                   staged)
         self._emit(program, reads, outs, ("shard_map", False))
 
     def _mesh_of(self, values: list[Any]) -> Any:
@@ -192,9 +212,13 @@ class _Accountant:
                                          sharding=sharding if placed is not None or getattr(value, "committed", True)
                                          else None)
 
-    def _export(self, run: Callable[..., Any], avals: list[Any]) -> int | str:
-        """The program's index in ``programs``, or why it cannot be exported."""
+    def _export(self, run: Callable[..., Any], avals: list[Any], program: Any = None) -> int | str:
+        """The program's index in ``programs``, or why it cannot be exported (``program``, the
+        jaxpr ``run`` binds: one that uses a host callback's result cannot)."""
         jax = self.jax
+        used = read_callbacks(program) if program is not None else []
+        if used:
+            return f"a program uses the result of a host callback ({used[0]})"[:300]
         try:
             shardings = tuple(a.sharding for a in avals)
             jitted = jax.jit(run, in_shardings=shardings) if all(s is not None for s in shardings) else jax.jit(run)

@@ -14,6 +14,12 @@ The module is one SPMD program per device, so every figure is per device. A coll
 reduce-scatter keeps, the whole operand of an all-reduce); one inside a loop body runs once
 per iteration (``times``: the trip counts XLA knows, multiplied; None, unbounded, in a loop
 whose trip count XLA does not know: a ``while_loop`` whose condition reads data).
+
+Bytes are counted at the element type the program asked for. XLA's CPU backend (the simulated
+devices) widens a bfloat16 all-reduce to float32 (its reduction is renamed ``..._promoted``)
+and converts the result back; hardware that reduces bfloat16 moves half of that, and a
+compression the student wrote must count as such, so such a collective counts at the type its
+result is converted back to.
 """
 from __future__ import annotations
 
@@ -35,6 +41,8 @@ _NAME = re.compile(r"%?([\w.\-]+)")
 _WIDTH = re.compile(r"[suf](\d+)")
 _WHILE = re.compile(r"\swhile\(")  # a while instruction: "%while.3 = (s32[], f32[8]) while(%tuple.2), ..."
 TRIP_COUNT = re.compile(r'"known_trip_count":\{"n":"(\d+)"')
+_PROMOTED = re.compile(r"\bto_apply=%?[\w.\-]+_promoted\b")  # a reduction XLA widened (bf16 run as f32)
+_DEFINED = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*(\(.*?\)|\S+)\s")  # "%name = SHAPE op(...)"
 MAX_COLLECTIVES = 64  # of one program: more say nothing a check needs
 MAX_LOOPS = 64  # loops of one program read for their trip counts
 MAX_PROGRAMS = 64  # distinct XLA programs of one call's record
@@ -47,33 +55,60 @@ def _bits(element: str) -> int:
     return int(_WIDTH.match(element).group(1))
 
 
-def _sizes(shape_text: str) -> list[int]:
-    """The bytes of each array in an HLO shape (``f32[8,4]{1,0}``, or a tuple of them)."""
-    sizes = []
+def _arrays(shape_text: str) -> list[tuple[int, int]]:
+    """Each array of an HLO shape (``f32[8,4]{1,0}``, or a tuple of them): its element count and bits."""
+    found = []
     for element, dims in _SHAPE.findall(shape_text):
         count = 1
         for dim in filter(None, dims.split(",")):
             count *= int(dim)
-        sizes.append((count * _bits(element) + 7) // 8)
-    return sizes
+        found.append((count, _bits(element)))
+    return found
+
+
+def _sizes(shape_text: str) -> list[int]:
+    """The bytes of each array in an HLO shape (``f32[8,4]{1,0}``, or a tuple of them)."""
+    return [(count * bits + 7) // 8 for count, bits in _arrays(shape_text)]
+
+
+def _asked(lines: list[str], index: int, shape_text: str) -> str:
+    """The shape a widened collective (line ``index``) was asked for: what the first instruction
+    reading its result converts it back to, when that holds as many elements in fewer bits;
+    else its own."""
+    defined = _DEFINED.match(lines[index])
+    if defined is None:
+        return shape_text
+    reads = re.compile(rf"[(,\s]%{re.escape(defined.group(1))}[,)\s]")
+    for line in lines[index + 1:]:
+        if _COMPUTATION.match(line):
+            break
+        reader = _DEFINED.match(line)
+        if reader is not None and reads.search(line[reader.end():]):
+            mine, theirs = _arrays(shape_text), _arrays(reader.group(2))
+            narrower = len(mine) == len(theirs) and all(
+                n == m and b < c for (m, c), (n, b) in zip(mine, theirs))
+            return reader.group(2) if narrower else shape_text
+    return shape_text
 
 
 def collectives(hlo_text: str) -> list[CollectiveData]:
-    """The collective operations of an HLO module's text, each ``{"kind", "bytes", "times"}``:
-    ``times`` is how often one run of the program runs it (a collective in a loop's body runs
+    """The collective operations of an HLO module's text, each ``{"kind", "bytes", "times"}``
+    (``bytes`` at the element type asked for, see the module's docstring): ``times`` is how often one run of the program runs it (a collective in a loop's body runs
     once per iteration: XLA's known trip count of each enclosing while loop, multiplied; None
     inside a loop whose trip count XLA does not know)."""
     found: list[CollectiveData] = []
     times = times_run(hlo_text)
     computation = ""
-    for line in hlo_text.splitlines():
+    lines = hlo_text.splitlines()
+    for index, line in enumerate(lines):
         header = _COMPUTATION.match(line)
         if header is not None:
             computation = header.group(1)
             continue
         match = _OPERATION.search(line)
         if match is not None:
-            sizes = _sizes(match.group(1))
+            shape = _asked(lines, index, match.group(1)) if _PROMOTED.search(line) else match.group(1)
+            sizes = _sizes(shape)
             # an async all-gather or permute starts with (operand, result, ...): its result is the largest
             moved = max(sizes, default=0) if match.group(3) and match.group(2) != "all-reduce" else sum(sizes)
             found.append({"kind": match.group(2), "bytes": moved, "times": times.get(computation, 1)})
@@ -86,7 +121,10 @@ def loops_run_once(hlo_text: str) -> list[int | None]:
     """The trip count of each while loop one run of an HLO module runs once (a scan, a fori_loop,
     a while_loop; XLA's known trip count, None where it does not know one). A loop in another
     loop's body runs once per step of that one, so it is left out: its steps are the outer loop's
-    work, and one nested in a loop of unknown length is as unknown as that one."""
+    work, and one nested in a loop of unknown length is as unknown as that one. But one of
+    unknown length in the body of a loop of known length is listed, as None: a scan of 4 steps
+    whose body runs a ``while_loop`` until the data says stop runs a number of steps no count
+    of the outer loop bounds."""
     times = times_run(hlo_text)
     found: list[int | None] = []
     computation = ""
@@ -94,9 +132,15 @@ def loops_run_once(hlo_text: str) -> list[int | None]:
         header = _COMPUTATION.match(line)
         if header is not None:
             computation = header.group(1)
-        elif _WHILE.search(line) and times.get(computation) == 1:
-            trip = TRIP_COUNT.search(line)
+            continue
+        runs = times.get(computation)
+        if runs is None or not _WHILE.search(line):
+            continue
+        trip = TRIP_COUNT.search(line)
+        if runs == 1:
             found.append(int(trip.group(1)) if trip else None)
+        elif trip is None:
+            found.append(None)
     return found[:MAX_LOOPS]
 
 
@@ -104,7 +148,7 @@ def times_run(hlo_text: str) -> dict[str, int | None]:
     """How many times one run of the module runs each computation: the entry once, a while
     loop's body its known trip count times (None, unbounded, when XLA does not know it) for each
     time the loop runs, any other called computation (a fusion, a call, a branch) as often as its
-    caller."""
+    caller. A loop's condition runs once more than its body (None too where the body's count is)."""
     calls: dict[str, list[tuple[str, int | None]]] = {}  # computation -> (called, times per run of it)
     entry, computation = "", ""
     for line in hlo_text.splitlines():
@@ -115,7 +159,8 @@ def times_run(hlo_text: str) -> dict[str, int | None]:
             continue
         trips = TRIP_COUNT.search(line)
         for role, called in _CALLED.findall(line):
-            trip = (int(trips.group(1)) if trips else None) if role == "body" else 1
+            known = int(trips.group(1)) if trips else None
+            trip = {"body": known, "condition": None if known is None else known + 1}.get(role, 1)
             calls.setdefault(computation, []).append((called, trip))
         for group in _BRANCHES.findall(line):
             calls.setdefault(computation, []).extend((name, 1) for name in _NAME.findall(group))

@@ -24,6 +24,9 @@ starting its backend. In order:
    with no supplementary groups (all capabilities go with it). Directories on the way to
    the Python installation that this uid could not enter (pyenv under /root) are made
    passable inside the mount namespace, with nothing else of them visible;
+   Without one (the grader is not root), Landlock where the kernel has it
+   (``grader.child.landlock``): it writes only beneath its scratch (with a mount namespace, its
+   private temporary folders too) and /dev/null, opens no TCP without a network namespace, and signals nothing outside its sandbox;
 6. ``PR_SET_PDEATHSIG`` (the child dies with the grader), umask 077, cwd = the scratch
    folder;
 7. with a PID namespace the process forks twice: it stays outside the namespace as a relay
@@ -56,8 +59,9 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import Any, NoReturn
 
-from grader.errors import ConfinementError
+from grader.child import landlock
 from grader.child.keyrings import clear_own, fresh_session
+from grader.errors import ConfinementError
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
@@ -657,13 +661,19 @@ def confine(policy: Policy) -> dict[str, dict[str, Any]]:
         note("user", True, "runs as a dedicated unprivileged uid (one per child) with no capabilities; "
                            "it cannot write the grader's, the exercise's or other submissions' files")
     else:
+        # Landlock after every mount: what the grader's own user could write stays unwritten. The
+        # temporary folders are its scratch's where it has a mount namespace, else the machine's
+        writable = (scratch, *(folder for folder, _ in _temporaries(policy) if mounts), os.devnull)
+        walled, walls = landlock.restrict(writable, policy.isolate_network and not spaces.network)
+        note("landlock", walled, walls)
         if mounts and not root:
             try:
                 _drop_capabilities(libc)
             except OSError as error:
                 raise ConfinementError(f"could not drop the user namespace's capabilities: {error}") from None
-        note("user", False, "runs as the grader's own user (the grader is not root): it can write whatever "
-                            "that user can write" if not root else "stays root (no uid was given)")
+        note("user", False, ("runs as the grader's own user (the grader is not root): " + (
+            "Landlock keeps it from writing that user's files" if walled else "it can write whatever that user can "
+            "write")) if not root else "stays root (no uid was given)")
     keyring_why = _fresh_keyrings(dropping)
     note("keyrings", not keyring_why, f"it may reach keyrings it should not: {keyring_why}" if keyring_why else
          "its own new session keyring (not the grader's)" + (

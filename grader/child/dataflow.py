@@ -106,7 +106,33 @@ def is_staged(value: Any) -> bool:
 
 
 # Where each kind of event keeps the values it read.
-_READS = {"device_put": 1, "jit": 2, "primitive": 3, "shard_map": 3, "convert": 1}
+_READS = {"device_put": 1, "jit": 2, "primitive": 3, "shard_map": 3, "convert": 1, "assembled": 2}
+
+
+def joined_argument(made: Any, pieces: list[Any], leaves: list[tuple[str, Any]]) -> Any:
+    """The argument leaf an array assembled from ``pieces`` (``jax.make_array_from_callback``)
+    is, cut into blocks and joined again: its pieces are JAX arrays (cut on the devices, not
+    NumPy copies) and it holds the leaf's values, bit for bit. None where it is no argument."""
+    import numpy as np
+    if not pieces or not all(hasattr(p, "addressable_shards") for p in pieces):
+        return None
+    whole = np.asarray(made)
+    for _, leaf in leaves:
+        if getattr(leaf, "shape", None) == whole.shape and getattr(leaf, "dtype", None) == whole.dtype \
+                and np.asarray(leaf).tobytes() == whole.tobytes():
+            return leaf
+    return None
+
+
+def donated(events: list[tuple[Any, ...]]) -> set[int]:
+    """The ids of the arrays the call donated, as the call and the executables said (an eager
+    ``device_put(..., donate=True)``; the operands a jitted call's executable reused): never
+    asked of the arrays, since after a move between devices JAX 0.10 crashes on
+    ``is_deleted()`` or a read of their shards."""
+    gone = {id(x) for event in events if event[0] == "donated" for x in event[1]}
+    gone.update(id(event[2][i]) for event in events if event[0] == "jit" and len(event) > 5
+                for i in event[5][2])
+    return gone
 
 
 def held(array: Any, describe: Describe) -> dict[str, Any]:
@@ -154,6 +180,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
     def literals(args: Any) -> dict[int, Any]:
         return {i: a for i, a in enumerate(args) if isinstance(a, (bool, int, float))}
 
+    gone = donated(events)
     inputs = [value_id(value) for _, value in leaves]
     given = {id(concrete(value)) for _, value in leaves}
     replayed: list[tuple[int, Any]] = []  # (node, array) of each argument leaf placed eagerly, or
@@ -174,10 +201,21 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
                                         list(placed), ())
             bind(placed, produced)
             for x, value, new in zip(xs, placed, produced):
-                if is_array(value) and not value.is_deleted():  # a donated one's buffers are another array's now
+                if is_array(value) and id(value) not in gone:  # a donated one's buffers are another array's now
                     arrays[str(new)] = held(value, describe)
                     if id(concrete(x)) in given and len(replayed) < MAX_REPLAYED:
                         replayed.append((new, value))
+        elif kind == "assembled":  # the pieces joined into one value, placed as the array made of them
+            _, via, pieces, sharding, made = event
+            whole = joined_argument(made, pieces, leaves)
+            joined = [value_id(whole)] if whole is not None else \
+                builder.equation(via.removeprefix("jax."), {}, [value_id(p) for p in pieces], [made], ())
+            produced = builder.equation("device_put", {"devices": (sharding,)}, joined, [made], ())
+            bind([made], produced)
+            if whole is not None:  # a placement of the argument, judged and replayed as one
+                arrays[str(produced[0])] = held(made, describe)
+                if len(replayed) < MAX_REPLAYED:
+                    replayed.append((produced[0], made))
         elif kind == "jit":
             params, args, outs = event[1:4]
             known = set(builder.placed_inside)
@@ -189,7 +227,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
             _, primitive, params, args, out = event
             outs = list(out) if primitive.multiple_results else [out]
             bind(outs, builder.equation(primitive.name, params, [value_id(a) for a in args], outs, (),
-                                        literals(args)))
+                                        literals(args), args))
         elif kind == "shard_map":
             _, params, staged, args, out = event
             outs = list(out)
@@ -209,7 +247,7 @@ def program_of_call(events: list[tuple[Any, ...]], leaves: list[tuple[str, Any]]
                 bind(outs, builder.equation("shard_map", unknown, [value_id(a) for a in args], outs, ()))
     outputs = [value_id(value) for _, value in returned]
     for (_, value), new in zip(returned, outputs):
-        if is_array(value) and not value.is_deleted():
+        if is_array(value) and id(value) not in gone:
             arrays[str(new)] = held(value, describe)
     data = builder.data(inputs, outputs, [p for p, _ in leaves], [p for p, _ in returned])
     data["arrays"] = arrays

@@ -5,9 +5,11 @@ writes, its primitive's name, its simple parameters (shardings described as dict
 scalar literals it reads. Calls whose inner program lines up one-to-one with their operands
 (``jit``, ``shard_map``, custom derivatives, ...) are inlined, so dataflow follows values
 through them; ``within`` says which transformations a node sits in (a ``jit`` of JAX's own
-library, such as ``jnp.sum``, is inlined without counting as the student's ``jit``). Any other
-nested program (``cond``, ``while``, ``scan``) is linked conservatively: everything it
-produces may derive from everything it reads.
+library, such as ``jnp.sum``, is inlined without counting as the student's ``jit``). A ``scan``
+is inlined too, each carry linked back from the step's output to its input (a ``scan:carry``
+link), so a value reaches the result through later steps as the loop runs it. Any other nested
+program (``cond``, ``while``) is linked conservatively: everything it produces may derive from
+everything it reads.
 
 The same :class:`Builder` serves the traced program (``program_of`` a ``jax.make_jaxpr``
 result) and the program of a real call (``grader.child.recorder``), whose values are the
@@ -135,6 +137,21 @@ def _literal(atom: Any) -> Any:
     return None
 
 
+def aval_data(like: Any) -> dict[str, Any]:
+    """The shape and dtype of ``like`` (a jaxpr variable's aval, or an array), as data."""
+    return {"shape": [int(n) for n in getattr(like, "shape", ())], "dtype": str(getattr(like, "dtype", ""))}
+
+
+def _carries(name: str, params: dict[str, Any]) -> list[tuple[int, int]]:
+    """For a ``scan`` (what a ``fori_loop`` with static bounds becomes), each carry's position
+    among the body's inputs and among its outputs: a step reads what the step before gave, so a
+    value the body computes reaches the result through a later step too (a ring's ppermute)."""
+    if name != "scan":
+        return []
+    consts, carries = int(params.get("num_consts", 0)), int(params.get("num_carry", 0))
+    return [(consts + k, k) for k in range(carries)]
+
+
 class Builder:
     """Numbers values scope by scope: a nested program seen twice (a jitted function called
     twice) gets fresh ids the second time, so dataflow never crosses between the calls."""
@@ -153,8 +170,7 @@ class Builder:
     def fresh(self, like: Any) -> int:
         """A new id for a value shaped like ``like`` (a jaxpr variable's aval, or an array)."""
         new_id = len(self.avals)
-        self.avals[new_id] = {"shape": [int(n) for n in getattr(like, "shape", ())],
-                              "dtype": str(getattr(like, "dtype", ""))}
+        self.avals[new_id] = aval_data(like)
         return new_id
 
     def walk(self, jaxpr: core.Jaxpr, env: dict[core.Var, int], within: tuple[str, ...]) -> list[int | None]:
@@ -172,7 +188,7 @@ class Builder:
             literals = {i: v for i, atom in enumerate(eqn.invars)
                         if isinstance(atom, core.Literal) and (v := _literal(atom)) is not None}
             outputs = self.equation(eqn.primitive.name, eqn.params, [read(v) for v in eqn.invars],
-                                    [v.aval for v in eqn.outvars], within, literals)
+                                    [v.aval for v in eqn.outvars], within, literals, [v.aval for v in eqn.invars])
             for var, produced in zip(eqn.outvars, outputs):
                 if not isinstance(var, core.DropVar):
                     env[var] = produced
@@ -181,32 +197,45 @@ class Builder:
         return [read(v) for v in jaxpr.outvars]
 
     def equation(self, name: str, params: dict[str, Any], inputs: Sequence[int | None], outs: Sequence[Any],
-                 within: tuple[str, ...], literals: dict[int, Any] | None = None) -> list[int]:
+                 within: tuple[str, ...], literals: dict[int, Any] | None = None, reads: Sequence[Any] = ()
+                 ) -> list[int]:
         """Add one equation (of a program, or a primitive a real call bound) reading ``inputs``
+        (shaped like ``reads`` where it sees them: inside a shard_map body, each device's block)
         and producing values shaped like ``outs``; returns the ids of what it produced."""
         outer = self.context
         self.context = context_mesh(params) or outer
         try:
-            return self._equation(name, params, inputs, outs, within, literals)
+            return self._equation(name, params, inputs, outs, within, literals, reads)
         finally:
             self.context = outer
 
     def _equation(self, name: str, params: dict[str, Any], inputs: Sequence[int | None], outs: Sequence[Any],
-                  within: tuple[str, ...], literals: dict[int, Any] | None) -> list[int]:
+                  within: tuple[str, ...], literals: dict[int, Any] | None, reads: Sequence[Any]) -> list[int]:
         simple = {k: s for k, v in params.items() if (s := simple_param(v, self.describe, self.context)) is not None}
         subs = sub_programs(params)
         node: dict[str, Any] = {"primitive": name, "within": list(within), "params": simple, "inputs": list(inputs)}
+        seen = [aval_data(r) for r in reads]
+        # a value entering a shard_map body keeps its id, with its global shape in ``avals``: where
+        # an operation reads it otherwise (each device's block), what it reads is kept too
+        if any(i is not None and a != self.avals.get(i) for i, a in zip(inputs, seen)):
+            node["input_avals"] = seen
         if literals:
             node["literals"] = {str(k): v for k, v in literals.items()}
         if len(subs) == 1:
             inner = subs[0].jaxpr if isinstance(subs[0], ClosedJaxpr) else subs[0]
             if len(inner.invars) == len(inputs) and len(inner.outvars) == len(outs):
                 inner_env = {var: outer for var, outer in zip(inner.invars, inputs) if outer is not None}
+                carried = _carries(name, params)
+                for into, _ in carried:  # a loop's carry: what it starts from, then what the last step gave
+                    inner_env[inner.invars[into]] = self.fresh(inner.invars[into].aval)
                 scope = within if is_library(subs[0]) else within + (name,)
                 produced = [p if p is not None else self.fresh(o) for p, o in
                             zip(self.walk(inner, inner_env, scope), outs)]
                 node.update(outputs=produced, inlined=True)
                 self.nodes.append(node)
+                self.nodes.extend({"primitive": f"{name}:carry", "within": list(within), "params": {},
+                                   "inputs": [inputs[into], produced[out]], "outputs": [inner_env[inner.invars[into]]],
+                                   "synthetic": True} for into, out in carried)
                 return produced
         outputs = [self.fresh(o) for o in outs]
         for sub in subs:

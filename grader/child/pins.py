@@ -30,7 +30,7 @@ CHILD_MODULES = ("grader.child.entry", "grader.child.server", "grader.child.pins
                  "grader.child.swap", "grader.child.route_host", "grader.child.route_eager", "grader.child.route_jit",
                  "grader.child.route_compile", "grader.child.route_aot", "grader.child.jit_calls",
                  "grader.child.dataflow", "grader.child.compiled", "grader.child.account",
-                 "grader.child.sharding_data")
+                 "grader.child.sharding_data", "grader.child.callbacks")
 # The CPython releases whose dicts carry PEP 509's ma_version_tag where ``_version_tag`` reads it,
 # moved on every write (add, replace, delete) and never on a read: 3.11; 3.12 and 3.13 keep it,
 # deprecated, with its low bits given to dict watchers. 3.14 changed the field (not tried here).
@@ -189,8 +189,7 @@ def take_originals() -> _Originals:
 
     pinned_jax, pinned_np = _Pinned(jax, numpy=_Pinned(jax.numpy), tree_util=_Pinned(jax.tree_util),
                                     random=_Pinned(jax.random)), _Pinned(np)
-    observer = recorder.Recorder(core, dispatch, pjit, jax.make_jaxpr, compiler, ArrayImpl,
-                                 (custom_derivatives.custom_vjp, custom_derivatives.custom_jvp), np)
+    observer = recorder.Recorder(core, dispatch, pjit, jax.make_jaxpr, compiler, ArrayImpl, np)
     # Every request starts, and every call of the student's function ends, by undoing patches
     # to JAX, NumPy and the standard library (the recorder's hooks included).
     modules = [jax, jax.numpy, jax.sharding, jax.tree_util, jax.random, api, compiler, core, dispatch, pjit,

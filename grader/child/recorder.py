@@ -14,7 +14,7 @@ call:
   denied while a call is recorded), and every XLA program run;
 - ``route_aot``: executables compiled ahead of time (``jit(f).lower(...).compile()``) and their calls;
 - ``route_compile``: every XLA compilation, by any route;
-- ``route_host``: values pulled to the host and given back, custom derivative rules, host callbacks.
+- ``route_host``: values pulled to the host and given back, host callbacks whose results are used.
 
 They are read by ``jit_calls`` (the jitted calls, from the jit and ahead-of-time routes alike),
 ``route_compile.compilations``, ``route_host.host_work``, ``compiled.programs`` (what XLA made
@@ -47,7 +47,7 @@ class Recorder:
     """Records the submission's JAX operations while ``mode`` is set."""
 
     def __init__(self, core: Any, dispatch: Any, pjit: Any, make_jaxpr: Callable[..., Any], compiler: Any,
-                 array_class: Any, custom_rules: tuple[Any, ...], numpy: Any) -> None:
+                 array_class: Any, numpy: Any) -> None:
         self.events: list[tuple[Any, ...]] = []
         self.state = [None, 0]  # [mode, depth]
         self.swap: list[Swap | None] = [None]  # during a capturing or feeding call
@@ -58,14 +58,17 @@ class Recorder:
         self.compiles, self.records, self.inferred = [0], [0], [None]
         self.compile_s = [0.0]  # seconds compile_or_get_cached took while recording (grader.timings)
         self.array_class, self.is_deleted, self.FULL = array_class, array_class.is_deleted, FULL
+        self.donated: list[Any] = []  # weak references to the arrays an eager device_put donated
         self._caches = (pjit._cpp_pjit_cache_fun_only, pjit._cpp_pjit_cache_explicit_attributes)
-        self._host: dict[int, tuple[Any, tuple[tuple[str, str], ...]]] = {}  # id(program) -> host work inside
+        self._host: dict[int, tuple[Any, tuple[str, ...], bool]] = {}  # id(program) -> host callbacks inside
         self._compiled: dict[int, tuple[Any, CompiledFacts | None]] = {}  # id(executable) -> (it, what XLA made)
         self._traces: dict[str, list[tuple[Any, dict[str, Any]]]] = {}  # function -> its last traces
+        import jax
+        from jax._src import array as array_module
         from jax._src import stages
         from jax._src.interpreters import pxla
-        self.hooks = [*route_host.install(self, array_class, custom_rules, numpy),
-                      *route_eager.install(self, core, dispatch, make_jaxpr),
+        self.hooks = [*route_host.install(self, array_class, numpy),
+                      *route_eager.install(self, core, dispatch, make_jaxpr, array_module, jax),
                       *route_jit.install(self, pjit),
                       *route_compile.install(self, compiler, pjit, pxla),
                       *route_aot.install(self, stages, pxla)]
@@ -108,6 +111,12 @@ class Recorder:
         self.events.clear()
         return events
 
+    def holds_donated(self) -> bool:
+        """Whether an array an eager ``device_put`` donated is still alive: JAX 0.10 crashes
+        listing the live arrays (``jax.live_arrays``) while one moved to other devices is."""
+        self.donated[:] = [ref for ref in self.donated if ref() is not None]
+        return bool(self.donated)
+
     def intact(self) -> bool:
         """Whether every hook is still the one installed (checked after a call, before restoring)."""
         return all(getattr(owner, name) is hook for owner, name, hook in self.hooks)
@@ -119,8 +128,8 @@ class Recorder:
     def compilations(self, events: list[tuple[Any, ...]]) -> list[CompilationData]:
         return route_compile.compilations(events, self.ownership)
 
-    def host_work(self, events: list[tuple[Any, ...]]) -> list[HostData]:
-        return route_host.host_work(events, self.ownership, self._host)
+    def host_work(self, events: list[tuple[Any, ...]], returned: list[tuple[str, Any]]) -> list[HostData]:
+        return route_host.host_work(events, [value for _, value in returned], self._host)
 
     def programs(self, events: list[tuple[Any, ...]]) -> list[ProgramData]:
         return compiled.programs(events, self.ownership, self._compiled)

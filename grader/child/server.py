@@ -288,7 +288,7 @@ class Child:
         clock, compile_s = self.clock, recorder.compile_s
         compiling = compile_s[0]
         # the arrays alive before a full call: what it leaves alive beyond them it made (and kept)
-        alive = {id(a) for a in self.jax.live_arrays()} if mode == "full" else set()
+        alive = {id(a) for a in self.jax.live_arrays()} if mode == "full" and not recorder.holds_donated() else None
         recorder.start(mode)
         began = clock()
         try:
@@ -318,7 +318,7 @@ class Child:
         reply: CallReply = {"ok": True, "value": self.describe_value(returned), "timing": timing,
                  "placements": self.placements_of(events, leaves, self.describe_sharding), "intact": intact,
                  "jit_calls": recorder.jit_calls(events, leaves, returned),
-                 "compilations": recorder.compilations(events), "host": recorder.host_work(events)}
+                 "compilations": recorder.compilations(events), "host": recorder.host_work(events, returned)}
         if swapped is not None:
             reply["swapped"] = swapped
         if mode == "full":
@@ -326,7 +326,8 @@ class Child:
             reply["between_bytes"] = self.held_between(events, leaves, returned)
             reply["program"] = self.program_of_call(events, leaves, returned, self.describe_sharding,
                                                     lambda v: type(v) is self.ArrayImpl, self.replayer.follows)
-            kept = [a for a in self.jax.live_arrays() if id(a) not in alive]
+            kept = [a for a in self.jax.live_arrays() if id(a) not in alive] \
+                if alive is not None and not recorder.holds_donated() else []
             reply["account"] = self.account_of_call(events, leaves, returned, self.jax, self.np,
                                                     self.describe_sharding, self.concrete, self.is_staged,
                                                     recorder.owner_of, kept)

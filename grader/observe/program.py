@@ -24,8 +24,25 @@ from grader.arguments import is_within
 # mesh axes are Explicit: JAX's current docs gather a split array so, with reshard to P()).
 CONSTRAINING = {"sharding_constraint": "sharding", "reshard": "dst_sharding"}
 
+# JAX binds some operations under other primitive names, by version and by shard_map's
+# check_vma (a psum is ``psum_invariant`` under the default check_vma): each of those names, and
+# the operation as a student writes it, which checks and predicates go by.
+MEANING = {"psum_invariant": "psum", "psum2": "psum", "all_gather_invariant": "all_gather",
+           "reduce_scatter": "psum_scatter"}
+
+
+def primitives_for(operation: str) -> tuple[str, ...]:
+    """The primitive names that mean ``operation`` (``psum``: psum, psum_invariant, psum2)."""
+    return (operation, *(name for name, meant in MEANING.items() if meant == operation))
+
+
 @dataclass(frozen=True)
 class Node:
+    """One operation: ``primitive`` as JAX bound it, what it reads and writes (value ids),
+    its ``params``, the transformations it is ``within``, its scalar ``literals`` by operand
+    position; ``inlined``: a call (jit, shard_map, a scan) whose body's nodes stand in for it;
+    ``input_avals``: the shape and dtype of each operand as it read them, where that is not the
+    value's own (inside a shard_map body, each device's block of a value from outside)."""
     primitive: str
     inputs: tuple[int | None, ...]
     outputs: tuple[int | None, ...]
@@ -33,6 +50,12 @@ class Node:
     within: tuple[str, ...]
     inlined: bool = False
     literals: dict[int, Any] | None = None
+    input_avals: tuple[dict[str, Any], ...] | None = None
+
+    @property
+    def operation(self) -> str:
+        """The operation by meaning, as a student writes it: ``psum`` for ``psum_invariant``."""
+        return MEANING.get(self.primitive, self.primitive)
 
 
 @dataclass(frozen=True)
@@ -52,6 +75,13 @@ def _int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"an integer was expected, not {type(value).__name__}")
     return value
+
+
+def _aval(value: Any) -> dict[str, Any]:
+    """A value's shape and dtype as data: ``{"shape": (8, 4), "dtype": "bfloat16"}``."""
+    if not isinstance(value, dict) or not isinstance(value.get("dtype", ""), str):
+        raise ValueError("a value's aval must be an object with a dtype name")
+    return {"shape": tuple(_int(s) for s in value.get("shape", ())), "dtype": value.get("dtype", "")}
 
 
 def _strings(values: Any) -> tuple[str, ...]:
@@ -92,6 +122,7 @@ class Program:
     # what became of each returned leaf (by path) when that placed value held other values:
     # "changed", "still" (changed, but not moved by it at the call's own values), "unchanged"
     follows: dict[int, dict[str, str]] | None = None
+    dtypes: dict[int, str] | None = None  # by value id: "float32", "bfloat16"
 
     @classmethod
     def from_data(cls, data: Any) -> "Program":
@@ -105,13 +136,18 @@ class Program:
             params, literals = n.get("params", {}), n.get("literals")
             if not isinstance(params, dict) or not (literals is None or isinstance(literals, dict)):
                 raise ValueError("a node's params must be an object")
+            avals = n.get("input_avals")
+            if avals is not None and not (isinstance(avals, list) and all(isinstance(a, dict) for a in avals)):
+                raise ValueError("a node's input_avals must be a list of objects")
             nodes.append(Node(n["primitive"], _ids(n.get("inputs", [])), _ids(n.get("outputs", [])), params,
                               _strings(n.get("within", [])), bool(n.get("inlined")),
-                              {int(k): v for k, v in literals.items()} if literals else None))
+                              {int(k): v for k, v in literals.items()} if literals else None,
+                              None if avals is None else tuple(_aval(a) for a in avals)))
         avals = data.get("avals", {})
         if not isinstance(avals, dict):
             raise ValueError("avals must be an object")
-        shapes = {int(k): tuple(_int(s) for s in v.get("shape", ())) for k, v in avals.items()}
+        shapes = {int(k): _aval(v)["shape"] for k, v in avals.items()}
+        dtypes = {int(k): _aval(v)["dtype"] for k, v in avals.items()}
         arrays = None
         if "arrays" in data:
             arrays = {}
@@ -134,7 +170,7 @@ class Program:
             follows = {int(node): {str(path): changed for path, changed in leaves.items()}
                        for node, leaves in found.items()}
         return cls(inputs, outputs, tuple(nodes), shapes, input_paths, output_paths, arrays,  # type: ignore[arg-type]
-                   follows)
+                   follows, dtypes)
 
     def outputs_of(self, result: str = "result") -> list[tuple[str, int | None]]:
         return [(p, i) for p, i in zip(self.output_paths, self.outputs) if is_within(p, result)]
@@ -203,8 +239,17 @@ class Program:
                                  if isinstance(spec, list))
         return found
 
-    def uses(self, primitive: str) -> list[Node]:
-        return [n for n in self.nodes if n.primitive == primitive]
+    def uses(self, operation: str) -> list[Node]:
+        """The nodes of ``operation``, by its primitive's name or by meaning (``uses("psum")``
+        finds a ``psum_invariant``; a pmean is a psum divided, found as ``psum``)."""
+        return [n for n in self.nodes if n.primitive == operation or n.operation == operation]
+
+    def read_shapes(self, node: Node) -> list[tuple[int, ...] | None]:
+        """The shape of each of ``node``'s operands as it reads it: inside a shard_map body, each
+        device's block of a value from outside; None for a literal."""
+        if node.input_avals is not None:
+            return [a["shape"] for a in node.input_avals]
+        return [None if i is None else self.shapes.get(i) for i in node.inputs]
 
     def consumers(self, value: int) -> list[Node]:
         return [n for n in self.nodes if value in n.inputs and not n.inlined]

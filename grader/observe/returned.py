@@ -166,8 +166,8 @@ class Compilation:
 @dataclass(frozen=True)
 class HostWork:
     """Work a call did on the host amid its JAX work. ``kind``: "callback" (jax.pure_callback,
-    io_callback), "custom_rule" (a custom_vjp/custom_jvp of the student's own) or "round_trip"
-    (a value pulled to NumPy and given back to JAX); ``call`` says which, in words."""
+    io_callback, a debug callback, whose result the call goes on to use) or "round_trip" (a
+    value pulled to NumPy and given back to JAX); ``call`` says which, in words."""
     kind: str
     call: str
 
@@ -330,6 +330,7 @@ class Returned:
     held: tuple[Held, ...] = ()  # in a full record whose account was reproduced: the arrays held between programs
     # in a full record the witness could not run: why (its programs, loops and held arrays are then unconfirmed)
     unverified: str | None = None
+    seconds: float = 0.0  # the call's round trip, as the grader timed it (what its witness's budget is made from)
 
     @property
     def jax_failed(self) -> bool:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import errno
 import os
 import shutil
-import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -44,11 +43,11 @@ from grader.observe.witnessed import Witnessed, witnessed
 from grader.observe.returned import (Incident, Leaf, Returned, parse_compilations, parse_host, parse_jit_calls,
                                      parse_leaves, parse_programs, safe_reply, safe_text)
 from grader.sandbox.limits import Limits
-from grader.sandbox.process import INTERFERED, ChildProcess, Launch, Launcher, child_environment
+from grader.sandbox.process import INTERFERED, ChildProcess, Launch, Launcher
+from grader.sandbox.witness import Witness, account_budget
 from grader.source import helper_at, left_behind, left_behind_note
 from grader.timings import Timings
 from grader.wire import LoadReply, check_schema, decode_array, encode_array
-from grader.witness import Witness, shared
 
 # Of the time an import has, the share the notebook cells the graded function does not need have
 # in all (``grader.child.run_cells``): a demo that hangs is skipped, and the cells
@@ -84,6 +83,13 @@ class Counterfactual:
     def request(self) -> dict[str, Any]:
         return {"capture": self.capture, "sharding": self.sharding, "turn": self.turn,
                 "shape": None if self.shape is None else list(self.shape)}
+
+
+@dataclass(frozen=True)
+class Unanswered:
+    """Where a verdict rests on the witness and it gave no answer: why (it could not run the
+    account, crashed, was killed or ran out of time). Never a pass."""
+    why: str
 
 
 @dataclass(frozen=True)
@@ -129,6 +135,7 @@ class Session:
         self._pending: tuple[Returned, threading.Thread, list[Any]] | None = None
         self._settled: dict[int, tuple[Returned, Returned]] = {}  # id(the call as described) -> (it, as witnessed)
         self._child: ChildProcess | None = None
+        self._witness_process: Witness | None = None  # this grading's alone (grader.sandbox.witness)
         self._loaded: Loaded | None = None
         self._deadline = time.monotonic() + limits.total_s
         self._check_budget: tuple[float, float] | None = None  # (deadline, seconds) of the running check
@@ -150,8 +157,6 @@ class Session:
                     early.close()
                 self._child = ChildProcess(launch.devices, launch.limits, launch.compile_cache, hide=launch.hide,
                                            launcher=launch.launcher)
-            # the witness of the probe call's account imports JAX while the child starts
-            self._witness().warm()
         return self._child
 
     def _ready_child(self) -> ChildProcess:
@@ -175,6 +180,9 @@ class Session:
             self._early.close()
             self._early = None
         self._retire()
+        if self._witness_process is not None:
+            self._witness_process.close()
+            self._witness_process = None
         keep = self.limits.output_kib << 10
         head = "".join(o["head"] for o in self.outputs)[:keep]
         tail = "".join(o["tail"] for o in self.outputs)[-keep:]
@@ -361,12 +369,13 @@ class Session:
             request["counterfactual"] = counterfactual.request()
         if self._fresh:
             request["fresh"], self._fresh = True, False
+        asked = time.monotonic()
         try:
             reply = self._request(request, during)
         except ChildFailure as failure:
             return Returned(False, incident=self._incident(failure))
         try:
-            returned = self._returned(reply, during)
+            returned = replace(self._returned(reply, during), seconds=time.monotonic() - asked)
         except ILL_TYPED as error:
             return Returned(False, incident=self._protocol(error, during))
         if record == "full" and returned.ok:
@@ -385,6 +394,9 @@ class Session:
         the witness is this thread's, asked nothing else until ``settle_all``."""
         self.settle_all()
         witness, found = self._witness(), []
+        # started from this thread, which outlives the check: a process dies with the thread that
+        # started it (PR_SET_PDEATHSIG), and the one below ends with the check
+        witness.warm()
         thread = threading.Thread(target=lambda: found.append(self._witnessed(returned, arguments, witness)),
                                   name="jaxgrade-witnessing", daemon=True)
         self._pending = (returned, thread, found)
@@ -402,34 +414,47 @@ class Session:
         if self._pending is None:
             return
         raw, thread, found = self._pending
-        thread.join()
+        with self._waiting_for_witness():
+            thread.join()
         self._pending = None
         checked = found[0] if found else replace(raw, unverified="the witness could not check it")
         self._settled[id(raw)] = (raw, checked)
         self.calls = [(arguments, checked if call is raw else call) for arguments, call in self.calls]
 
     def _witness(self) -> Witness:
-        """This thread's witness for the exercise's devices. Where children are forked warm, it
-        is forked the same way (from the process that imported JAX for them and never runs a
-        submission: no second import of JAX); else it is exec'd."""
-        launcher, spawner = self.launcher, None
-        if launcher is not None:
-            home = tempfile.gettempdir()  # the grader's own: the witness writes no file of a submission's
-            env = child_environment(self.devices, home, f"{os.getpid()}-witness", self.compile_cache)
-            spawner = lambda argv, fds: launcher(argv, env, home, fds)  # noqa: E731
-        return shared(self.devices, self.limits.memory_mib, self.compile_cache is not None, spawner)
+        """This grading's witness, started as its child is (forked warm where the child is, else
+        exec'd), confined as it is, with the witness's compilation cache where the grading has a
+        cache at all."""
+        if self._witness_process is None:
+            self._witness_process = Witness(self.devices, self.limits, self.compile_cache,
+                                            (str(self.submission.resolve().parent), *self.hide), self.launcher)
+        return self._witness_process
+
+    @contextmanager
+    def _waiting_for_witness(self) -> Iterator[None]:
+        """Time spent waiting for the witness is not the submission's: the grading's deadline and
+        the running check's move on by as much."""
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            waited = time.monotonic() - started
+            self._deadline += waited
+            if self._check_budget is not None:
+                deadline, seconds = self._check_budget
+                self._check_budget = (deadline + waited, seconds)
 
     def _witnessed(self, returned: Returned, arguments: Mapping[str, Any], witness: Witness | None = None) -> Returned:
         """The call as the witness re-derives it: on a reproduced account, the witness's own
         reading of the programs stands for the child's."""
-        if witness is None:
-            self.settle_all()  # one account at a time on this thread's witness
-            witness = self._witness()
-        # compiling and running the call's programs again: about what the call itself may take
-        seconds = 2 * self.limits.call_s
         tolerance = self.tolerance(arguments) if self.tolerance is not None else None
-        verdict = witnessed(witness.check(returned.account, self._named(arguments), seconds), returned.leaves,
-                            tolerance)
+        if witness is None:
+            self.settle_all()  # one account at a time on this grading's witness
+            with self._waiting_for_witness():
+                answer = self._witness().check(returned.account, self._named(arguments), account_budget(returned.seconds))
+        else:  # in a thread of its own, while the child goes on: nobody waits for it yet
+            answer = witness.check(returned.account, self._named(arguments), account_budget(returned.seconds))
+        verdict = witnessed(answer, returned.leaves, tolerance)
         if verdict.status == "reproduced":
             paths = [path for name in self.parameters for path, _ in flatten(arguments[name], name)]
             differs = unconfirmed(returned.program, returned.placements, returned.leaves, returned.account, paths,
@@ -439,31 +464,42 @@ class Session:
         if self.witnessed is None or self.witnessed.status != "diverged":
             self.witnessed = verdict
         if verdict.status == "reproduced":
-            return replace(returned, programs=verdict.programs, reproduced=not verdict.breaks, held=verdict.held)
+            # a step that could not be handed over (a program using a host callback's result):
+            # what XLA made of it is unknown, so the facts read off the programs are not all there
+            return replace(returned, programs=verdict.programs, reproduced=not verdict.breaks, held=verdict.held,
+                           unverified=verdict.breaks[0] if verdict.breaks else None)
         if verdict.status == "unverifiable":
             return replace(returned, unverified=verdict.detail or "the witness could not run it")
         return returned
 
     def replay_placed(self, returned: Returned, arguments: Mapping[str, Any], leaf: int, sharding: dict[str, Any],
-                      value: np.ndarray) -> tuple[Leaf, ...] | None:
+                      value: np.ndarray) -> tuple[Leaf, ...] | Unanswered | None:
         """What a fully recorded call's own operations give, run again by the witness with every
         eager placement of argument leaf ``leaf`` (in call order) onto ``sharding`` placing
-        ``value`` instead; None where the witness cannot say (the account was not reproduced,
-        or places no such leaf)."""
+        ``value`` instead. ``Unanswered`` where the witness gave no answer (it could not run the
+        account, failed, or ran out of time): a verdict resting on it then fails. None where
+        there is nothing to replay: an account cut by host work (judged as such), or one that
+        places no such leaf."""
+        if returned.unverified is not None:
+            return Unanswered(returned.unverified)
         if not returned.reproduced:
             return None
         self.settle_all()
-        witness = self._witness()
-        answer = witness.check(returned.account, self._named(arguments), 2 * self.limits.call_s,
-                               {"arg": leaf, "sharding": sharding, "value": encode_array(value)})
-        if answer.get("ok") is not True or answer.get("swapped", 0) < 1:
+        with self._waiting_for_witness():
+            answer = self._witness().check(returned.account, self._named(arguments), account_budget(returned.seconds),
+                                           {"arg": leaf, "sharding": sharding, "value": encode_array(value)})
+        if answer.get("ok") is not True:
+            return Unanswered(safe_text(answer.get("unverifiable") or answer.get("malformed")
+                                        or "the witness gave no answer", 300))
+        if answer.get("swapped", 0) < 1:
             return None
         try:
             outputs = [decode_array(o) if o is not None else None for o in answer["outputs"]]
         except (KeyError, TypeError, ValueError):
-            return None
+            return Unanswered("the witness's answer was unreadable")
         if len(outputs) != len(returned.leaves):
-            return None
+            return Unanswered(f"the witness's replay computed {len(outputs)} values where the call returned "
+                              f"{len(returned.leaves)}")
         return tuple(replace(leaf_, array=o) for leaf_, o in zip(returned.leaves, outputs))
 
     def _returned(self, reply: dict[str, Any], during: str) -> Returned:

@@ -2,8 +2,8 @@
 returned: ``reproduced`` (the account computes the returned value: the programs it hands over
 are what ran, and the witness's own reading of them stands for the child's), ``diverged`` (it
 computes something else, or calls into the host: what the submission reported is not what it
-computed) or ``unverifiable`` (no account, or one the witness cannot run: no verdict either way,
-so nothing is taken from the submission for it).
+computed) or ``unverifiable`` (no account, one the witness does not run, or a witness that gave no
+answer: no verdict either way, and every check resting on it fails).
 """
 from __future__ import annotations
 
@@ -46,8 +46,6 @@ def witnessed(answer: Any, leaves: tuple[Leaf, ...], tolerance: Any = None) -> W
     if not isinstance(answer, dict):
         return Witnessed("unverifiable", "the witness gave no answer")
     if answer.get("ok") is not True:
-        if isinstance(answer.get("refused"), str):
-            return Witnessed("diverged", safe_text(answer["refused"], 300))
         if isinstance(answer.get("malformed"), str):
             return Witnessed("diverged", "the account of the call is malformed: " + safe_text(answer["malformed"], 300))
         return Witnessed("unverifiable", safe_text(answer.get("unverifiable", "the witness could not run it"), 300))

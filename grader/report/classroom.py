@@ -22,6 +22,7 @@ import json
 from typing import Any
 
 from grader.report.shape import Graded
+from grader.runner_files import output_line
 from grader.report.visibility import view
 
 # The reporter passes each test's message to the log; a job's environment variable holds at most
@@ -78,7 +79,9 @@ def classroom_result(report: Graded, *, audience: str = "student", stage: str = 
 
 
 def step_output(result: dict[str, Any]) -> str:
-    """The ``result=...`` line a step appends to ``$GITHUB_OUTPUT``: base64 of the compact JSON,
-    one line (as the official runners write it)."""
+    """What a step appends to ``$GITHUB_OUTPUT`` for its ``result``: base64 of the compact JSON,
+    between ``result<<DELIMITER`` and a delimiter drawn now (grader.runner_files.output_line): a
+    line a submission wrote there earlier cannot name it, so cannot end a block of its own with
+    jaxgrade's line and put its own value in its place."""
     encoded = base64.b64encode(json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode()).decode()
-    return f"result={encoded}\n"
+    return output_line("result", encoded)

@@ -279,11 +279,21 @@ def neutralise_workflow_commands(text: str) -> str:
     return "\n".join(_WORKFLOW_COMMAND.sub(r"\1» \2", line) for line in text.split("\n"))
 
 
+def _line_named(text: str, path: str) -> int:
+    """The line of the submission ``text`` names (a traceback's ``file.py, line 12``, a syntax
+    error's ``at line 3``), else 1: GitHub shows an annotation beside the line it carries."""
+    name = re.escape(os.path.basename(path)) if path else r"[^\s,]+\.(?:py|ipynb)"
+    found = re.search(rf"{name}\"?, line (\d+)", text) or re.search(r"\bat line (\d+)", text)
+    return int(found.group(1)) if found else 1
+
+
 def _github(report: Graded, templates: Path | None, audience: str, stage: str) -> str:
-    """Annotations for the failed checks the audience may see, then the text report inside a
-    stop-commands fence with a fresh random token (and workflow-command lines neutralised too)."""
+    """Annotations for the failed checks the audience may see, each on the line of the submission
+    its message names (else the first), then the text report inside a stop-commands fence with
+    a fresh random token (and workflow-command lines neutralised too)."""
     data = view(report, audience, stage)
-    where = f"file={_escape_property(str(data['submission'].get('path') or ''))},"
+    path = str(data['submission'].get('path') or '')
+    where = f"file={_escape_property(path)},"
     lines = []
     level = "notice" if data["status"] in ("passed", "pending") else "error"
     lines.append(f"::{level} title={_escape_property('jaxgrade: ' + data['title'])}::"
@@ -291,7 +301,9 @@ def _github(report: Graded, templates: Path | None, audience: str, stage: str) -
     for check in data["checks"]:
         if check["status"] in ("failed", "error"):
             message = check["message"] + (f"\nHint: {check['hint']}" if check["hint"] else "")
-            lines.append(f"::error {where}title={_escape_property(check['title'])}::{_escape_data(message)}")
+            line = _line_named("\n".join(filter(None, (check["message"], check["observed"]))), path)
+            lines.append(f"::error {where}line={line},title={_escape_property(check['title'])}::"
+                         + _escape_data(message))
     token = secrets.token_hex(16)
     text = render(report, "text", templates=templates, audience=audience, stage=stage)
     lines += [f"::stop-commands::{token}", neutralise_workflow_commands(text.rstrip("\n")), f"::{token}::"]

@@ -12,6 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from grader import runner_files
+
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])  # the folder holding grader/
 GRADER_PACKAGE = str(Path(__file__).resolve().parents[1])  # grader/ itself: the child imports it
 
@@ -84,11 +86,13 @@ def checkout_entries() -> tuple[str, ...]:
 def hidden_paths(paths: tuple[str, ...] = (), checkout: bool = True, keep: tuple[str, ...] = ()) -> tuple[str, ...]:
     """What a child can be kept from seeing: of ``paths`` (the exercises with their references
     and checks, the folders submissions came from, a class run's output folder) every existing
-    folder, and with ``checkout`` every entry of the grader's own checkout but grader/ (plain
-    files included), except what holds the grader, Python, the temporary directory itself or
+    folder, the CI runner's file commands and their folder (grader.runner_files), and with
+    ``checkout`` every entry of the grader's own checkout but grader/ (plain files included),
+    except what holds the grader, Python, the temporary directory itself or
     a path of ``keep`` (the compilation cache)."""
     needed = [*_python_installation(), *(os.path.realpath(n) for n in (tempfile.gettempdir(), *keep))]
     candidates = [os.path.realpath(p) for p in paths if os.path.isdir(p)]
+    candidates += [p for p in runner_files.hidden(os.environ) if os.path.exists(p)]  # $GITHUB_OUTPUT...
     if checkout:
         candidates += checkout_entries()
     hidden = [c for c in candidates if not any(_inside(n, c) for n in needed) and not _inside(GRADER_PACKAGE, c)]

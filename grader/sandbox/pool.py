@@ -62,7 +62,7 @@ PRELOAD = ("grader.wire", "grader.child.entry", "numpy", "jax", "jax.numpy", "ja
            "jaxlib.mlir.dialects.builtin", "jaxlib.mlir.extras.meta",
            # the account of a full record (grader.child.account): jax.export and its serializer
            "grader.child.account", "jax.export", "jax._src.export.serialization",
-           # the witness, which is forked from here too (grader.witness.client)
+           # the witness, which is forked from here too (grader.sandbox.witness)
            "grader.witness.rerun")
 # Preloaded modules whose before_fork() the zygote calls once, after its imports: what every
 # child would otherwise make for itself (grader.child.pins: what its Child holds on to).

@@ -27,6 +27,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 from grader.errors import ChildFailure, Malformed, SandboxError
@@ -39,7 +40,7 @@ from grader.sandbox.reaper import MARKER, key_usage, kill_marked, kill_uid
 from grader.sandbox.output import CapturedOutput
 from grader.sandbox.scratch import ScratchWatch, remove_tree
 from grader.sandbox.settling import later
-from grader.sandbox.uids import UidLease
+from grader.sandbox.uids import SANDBOX_UIDS, UidLease
 from grader.sandbox.world_writable import owned_usage, world_writable_folders
 from grader.xla_options import XLA_FLAGS
 
@@ -58,6 +59,22 @@ Launcher = Callable[[list[str], dict[str, str], str, tuple[int, int, int]], Any]
 # grader one body and one decoding (measured at -j 4: two slots, one body read beside another's
 # decoding, peaked at 305-326 MiB; one slot at 237-239 MiB; #41).
 LARGE_BODIES = threading.BoundedSemaphore(1)
+
+
+@dataclass(frozen=True)
+class Role:
+    """What a confined process is for: the code it runs (``boot``'d, with its inbox and outbox,
+    then its policy, then ``arguments``), the uids it is leased from, and folders it reads but
+    never writes. The submission's child and the witness (grader.sandbox.witness) are both
+    started, confined, limited and cleaned up by ``ChildProcess``; only this differs."""
+    entry: str
+    uids: range = SANDBOX_UIDS
+    gid: int | None = None  # the group it runs as (None: the leased uid's own number)
+    arguments: tuple[str, ...] = ()
+    read_only: tuple[str, ...] = ()
+
+
+CHILD = Role("from grader.child.entry import main; main(first_line)")
 
 
 class Launch(NamedTuple):
@@ -172,11 +189,11 @@ class ChildProcess:
     see (the submission's own folder, which holds other students' files in batch grading)."""
 
     def __init__(self, devices: int, limits: Limits, compile_cache: str | None = None,
-                 hide: tuple[str, ...] = (), launcher: Launcher | None = None) -> None:
+                 hide: tuple[str, ...] = (), launcher: Launcher | None = None, role: Role = CHILD) -> None:
         self.limits = limits
         self.launch = Launch(devices, limits, compile_cache, tuple(hide), launcher)
         self.marker = f"{os.getpid()}-{next(_numbers)}"
-        self.lease = UidLease() if limits.confine and os.geteuid() == 0 else None
+        self.lease = UidLease(role.uids) if limits.confine and os.geteuid() == 0 else None
         try:
             self.workdir, self.scratch = _make_workdir(self.lease)
         except SandboxError:
@@ -195,18 +212,21 @@ class ChildProcess:
         env = child_environment(devices, self.scratch, self.marker, compile_cache)
         if not limits.confine:  # exactly the foundation's child, for a fair overhead figure
             del env["OPENBLAS_NUM_THREADS"]
-        arguments = [sys.executable, "-I", "-c", boot("from grader.child.entry import main; main(first_line)"),
-                     str(to_child_r), str(from_child_w)]
+        arguments = [sys.executable, "-I", "-c", boot(role.entry), str(to_child_r), str(from_child_w)]
         if limits.confine:
+            read_only = (*([compile_cache] if compile_cache else []), *role.read_only)
             policy = Policy(workdir=self.workdir, scratch=self.scratch, keep_fds=(to_child_r, from_child_w),
-                            uid=self.lease.uid if self.lease else None, gid=self.lease.uid if self.lease else None,
+                            uid=self.lease.uid if self.lease else None,
+                            gid=(self.lease.uid if role.gid is None else role.gid) if self.lease else None,
                             limits=limits.in_child(),
-                            hide=hidden_paths(hide, keep=(*real_locations(), *([compile_cache] if compile_cache else []))),
-                            reach=(PACKAGE_PARENT, *real_locations(), *([compile_cache] if compile_cache else [])),
-                            read_only=(compile_cache,) if compile_cache else (),
+                            hide=hidden_paths(hide, keep=(*real_locations(), *read_only)),
+                            reach=(PACKAGE_PARENT, *real_locations(), *read_only), read_only=read_only,
                             cgroups=self.group.paths if self.group else (),
                             temporaries=world_writable_folders())
             arguments.append(policy.to_json())
+        elif role.arguments:
+            arguments.append("")  # no policy: the role's own arguments keep their places
+        arguments.extend(role.arguments)
         self.protections = parent_protections(limits, self.lease)
         self.protections["cgroup"] = {"active": True, "detail": self.group.detail()} if self.group else {
             "active": False, "detail": "memory is bounded per process only (shared memory and memfd pages are not "

@@ -68,7 +68,9 @@ def marked_processes(marker: str) -> list[int]:
                 variables = handle.read().split(b"\0")
         except OSError:
             continue
-        if any(v.startswith(needle) for v in variables) and _alive(_status(pid)[0]):
+        # exactly that marker ("1234-1" is not "1234-12"), or every one a prefix begins
+        if any(v == needle or (marker.endswith("-") and v.startswith(needle)) for v in variables) \
+                and _alive(_status(pid)[0]):
             found.append(int(pid))
     return found
 

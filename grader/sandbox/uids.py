@@ -13,6 +13,9 @@ from grader.errors import SandboxError
 from grader.sandbox.reaper import sweep_uid
 
 SANDBOX_UIDS = range(61000, 62000)  # dedicated uids, one per live child, when the grader is root
+# The witnesses' own (grader.sandbox.witness): a witness never shares a uid with a child, whose
+# submission could otherwise signal it, read its memory through /proc or write where it writes.
+WITNESS_UIDS = range(62000, 63000)
 # Where uid leases live: fixed, root-only and the same for every grader on the machine whatever its
 # $TMPDIR (the first whose parent exists). /run is emptied at boot, as leases should be.
 LEASE_DIRECTORIES = ("/run/jaxgrade", "/var/lib/jaxgrade")
@@ -83,14 +86,14 @@ def _try_lock(directory: Path, uid: int) -> int | None:
 
 
 class UidLease:
-    """One dedicated uid (and gid of the same number) for one live child. The lease is an
-    flock on a file in a root-only directory that is the same for every grader on the machine:
-    it dies with the grader, so a crashed grader leaks no uid, and concurrent graders (whatever
-    their $TMPDIR) never share one."""
+    """One dedicated uid (and gid of the same number) for one live child or witness, from
+    ``uids``. The lease is an flock on a file in a root-only directory that is the same for
+    every grader on the machine: it dies with the grader, so a crashed grader leaks no uid, and
+    concurrent graders (whatever their $TMPDIR) never share one."""
 
-    def __init__(self) -> None:
+    def __init__(self, uids: range = SANDBOX_UIDS) -> None:
         directory, legacy = lease_directory(), _legacy_lease_directories()
-        for uid in SANDBOX_UIDS:  # lowest first: the same few uids (and lock files) serve again and again
+        for uid in uids:  # lowest first: the same few uids (and lock files) serve again and again
             if _named(uid):
                 continue  # a real account: never share it, never kill its processes
             fd = _try_lock(directory, uid)
@@ -105,7 +108,7 @@ class UidLease:
                 return
             for held in (fd, *[o for o in others if o is not None]):
                 os.close(held)
-        raise SandboxError(f"no free sandbox uid in {SANDBOX_UIDS.start}-{SANDBOX_UIDS.stop - 1}: "
+        raise SandboxError(f"no free sandbox uid in {uids.start}-{uids.stop - 1}: "
                            "too many children at once, or leftovers that cannot be killed")
 
     def release(self, keyrings: bool = True) -> bool:

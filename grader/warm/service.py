@@ -114,10 +114,10 @@ class Service:
         from grader.submission import grade, read_submission
         self.pool = Pool(most=ZYGOTES)
         try:
-            arguments, course = cli.course_option(first["argv"])
+            arguments, course, keys = cli.course_option(first["argv"])
             args = cli.build_parser(command="check").parse_args(arguments)
             os.chdir(first["cwd"])
-            choose_course(course)  # relative to the check's folder
+            choose_course(course, keys)  # relative to the check's folder
             exercise = cli.exercise_for(args, read_submission(Path(args.file), args.file))
             report = grade(exercise, Path(args.file), display_path=args.file, launcher=self.pool.launch)
             from grader.report.render import deliver

@@ -1,11 +1,17 @@
 """An account run again (in the witness process): its steps in order, on the grader's own
 arguments, each program compiled here from the account's StableHLO and read here.
 
-Three answers, told apart because only one may take points: the outputs the account
-computes (the parent compares them with what the call returned), a ``Unverifiable`` account
-(this witness cannot run what it describes: a sharding or step of a kind it does not know, a
-program that does not run here; no verdict, never an accusation), or a ``Refused`` one (a
-program calls into the host, which the witness never runs).
+Two answers, told apart because only one may take points: the outputs the account computes
+(the parent compares them with what the call returned), or an ``Unverifiable`` account (this
+witness does not run what it describes: a sharding or step of a kind it does not know, a program
+beyond its bounds, one that calls native code, one that does not run here). The second is no
+verdict either way, never an accusation, and never a pass: the checks resting on it fail.
+
+The witness runs nothing native that an account chooses: XLA compiles the program's own
+operations, and of custom calls only JAX's sharding annotations and memory moves are run.
+LAPACK, DUCC and host callbacks are kernels a program names with buffer shapes it declares
+itself (a pivot buffer declared one element long for 1024 pivots corrupts the heap of whatever
+runs it), so a program calling one is never compiled here.
 """
 from __future__ import annotations
 
@@ -15,23 +21,29 @@ import re
 from collections import OrderedDict
 from typing import Any
 
-from grader.errors import Refused, Unverifiable
+from grader.errors import Unverifiable
 from grader.witness.manual import manual_shardings, on_devices
 
-# StableHLO custom calls the witness runs: JAX's own sharding annotations and memory moves, and
-# the CPU kernels XLA's own libraries register (LAPACK for jnp.linalg, DUCC for jnp.fft). A host
-# callback runs Python of the submission's: a program calling one is refused (jax.export never
-# writes one, so only an account forged in the child holds it). Any other target is unverifiable.
+# The StableHLO custom calls the witness runs: JAX's own sharding annotations and memory moves,
+# which XLA itself rewrites away. Exactly these: any other target makes the program unverifiable.
 ALLOWED_TARGETS = frozenset({"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "annotate_device_placement",
                              "MoveToHost", "MoveToDevice", "LayoutConstraint"})
-ALLOWED_PREFIXES = ("lapack_", "ducc_")
 _TARGET = re.compile(r'(?:custom_call\s+@|call_target_name\s*=\s*")([\w.$-]+)')
+# What a program may be before the witness parses it (its serialization) and before it compiles
+# it (its operations, how deeply its regions nest, the elements of its constants): what a call of
+# an exercise runs is far inside these, and beyond them the parser or the compiler is the target.
+MAX_PROGRAM_BYTES = 4 << 20
+MAX_OPERATIONS = 20_000
+MAX_NESTING = 32
+MAX_CONSTANT_ELEMENTS = 16 << 20
+_CONSTANT = re.compile(r"stablehlo\.constant\b.*:\s*tensor<([0-9x?]*)[a-z]")
 MAX_COMPILED = 64  # distinct programs of one account
 MAX_HELD = 1024  # arrays held between programs, reported
 MAX_BLOCKS = 64  # devices named in where one array lives
 # What this process compiled, by a program's serialization and how its inputs are placed, the
-# most recently used last: a served re-check of the same file, and the replay after a call,
-# compile nothing again (the same bytes are the same program). Bounded: each holds an executable.
+# most recently used last: the replays after a call compile nothing again (the same bytes are
+# the same program). A witness serves one grading (grader.sandbox.witness): none of this outlives
+# the submission whose accounts made it. Bounded: each holds an executable.
 _MADE: OrderedDict[tuple[str, tuple[str, ...]], tuple[Any, dict[str, Any]]] = OrderedDict()
 _DESERIALIZED: OrderedDict[str, tuple[Any, list[dict[str, Any]] | None]] = OrderedDict()
 MAX_MADE = 128
@@ -40,29 +52,36 @@ MAX_MADE = 128
 _TRIPS: OrderedDict[tuple[str, tuple[tuple[int, int], ...], tuple[str, ...]], list[int | None]] = OrderedDict()
 
 
-_LAPACK: list[Any] = []  # what loads the LAPACK kernels, until a program needs them
-
-
-def load_lapack_on_demand() -> None:
+def skip_lapack_registration() -> None:
     """JAX registers the CPU's LAPACK kernels (importing SciPy's LAPACK, about 0.1 s of CPU)
-    before it lowers any exported program for the CPU, whether or not the program calls one.
-    The witness reads every program's custom-call targets anyway (``_Run._exported``), so it
-    loads them only for a program that calls a ``lapack_`` kernel: most accounts (a placement,
-    a sum, a matmul) call none. Only here: a child forked beside the witness keeps JAX as it is
-    (a submission may lower an exported program of its own). A JAX without that step (0.9)
+    before it lowers any exported program for the CPU. The witness never runs a program that
+    calls one (``ALLOWED_TARGETS``), so it never registers them. A JAX without that step (0.9)
     registers them otherwise, and nothing is changed there."""
     from jax._src.export import _export
-    ensure = getattr(_export, "_ensure_backends_initialized", None)
-    if ensure is None or _LAPACK:
-        return
-    _LAPACK.append(lambda: ensure(("cpu",)))
-    _export._ensure_backends_initialized = lambda platforms: None
+    if hasattr(_export, "_ensure_backends_initialized"):
+        _export._ensure_backends_initialized = lambda platforms: None
 
 
-def _needs_lapack(targets: set[str]) -> None:
-    """Load the LAPACK kernels before lowering a program that calls one (once)."""
-    if _LAPACK and any(target.startswith("lapack_") for target in targets):
-        _LAPACK.pop()()
+def bounded(module: str) -> str | None:
+    """Why the program text ``module`` is beyond what the witness compiles, or None."""
+    lines = module.count("\n")
+    if lines > MAX_OPERATIONS:
+        return f"it has more than {MAX_OPERATIONS:,} operations"
+    depth = deepest = 0
+    for line in module.splitlines():
+        depth += line.count("{") - line.count("}")
+        deepest = max(deepest, depth)
+    if deepest > MAX_NESTING:
+        return f"its regions nest more than {MAX_NESTING} deep"
+    elements = 0
+    for shape in _CONSTANT.findall(module):
+        count = 1
+        for size in filter(None, shape.split("x")):
+            count *= int(size) if size.isdigit() else 0
+        elements += count
+    if elements > MAX_CONSTANT_ELEMENTS:
+        return f"its constants hold more than {MAX_CONSTANT_ELEMENTS:,} elements"
+    return None
 
 
 def rerun(account: Any, named: Any, substitute: Any = None) -> dict[str, Any]:
@@ -84,8 +103,6 @@ def rerun(account: Any, named: Any, substitute: Any = None) -> dict[str, Any]:
         return {"ok": False, "malformed": problem}
     try:
         return _Run(jax, np, account).run(arguments, substitute)
-    except Refused as error:
-        return {"ok": False, "refused": str(error)[:500]}
     except (Unverifiable, KeyError, IndexError, TypeError, ValueError) as error:
         return {"ok": False, "unverifiable": f"{type(error).__name__}: {error}"[:500]}
 
@@ -388,16 +405,18 @@ class _Run:
             text = self.account["programs"][index]["b64"]
             digest = hashlib.sha256(text.encode("ascii", "replace")).hexdigest()
             if digest not in _DESERIALIZED:
+                if len(text) * 3 // 4 > MAX_PROGRAM_BYTES:
+                    raise Unverifiable(f"a program's serialization is over {MAX_PROGRAM_BYTES >> 20} MiB")
                 exported = self.jax.export.deserialize(bytearray(base64.b64decode(text, validate=True)))
                 module = exported.mlir_module()
-                called = set(_TARGET.findall(module))
-                targets = {t for t in called if t not in ALLOWED_TARGETS and not t.startswith(ALLOWED_PREFIXES)}
-                if any("callback" in t for t in targets):
-                    raise Refused(f"a program calls {', '.join(sorted(targets))}, which runs Python on the host")
+                beyond = bounded(module)
+                if beyond is not None:
+                    raise Unverifiable(f"a program is beyond what the grader runs again: {beyond}")
+                targets = set(_TARGET.findall(module)) - ALLOWED_TARGETS
                 if targets:
-                    raise Unverifiable(f"a program calls {', '.join(sorted(targets))}, which the witness does not "
-                                       "run")
-                _needs_lapack(called)
+                    raise Unverifiable(f"a program calls {', '.join(sorted(targets))}, native code the grader does not "
+                                       "run again (of custom calls, it runs JAX's sharding annotations and memory "
+                                       "moves alone)")
                 _DESERIALIZED[digest] = (exported, manual_shardings(module))
                 while len(_DESERIALIZED) > MAX_MADE:
                     _DESERIALIZED.popitem(last=False)

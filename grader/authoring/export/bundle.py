@@ -14,9 +14,10 @@ from grader.authoring.export.pack import pinned_constraints, write_pack_record
 from grader.paths import PACKAGE, data_folder
 
 SOURCE_ROOT = PACKAGE.parent
-# What of an exercise folder a grader needs (reference.py warms the compilation cache).
-GRADER_PARTS = ("exercise.toml", "statement.md", "starter.py", "checks.py", "reference.py")
 SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
+# What of an exercise folder a grader leaves out: the variants, which only validate grades, and
+# the helpers an earlier export carried (copied again from where the exercise finds them).
+NOT_GRADED = shutil.ignore_patterns("__pycache__", "*.pyc", ".*", "right", "wrong", CARRIED_HELPERS)
 
 
 def empty_folder(output: Path) -> Path:
@@ -92,13 +93,12 @@ def bundle_source(target: Path, where: str) -> Path:
     return target
 
 
-def copy_exercise(exercise: Exercise, destination: Path, parts: tuple[str, ...] = GRADER_PARTS) -> Path:
-    """Copy the ``parts`` of an exercise folder that exist (default: what grading needs) to
-    ``destination``, with the pack's record of this machine's JAX (``grader.authoring.export.pack``)."""
-    destination.mkdir(parents=True)
-    for part in parts:
-        if (exercise.directory / part).is_file():
-            shutil.copy2(exercise.directory / part, destination / part)
+def copy_exercise(exercise: Exercise, destination: Path) -> Path:
+    """Copy what grading ``exercise`` needs to ``destination``: its folder but the variants (the
+    files its checks read beside them travel too, not only checks.py) and the helper packages its
+    checks import, with the pack's record of this machine's JAX (``grader.authoring.export.pack``)."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(exercise.directory, destination, ignore=NOT_GRADED)
     copy_helpers(exercise, destination)
     write_pack_record(exercise, destination)
     return destination

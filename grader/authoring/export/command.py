@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import traceback
 from pathlib import Path
@@ -16,17 +17,29 @@ from grader.authoring.exercise import Exercise, all_exercises, find_exercise, re
 from grader.authoring.export.container_grading import protect_exercise, shared_compile_cache
 from grader.authoring.export.gradescope import autograde, export_gradescope
 from grader.authoring.export.prairielearn import export_prairielearn, prairielearn_grade
+from grader.authoring.export.proof import prove
 from grader.authoring.export.repository import export_github_classroom, export_gitlab_ci
 from grader.authoring.export.student import export_student
 
 
 def _selected(args: argparse.Namespace) -> list[Exercise]:
-    """The exercises named with -e (in order, each once), or every one with --all."""
+    """The exercises named with -e (in order, each once), or every one with --all; for an
+    autograder, each needs its key: one named without it stops the export before it writes
+    anything, while --all leaves out those without theirs and says which, and where their keys are."""
     if args.all == bool(args.exercise):
         raise UsageError("name the exercises to export with -e SLUG (repeat it for several), or give --all")
-    if args.all:
-        return all_exercises()
-    return [find_exercise(slug) for slug in dict.fromkeys(args.exercise)]
+    exercises = all_exercises() if args.all else [find_exercise(slug) for slug in dict.fromkeys(args.exercise)]
+    if args.target not in KEYED:
+        return exercises
+    keyed = [e for e in exercises if e.has_key]
+    if not args.all or not keyed:  # named without its key, or nothing to write: one line, where the keys are
+        require_key(exercises, f"jaxgrade export {args.target}")
+    if len(keyed) < len(exercises):
+        try:
+            require_key(exercises, f"jaxgrade export {args.target}")
+        except ExerciseError as where:
+            print(f"Skipped {len(exercises) - len(keyed)} exercise(s) without an answer key here: {where}")
+    return keyed
 
 
 def _destination(target: str, output: Path, slug: str, several: bool) -> Path:
@@ -45,18 +58,29 @@ KEYED = ("gradescope", "prairielearn")
 
 
 def _export(args: argparse.Namespace) -> int:
-    exercises = _selected(args)
     if args.image and args.target != "prairielearn":
         raise ExerciseError("--image is for jaxgrade export prairielearn only")
-    if args.target in KEYED:  # before writing anything: an autograder needs every exercise's key
-        require_key(exercises, f"jaxgrade export {args.target}")
+    exercises = _selected(args)
+    several = len(exercises) > 1 or args.all
     for exercise in exercises:
-        output = _destination(args.target, Path(args.output), exercise.slug, len(exercises) > 1)
+        output = _destination(args.target, Path(args.output), exercise.slug, several)
         try:
             print(_export_one(args.target, exercise, output, args.image))
+            if args.prove:
+                print(f"  Proven through it: {_proven(args.target, exercise, output)}", flush=True)
         except ExportError as error:
             raise ExerciseError(str(error)) from None
     return ExitCode.OK
+
+
+def _proven(target: str, exercise: Exercise, output: Path) -> str:
+    """:func:`grader.authoring.export.proof.prove`; an export that fails its proof is removed,
+    so that nobody uploads it."""
+    try:
+        return prove(target, exercise, output)
+    except ExportError as error:
+        shutil.rmtree(output) if output.is_dir() else output.unlink(missing_ok=True)
+        raise ExportError(f"{error}\nRemoved {output}: fix the cause and export again.") from None
 
 
 def _export_one(target: str, exercise: Exercise, output: Path, image: str | None) -> str:
@@ -102,6 +126,10 @@ def add_commands(commands: Any) -> None:
                              "SLUG.zip (gradescope) or SLUG/ for each")
     export.add_argument("--image", help="prairielearn: the grader image's name in info.json (default: a placeholder "
                                         "to replace once you have pushed the image built from image/)")
+    export.add_argument("--no-prove", dest="prove", action="store_false",
+                        help="write the exports without grading the reference and a wrong variant through each "
+                             "(a few seconds an export): for a catalogue just validated with this jaxgrade, when "
+                             "minutes of proofs buy nothing (docs/formats.md, Exports)")
     export.set_defaults(run=_export)
 
 

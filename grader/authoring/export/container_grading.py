@@ -18,6 +18,14 @@ from grader.sandbox.container import COVERED_BY, Protection, block_network, judg
 from grader.source import Prepared
 
 
+# Set by ``jaxgrade export``'s proof alone (grader.authoring.export.proof), never on a platform:
+# the exported runner then grades the instructor's own reference and variant on the exporter's
+# machine without the container's protections, which need root and would close (chmod o=) the
+# exporter's own installed copies of the exercise. Gradescope and PrairieLearn set no such
+# variable, and a submission cannot set one for the runner that grades it.
+EXPORT_PROOF = "JAXGRADE_EXPORT_PROOF"
+
+
 def protect_exercise(root: Path, exercise: Exercise) -> Protection:
     """:func:`grader.sandbox.container.protect_secrets` for ``exercise``, under the autograder tree ``root``."""
     return protect_secrets(root, exercise.directory, exercise.slug, exercise.directory.parent)
@@ -50,17 +58,20 @@ def grade_or_fault(root: Path, exercise: Exercise, submission: Prepared) -> tupl
     """Put the container's protections in place, grade, and judge the run. Raises :class:`GraderFailure`."""
     from grader.engine import grade
 
-    if os.geteuid() != 0:
+    proving = os.environ.get(EXPORT_PROOF) == "1"
+    if os.geteuid() != 0 and not proving:
         raise GraderFailure(f"run_autograder runs as uid {os.geteuid()}, not root: the sandbox cannot give the "
                           "submission a uid of its own, so it could read the reference solution and hidden checks "
                           "that the grader reads. Gradescope runs autograders as root.")
-    own = [protect_exercise(root, exercise), block_network()]
+    own = [] if proving else [protect_exercise(root, exercise), block_network()]
     report = grade(exercise, submission.path, display_path=submission.shown, helpers=submission.helpers,
                    notes=submission.notes, compile_cache=shared_compile_cache(exercise))
     errors = [c for c in report.checks if c.status == "error"]
     if report.status == "error" or errors:
         reason = errors[0].message if errors else "nothing could be graded"
         raise GraderFailure(f"{len(errors)} of {len(report.checks)} checks could not be judged: {reason}")
+    if proving:
+        return report, [], []
     protections, missing = judge_protections(report.environment.get("protections") or {}, own)
     return report, protections, missing
 

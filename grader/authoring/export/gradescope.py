@@ -10,6 +10,8 @@ to every user but root before grading, grader.sandbox.container). Both scripts a
 """
 from __future__ import annotations
 
+import os
+import shutil
 import stat
 import tempfile
 import zipfile
@@ -48,6 +50,19 @@ def export_gradescope(exercise: Exercise, output: Path) -> Path:
                 if path.is_file():
                     archive.write(path, str(path.relative_to(folder)))
     return output
+
+
+def lay_out(export: Path, root: Path) -> Path:
+    """Lay the zip ``export`` out under ``root`` as Gradescope does (its contents in
+    ``root/source``, mode bits kept, ``run_autograder`` copied up, an empty ``root/submission``):
+    what the export's proof grades in (grader.authoring.export.proof). Returns ``root``."""
+    with zipfile.ZipFile(export) as archive:
+        archive.extractall(root / "source")
+        for info in archive.infolist():  # extractall drops the mode bits
+            os.chmod(root / "source" / info.filename, stat.S_IMODE(info.external_attr >> 16) or 0o644)
+    shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
+    (root / "submission").mkdir()
+    return root
 
 
 def autograde(root: Path, slug: str) -> int:

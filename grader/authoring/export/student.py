@@ -1,7 +1,8 @@
 """The student's folder: ``jaxgrade export student -e SLUG -o DIR``.
 
 It holds the statement, the starter and a ``check`` script that runs the visible checks only (and
-a ``jaxgrade.toml`` with which ``pytest`` runs them too, grader.pytest_plugin):
+a ``jaxgrade.toml`` with which ``pytest`` runs them too, grader.pytest_plugin, and a
+``conftest.py`` with which a pytest that cannot load that plugin says so instead of running nothing):
 the exercise copy inside it has no reference solution, no known-wrong or right variants, and no
 check that is not ``visible`` (their code is removed from checks.py). The check script and the
 README are templates/export/student/.
@@ -130,6 +131,8 @@ def write_student_files(exercise: Exercise, output: Path) -> list[str]:
     script.write_text(template("student/check").replace("@SLUG@", exercise.slug))
     script.chmod(0o755)
     (output / "jaxgrade.toml").write_text(template("student/jaxgrade.toml").replace("@SLUG@", exercise.slug))
+    # a pytest without jaxgrade's plugin says so, where it would collect nothing and pass
+    (output / "conftest.py").write_text(template("student/conftest.py"))
     exported = load_exercise(inner)  # the copy must load and hold exactly the visible checks
     if [c.id for c in exported.checks] != visible:
         raise ExportError(f"the exported checks are {[c.id for c in exported.checks]}, expected {visible}")
