@@ -51,7 +51,8 @@ def _result(check: Check, points: float, outcome: Outcome, visibility: str = "vi
                        hint=check.hint if outcome.status == "failed" and outcome.hint_applies else None,
                        counterexample=outcome.counterexample, expected=outcome.expected, observed=outcome.observed,
                        reproduce=outcome.reproduce, advisory=outcome.advisory, visibility=visibility,
-                       duration_s=round(duration_s, 6))
+                       duration_s=round(duration_s, 6), expected_layout=outcome.expected_layout,
+                       observed_layout=outcome.observed_layout)
 
 
 def _judge(check: Check, context: Context) -> Outcome:

@@ -119,7 +119,8 @@ def test_json_has_the_documented_shape(seed_exercise):
     assert data["environment"]["devices"] == 8 and data["environment"]["jax"] == "0.10.2"
     for check in data["checks"]:
         assert set(check) == {"id", "title", "category", "status", "score", "max_score", "message", "hint",
-                              "counterexample", "expected", "observed", "advisory"}
+                              "counterexample", "expected", "observed", "advisory", "expected_layout",
+                              "observed_layout"}
     assert data["score"] == sum(c["score"] for c in data["checks"])
 
 

@@ -104,3 +104,25 @@ def test_the_report_the_kernel_shows_passes_axe_on_a_light_and_a_dark_notebook(t
     for background, colour in (("#ffffff", "#000000"), ("#111111", "#eeeeee")):
         found = audit(notebook_page(shown, background, colour), 390, tmp_path)
         assert found["violations"] == [], f"{background}: {found['violations']}"
+
+
+def test_a_wrong_layout_is_drawn_in_the_cell(tmp_path):
+    """The cell of a solution that replicates x over all eight devices, not the first one, shows
+    the task's layout beside its own: tables whose captions and labels say it in words (and the
+    text a plain console would show draws the same grids)."""
+    wrong = (SEED_EXERCISE / "wrong" / "structure_all_devices.py").read_text()
+    notebook = run(tmp_path, wrong, "import grader\ngrader.check('named_sharding_replicated')")
+    shown = html_of(notebook.cells[-1])
+    labels = re.findall(r'<figure class="layout scroll" tabindex="0" aria-label="([^"]*)"', shown)
+    assert labels == ["What the task asks: an array of shape (7,) on Mesh(&#39;data&#39;: 1), P(): [0:7] on cpu:0.",
+                      "What your code did: an array of shape (7,) on Mesh(&#39;data&#39;: 8), P(): "
+                      "[0:7] on cpu:0,1,2,3,4,5,6,7."]
+    plain = "".join(o.get("data", {}).get("text/plain", "") for o in notebook.cells[-1].outputs
+                    if o.output_type == "execute_result")
+    assert "What the task asks:" in plain and "│ cpu:0,1,2,3,4,5,6,7 │" in plain
+    assert [o.output_type for o in notebook.cells[-1].outputs] == ["execute_result"]  # nothing rich showed itself
+    if CHROMIUM is not None and AXE.is_file():
+        for background, colour in (("#ffffff", "#000000"), ("#111111", "#eeeeee")):
+            found = audit(notebook_page(shown, background, colour), 390, tmp_path)
+            assert found["violations"] == [], f"{background}: {found['violations']}"
+            assert found["scroll_width"] <= found["client_width"], found

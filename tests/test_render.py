@@ -135,7 +135,8 @@ def test_json_keeps_the_report1_shape(hidden):
     assert data["schema"] == "jaxgrade.report/1" and data["score"] == 7 and data["max_score"] == 10
     for check in data["checks"]:
         assert list(check) == ["id", "title", "category", "status", "score", "max_score", "message", "hint",
-                               "counterexample", "expected", "observed", "advisory"]
+                               "counterexample", "expected", "observed", "advisory", "expected_layout",
+                               "observed_layout"]
     # the record holds what the text report shows under a failed check (docs/formats.md: the complete record)
     failed = next(c for c in data["checks"] if c["status"] == "failed" and c["category"] == "value")
     assert (failed["expected"], failed["observed"]) == ("1.0", "0.0 (a JAX array of shape () and dtype float32)")

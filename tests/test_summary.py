@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html.parser
 import re
+from pathlib import Path
 
 import html5lib
 import pytest
@@ -17,6 +18,8 @@ from grader.batch.summary import failure_pattern, histogram_text, render_summary
 from grader.batch.throughput import Throughput
 
 from browser import AXE, CHROMIUM, NO_AXE, NO_CHROMIUM, audit
+
+REPO = Path(__file__).resolve().parent.parent
 
 CHECKS = [{"id": "load.function", "title": "Loads", "category": "load", "max_score": 1.0},
           {"id": "value.random_vectors", "title": "Sums random vectors", "category": "value", "max_score": 2.0},
@@ -319,3 +322,58 @@ def test_summary_html_fits_the_screen_and_axe_finds_nothing(hostile_summary, lon
         assert found["scroll_width"] <= found["client_width"] == width, f"{name}: too wide, {found}"
     main = html5lib.parse(render_summary(data(), "html"), namespaceHTMLElements=False).findall(".//main")
     assert len(main) == 1 and main[0].find("h1") is not None
+
+
+# --- the wrong layouts a class produced (#67.3) ------------------------------------------------------------
+
+LAYOUT_CLASS = {"alice": "wrong/structure_half_mesh.py", "bob": "wrong/structure_half_mesh.py",
+                "carol": "wrong/structure_mesh_2x4.py", "dave": "wrong/structure_columns.py",
+                "erin": "reference.py"}
+
+
+@pytest.fixture(scope="module")
+def layout_class(tmp_path_factory) -> Path:
+    """A real class run (``jaxgrade grade``'s grade_class) of shard_rows: two students on half the mesh, one
+    on a 2 x 4 grid, one splitting columns, one right."""
+    from grader.authoring.exercise import find_exercise
+    from grader.batch.run import grade_class
+    exercise = find_exercise("shard_rows")
+    folder = tmp_path_factory.mktemp("class")
+    for student, variant in LAYOUT_CLASS.items():
+        (folder / f"{student}.py").write_text((REPO / "exercises" / "shard_rows" / variant).read_text())
+    out = tmp_path_factory.mktemp("out")
+    outcome = grade_class(exercise, folder, out, jobs=2)
+    assert sorted(outcome.graded) == sorted(LAYOUT_CLASS)
+    return out
+
+
+@pytest.mark.slow
+def test_the_summary_draws_each_wrong_layout_once_most_common_first(layout_class):
+    md = (layout_class / "summary.md").read_text()
+    section = md[md.index("## Wrong layouts"):md.index("## Errored or hit a limit")]
+    mesh = section[section.index("(`structure.mesh`)"):]
+    mesh = mesh[:mesh.index("\n### ")] if "\n### " in mesh else mesh
+    # the task's layout, then alice's and bob's (the same, drawn once), then carol's
+    assert mesh.index("What the task asks") < mesh.index("**2 students:** alice, bob") < mesh.index(
+        "**1 student:** carol")
+    assert mesh.count("Mesh('data': 4)") == 1 and "Mesh('data': 2, 'model': 4)" in mesh
+    assert "erin" not in section  # right: no wrong layout
+    spec = section[section.index("(`structure.spec`)"):]
+    assert "**1 student:** dave" in spec and "P(None, 'data')" in spec
+    html = html5lib.parse((layout_class / "summary.html").read_text(), namespaceHTMLElements=False)
+    labels = [figure.get("aria-label") for figure in html.iter("figure")]
+    captions = ["".join(figure.find("table/caption").itertext()) for figure in html.iter("figure")]
+    assert any(c.startswith("2 students: alice, bob:") for c in captions)
+    # drawn once per check that saw it: the placed x on the mesh check, the result on the result's
+    halves = [label for label in labels if label.startswith("2 students: alice, bob: an array of shape (16, 8)")]
+    assert len(halves) == 1 and "Mesh('data': 4)" in halves[0] and "[0:4, 0:8] on cpu:0" in halves[0]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+@pytest.mark.skipif(not AXE.is_file(), reason=NO_AXE)
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_summary_of_wrong_layouts_passes_axe_and_fits_the_screen(layout_class, tmp_path, width):
+    found = audit((layout_class / "summary.html").read_text(), width, tmp_path)
+    assert found["violations"] == [], found["violations"]
+    assert found["scroll_width"] <= found["client_width"] == width, found

@@ -124,7 +124,7 @@ def report_data(report: Report) -> str:
 
 def report_from_data(text: str) -> Report:
     data = json.loads(text)
-    checks = tuple(CheckResult(**check) for check in data.pop("checks"))
+    checks = tuple(CheckResult.from_data(check) for check in data.pop("checks"))
     return Report(checks=checks, **data)
 
 

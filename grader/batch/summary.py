@@ -1,11 +1,12 @@
 """The class summary: what an instructor reads after grading a whole class.
 
 :func:`summarize` turns the graded results and the intake's problems into plain data (score
-distribution, pass rate per check, the most common failure messages, the slowest
-submissions, those that errored or hit a limit, identical submissions, near-identical ones
-(grader.batch.similarity: for review, never graded), entries that were not graded);
-:func:`write_summary` lays it out as ``summary.html`` (self-contained: inline CSS and an inline
-SVG histogram, no scripts, nothing fetched) and ``summary.md``.
+distribution, pass rate per check, the most common failure messages, the wrong layouts
+students' code produced for each placement check, the slowest submissions, those that errored
+or hit a limit, identical submissions, near-identical ones (grader.batch.similarity: for
+review, never graded), entries that were not graded); :func:`write_summary` lays it out as
+``summary.html`` (self-contained: inline CSS and an inline SVG histogram, no scripts, nothing
+fetched) and ``summary.md``.
 
 Names and messages come from students. Every value either template prints loses its control
 characters (:func:`grader.report.safe_text.for_html`); the HTML template is autoescaped, and the
@@ -16,6 +17,7 @@ The histogram has a text alternative that states every bar's count.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 import re
 import statistics
@@ -24,11 +26,14 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from grader.batch.gradebook import write_atomically
 from grader.batch.throughput import describe
 from grader.batch.similarity import SHINGLE, SimilarPair
 from grader.batch.submissions import Problem
+from grader.report.layout_picture import grid_text, titled_grid
+from grader.report.render import codeblock, templates_root
 from grader.report.safe_text import for_html, for_markdown
 
 TOP_FAILURES = 10
@@ -72,6 +77,31 @@ def histogram_text(bins: Sequence[dict[str, Any]]) -> str:
         unit = "point" if bin["label"] == "1" else "points"
         return f"{bin['label']} {unit}: {bin['count']} student{'' if bin['count'] == 1 else 's'}"
     return "Number of students per score: " + "; ".join(bar(b) for b in bins) + "." if bins else ""
+
+
+def wrong_layouts(results: Sequence[dict[str, Any]], checks: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """For each check that compared layouts, in the exercise's order: the layout the task asks
+    for, and every distinct layout the failing students' code produced instead, most common
+    first (ties by their data, for a deterministic order), with how many and who."""
+    found: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for result in results:
+        for check in result["report"]["checks"]:
+            observed = check.get("observed_layout")
+            if check["status"] == "failed" and observed:
+                key = json.dumps(observed, sort_keys=True)
+                group = found[check["id"]].setdefault(
+                    key, {"layout": observed, "expected": check.get("expected_layout"), "students": []})
+                group["students"].append(result["student"])
+    rows = []
+    for check in checks:
+        groups = sorted(found[check["id"]].items(), key=lambda item: (-len(item[1]["students"]), item[0])) \
+            if check["id"] in found else []
+        if groups:
+            rows.append({"check": check["id"], "title": check["title"], "expected": groups[0][1]["expected"],
+                         "layouts": [{"layout": g["layout"], "count": len(g["students"]),
+                                      "students": g["students"][:MAX_NAMES],
+                                      "more": max(len(g["students"]) - MAX_NAMES, 0)} for _, g in groups]})
+    return rows
 
 
 def summarize(results: Iterable[dict[str, Any]], problems: Iterable[Problem], *, exercise: dict[str, Any],
@@ -152,6 +182,7 @@ def summarize(results: Iterable[dict[str, Any]], problems: Iterable[Problem], *,
         "histogram_text": histogram_text(histogram),
         "checks": check_rows,
         "failures": failure_rows,
+        "layouts": wrong_layouts(results, checks),
         "slowest": [{"student": r["student"], "duration_s": float(r["report"].get("duration_s") or 0),
                      "score": r["report"]["score"], "status": r["report"]["status"]} for r in slowest],
         "trouble": trouble,
@@ -169,8 +200,9 @@ def summarize(results: Iterable[dict[str, Any]], problems: Iterable[Problem], *,
 
 
 def _printable(value: Any) -> Any:
-    """Every printed string loses its control characters (newlines kept: messages have them)."""
-    return for_html(value) if isinstance(value, str) else value
+    """Every printed string loses its control characters (newlines kept: messages have them).
+    Markup (what a macro of the templates lays out) is already made of values printed so."""
+    return for_html(value) if isinstance(value, str) and not isinstance(value, Markup) else value
 
 
 def _environment(templates: Path) -> Environment:
@@ -180,12 +212,14 @@ def _environment(templates: Path) -> Environment:
     env.filters["points"] = lambda v: "–" if v is None else f"{v:g}"
     env.filters["percent"] = lambda v: "–" if v is None else f"{100 * v:.0f}%"
     env.filters["md"] = lambda v: for_markdown(str(v))
+    env.filters["layout_grid"] = titled_grid  # a layout's data drawn (grader.report.layout_picture)
+    env.filters["grid_text"] = grid_text
+    env.filters["codeblock"] = codeblock
     return env
 
 
 def render_summary(data: dict[str, Any], format: str, templates: Path | None = None) -> str:
     """``format``: ``html`` or ``md``."""
-    from grader.report.render import templates_root
     if format not in ("html", "md"):
         raise ValueError(f"unknown summary format {format!r}; choose html or md")
     return _environment(templates or templates_root()).get_template(f"summary.{format}.j2").render(s=data)

@@ -45,6 +45,7 @@ class MeshAxisTypes(PlacedOnNamedSharding):
     its name, one per axis), as ``jax.make_mesh(..., axis_types=...)`` or ``Mesh(...,
     axis_types=...)`` gave them."""
     axis_types: tuple[Any, ...]
+    draws_layouts: ClassVar[bool] = False  # axis types: the blocks are alike either way
 
     def judge_placement(self, chosen: Placement, found: Evidence, leaf: str) -> Outcome:
         if chosen.sharding.get("type") != "NamedSharding":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -42,6 +42,7 @@ class ResultFromPlacement(StructureCheck):
     refused unless ``allow_host``."""
     result: str = "result"
     allow_host: bool = False
+    draws_layouts: ClassVar[bool] = False  # what the result is computed from, not where it lives
 
     def judge(self, context: Context) -> Outcome:
         outcome = super().judge(context)

@@ -12,12 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from grader.array_layout import ArrayLayout
 from grader.arguments import Signature
 from grader.checks.base import Check, Context
 from grader.checks.returns import probe_call
 from grader.checks.evidence import evidence
 from grader.checks.shardings import Blocks, blocks_of, sharding_text, spec_key, spec_text, trimmed
 from grader.checks.structure import NamedShardingTarget
+from grader.observe.layouts import layout_of
 from grader.outcome import Category, Outcome
 
 
@@ -38,6 +40,19 @@ def _returned(context: Context, path: str) -> tuple[dict[str, Any] | None, str |
     if problem:
         return None, problem[:1].lower() + problem[1:]
     return {"sharding": leaf.sharding or {}, "shards": leaf.shards, "shape": leaf.shape or ()}, None
+
+
+def _held(value: dict[str, Any]) -> dict[int, Blocks]:
+    """Which block of the returned array each device holds, as its shards say."""
+    return {int(s["device"]): tuple(tuple(b) for b in s["index"]) for s in value["shards"]}
+
+
+def _layouts(target: NamedShardingTarget, value: dict[str, Any], names: list[str]) -> dict[str, ArrayLayout | None]:
+    """The task's layout of the returned array and where its shards are (the buffers JAX holds,
+    cross-checked against its sharding and confirmed by the witness), as a failed outcome's data."""
+    shape = tuple(value["shape"])
+    return {"expected_layout": layout_of(target.as_sharding(len(names)), shape, names),
+            "observed_layout": layout_of(value["sharding"], shape, names, held=_held(value))}
 
 
 def _result_problems(result: str, signature: Signature) -> list[str]:
@@ -85,7 +100,8 @@ class ResultSharding(Check):
                 problems.append(f"its spec is {spec_text(got)}, not {spec_text(self.target.spec)}")
         if problems:
             return Outcome.failed(f"{what} is laid out differently from what the task asks: "
-                                  f"{'; '.join(problems)}.", expected=want, observed=seen)
+                                  f"{'; '.join(problems)}.", expected=want, observed=seen,
+                                  **_layouts(self.target, value, names))
         return Outcome.passed(f"{what} lives on {seen}.")
 
 
@@ -108,7 +124,7 @@ class ShardLayout(Check):
         shape = tuple(value["shape"])
         names = list(context.session.environment.get("devices", []))
         want = expected_blocks(self.target, len(names), shape)
-        got = {int(s["device"]): tuple(tuple(b) for b in s["index"]) for s in value["shards"]}
+        got = _held(value)
         wrong = [d for d in sorted(set(want) | set(got)) if want.get(d) != got.get(d)]
         if not wrong:
             held = ", ".join(f"{_device(d, names)}: {_blocks(want[d])}" for d in list(want)[:4])
@@ -119,7 +135,7 @@ class ShardLayout(Check):
         more = f" ({len(wrong) - 3} more devices differ.)" if len(wrong) > 3 else ""
         return Outcome.failed(f"For the probe input, the returned array's shards are not where the task puts them: "
                               f"{'; '.join(lines)}.{more}", expected=f"the layout of {self.target.text()}",
-                              observed="; ".join(lines))
+                              observed="; ".join(lines), **_layouts(self.target, value, names))
 
 
 def _device(device: int, names: list[str]) -> str:

@@ -18,6 +18,7 @@ from grader.arguments import Signature, is_within
 from grader.checks.base import Check, Context
 from grader.checks.evidence import VIA_NAME, Evidence, Placement, evidence, placed_by
 from grader.checks.shardings import Spec, capital, sharding_text, spec_key, spec_text
+from grader.observe.layouts import layout_of
 from grader.observe.program import Program
 from grader.outcome import Category, Outcome
 
@@ -115,6 +116,9 @@ class StructureCheck(Check):
     the placement the evidence singles out for it."""
     target: NamedShardingTarget
     category: ClassVar[Category] = "structure"
+    # Whether a failure is a difference of layout, drawn beside the words (with_layouts): not for
+    # a check judging what the placed value became, or a property no picture of blocks shows.
+    draws_layouts: ClassVar[bool] = True
 
     def problems(self, signature: Signature, probe: dict[str, Any]) -> list[str]:
         return [f"{self.id}: {p}" for p in self.target.problems(signature, probe)]
@@ -138,7 +142,8 @@ class StructureCheck(Check):
         for leaf in self.leaves(found):
             chosen = self.chosen(found, leaf)
             outcome = (self._once(context, ("absent", self.target, leaf), self.nothing_placed(found, leaf))
-                       if chosen is None else self.judge_placement(chosen, found, leaf))
+                       if chosen is None else self.with_layouts(self.judge_placement(chosen, found, leaf), chosen,
+                                                                found, leaf))
             outcomes.append((leaf, outcome))
         failed = [(leaf, o) for leaf, o in outcomes if o.status != "passed"]
         if failed:
@@ -180,6 +185,19 @@ class StructureCheck(Check):
         count = len(found.device_names)
         ranked = sorted(ours, key=lambda p: (not p.feeds_result, -_closeness(p.sharding, self.target, count)))
         return ranked[0] if ranked else None
+
+    def with_layouts(self, outcome: Outcome, chosen: Placement, found: Evidence, leaf: str) -> Outcome:
+        """A failed ``outcome`` with the two layouts it compared, to draw: the target's and the
+        chosen placement's, of the placed value's shape. The placement is one the witness
+        confirmed (a divergence fails every structure check instead) and whose buffers agree
+        with its sharding (``Evidence.problem`` otherwise), so its blocks are where the data is."""
+        shape = chosen.shape if chosen.shape is not None else found.probe_shapes.get(leaf)
+        if outcome.status != "failed" or shape is None or not self.draws_layouts:
+            return outcome
+        names = found.device_names
+        asked = self.target.as_sharding(len(names))
+        return dataclasses.replace(outcome, expected_layout=layout_of(asked, shape, names),
+                                   observed_layout=layout_of(chosen.sharding, shape, names))
 
     def _once(self, context: Context, reason: object, full: Outcome) -> Outcome:
         """The first structure check to fail for ``reason`` explains it in full; the others

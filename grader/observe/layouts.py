@@ -1,6 +1,7 @@
 """Which block of an array each device holds under a sharding as the child describes it (a
 plain dict): read by the structure and layout checks (``grader.checks.shardings``) and by the
-parent's comparison of the child's record with the witness's run (``grader.observe.confirmed``).
+parent's comparison of the child's record with the witness's run (``grader.observe.confirmed``);
+and the same blocks as the data a failed check's result carries to be drawn (``layout_of``).
 """
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from math import prod
 from typing import Any
 
 import numpy as np
+
+from grader.array_layout import ArrayLayout, Block
 
 Spec = tuple[Any, ...]
 Blocks = tuple[tuple[int, int], ...]  # [start, stop) per dimension
@@ -47,3 +50,23 @@ def blocks_of(sharding: dict[str, Any], shape: tuple[int, ...]) -> dict[int, Blo
             blocks.append((index * size, (index + 1) * size))
         layout[int(grid[coords])] = tuple(blocks)
     return layout
+
+
+def layout_of(sharding: dict[str, Any], shape: tuple[int, ...], names: list[str],
+              held: dict[int, Blocks] | None = None) -> ArrayLayout | None:
+    """An array of ``shape`` under ``sharding`` as data to draw: each distinct block once, with
+    every device holding it. ``held``: which block each device really holds (a returned array's
+    shards, what its buffers show), where known; else what ``sharding`` assigns (``blocks_of``).
+    None when neither says."""
+    held = blocks_of(sharding, shape) if held is None else held
+    if not held:
+        return None
+    holders: dict[Blocks, list[int]] = {}
+    for device, block in held.items():
+        holders.setdefault(block, []).append(device)
+    named = sharding.get("type") == "NamedSharding"
+    return ArrayLayout(shape=tuple(shape), mesh_shape=tuple(sharding.get("mesh_shape") or ()) if named else (),
+                       axis_names=tuple(sharding.get("axis_names") or ()) if named else (),
+                       spec=spec_key(sharding.get("spec") or ()) if named else (),
+                       blocks=tuple(Block(block, tuple(sorted(devices))) for block, devices in sorted(holders.items())),
+                       device_names=tuple(names))

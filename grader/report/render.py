@@ -11,8 +11,8 @@ audience's view. See docs/formats.md.
 """
 from __future__ import annotations
 
+import codecs
 import functools
-
 import json
 import os
 import re
@@ -28,6 +28,7 @@ from grader.report.classroom import classroom_result, step_output
 from grader.report.shape import Graded
 from grader.release import STAGES
 from grader.report.formats import FORMATS
+from grader.report.layout_picture import WIDTH, check_layouts, grids, pair_text
 from grader.report.visibility import AUDIENCES, view
 
 COLOURS = {"passed": "32", "failed": "31", "error": "35", "skipped": "90", "pending": "33", "bold": "1", "dim": "2"}
@@ -66,7 +67,7 @@ def _code(text: object) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _codeblock(text: object, info: str = "") -> str:
+def codeblock(text: object, info: str = "") -> str:
     """A fenced Markdown code block that its content cannot close early."""
     text = str(text).rstrip("\n")
     fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
@@ -98,18 +99,21 @@ def _environment(colour: bool, extra: Path | None, markup: str | None = None) ->
         return Markup(f"\033[{COLOURS[style]}m{text}\033[0m") if colour and style in COLOURS else text
 
     env.filters.update(paint=paint, indent_all=_indent_all, points=_points, md=_md, code=_code,
-                       codeblock=_codeblock, no_attachments=_no_attachments, seconds=lambda v: f"{v:.3f}")
+                       codeblock=codeblock, no_attachments=_no_attachments, seconds=lambda v: f"{v:.3f}",
+                       layouts_text=lambda c, unicode=True, width=WIDTH: pair_text(*check_layouts(c), unicode, width),
+                       layout_grids=lambda c: grids(*check_layouts(c)))
     return env
 
 
 def render(report: Graded, format: str = "text", *, colour: bool = False, templates: Path | None = None,
-           audience: str = "student", stage: str = "open") -> str:
+           audience: str = "student", stage: str = "open", unicode: bool = True) -> str:
     """Lay ``report`` out as ``format`` (one of :data:`FORMATS`) for ``audience`` (``student`` or
     ``instructor``) at the exercise's release ``stage`` (``open``, ``due`` or ``published``).
 
     ``templates`` is a folder whose ``*.j2`` files replace the built-in ones of the same name.
     ``github`` returns what goes to stdout (annotations and the fenced text report); the
-    Markdown for the step summary comes from :func:`deliver`."""
+    Markdown for the step summary comes from :func:`deliver`. ``unicode``: False where the output
+    cannot show box-drawing characters (the text report's layouts are then drawn in ASCII)."""
     if audience not in AUDIENCES:
         raise ValueError(f"unknown audience {audience!r}; choose one of {', '.join(AUDIENCES)}")
     if stage not in STAGES:
@@ -124,7 +128,8 @@ def render(report: Graded, format: str = "text", *, colour: bool = False, templa
         return _github(report, templates, audience, stage)
     if format in TEMPLATES:
         env = _environment(colour and format == "text", templates, MARKUP.get(format))
-        return env.get_template(TEMPLATES[format]).render(report=view(report, audience, stage), flavour=format)
+        return env.get_template(TEMPLATES[format]).render(report=view(report, audience, stage), flavour=format,
+                                                          unicode=unicode)
     raise ValueError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
 
 
@@ -311,7 +316,8 @@ def deliver(report: Graded, format: str, stream: TextIO, *, colour: bool = False
     report to the file named by ``$GITHUB_STEP_SUMMARY`` when it is set (as it is inside GitHub
     Actions), and for ``classroom`` the step's ``result`` output, which GitHub Classroom's
     reporter reads (:mod:`grader.report.classroom`), to the file named by ``$GITHUB_OUTPUT``."""
-    stream.write(render(report, format, colour=colour, templates=templates, audience=audience, stage=stage))
+    stream.write(render(report, format, colour=colour, templates=templates, audience=audience, stage=stage,
+                        unicode=speaks_utf8(stream)))
     if format not in ("github", "classroom"):
         return
     summary, outputs = environ.get("GITHUB_STEP_SUMMARY"), environ.get("GITHUB_OUTPUT")
@@ -339,6 +345,12 @@ def score_line(report: Graded, *, audience: str = "student", stage: str = "open"
     percent = 100 * shown["score"] / shown["max_score"] if shown["max_score"] else 0.0
     return (f"jaxgrade: score {_points(shown['score'])}/{_points(shown['max_score'])} ({percent:.1f}%) · "
             f"{shown['verdict']}")
+
+
+def speaks_utf8(stream: object) -> bool:
+    """Whether ``stream`` writes UTF-8 (a file or pipe that names no encoding is taken to)."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    return codecs.lookup(encoding).name == "utf-8"
 
 
 def wants_colour(stream: object) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Mapping, get_args
 
+from grader.array_layout import ArrayLayout
 from grader.outcome import CATEGORIES, Category, Status
 from grader.release import VISIBILITIES, Visibility
 
@@ -11,11 +12,13 @@ SCHEMA = "jaxgrade.report/1"
 # A whole report: "error" when the grader's environment failed and nothing could be judged.
 ReportStatus = Literal["passed", "failed", "error"]
 _TEXT, _NUMBER, _OPTIONAL_TEXT, _DICT = (str,), (int, float), (str, type(None)), (dict,)
+_OPTIONAL_DICT = (dict, type(None))
 # Each field's types in ``as_data`` after a JSON round trip (a tuple of checks arrives as a list).
 _CHECK_TYPES = {"id": _TEXT, "title": _TEXT, "category": _TEXT, "status": _TEXT, "score": _NUMBER,
                 "max_score": _NUMBER, "message": _TEXT, "hint": _OPTIONAL_TEXT, "counterexample": _OPTIONAL_TEXT,
                 "expected": _OPTIONAL_TEXT, "observed": _OPTIONAL_TEXT, "reproduce": _OPTIONAL_TEXT,
-                "advisory": _OPTIONAL_TEXT, "visibility": _TEXT, "duration_s": _NUMBER}
+                "advisory": _OPTIONAL_TEXT, "visibility": _TEXT, "duration_s": _NUMBER,
+                "expected_layout": _OPTIONAL_DICT, "observed_layout": _OPTIONAL_DICT}
 _REPORT_TYPES = {"exercise": _TEXT, "title": _TEXT, "status": _TEXT, "checks": (list, tuple), "submission": _DICT,
                  "environment": _DICT, "duration_s": _NUMBER, "command": _TEXT, "output": _DICT,
                  "score": _NUMBER, "max_score": _NUMBER}
@@ -51,12 +54,17 @@ class CheckResult:
     # Applied by grader/report/visibility.py; not in the jaxgrade.report/1 JSON, whose shape is fixed.
     visibility: Visibility = "visible"
     duration_s: float = 0.0  # time spent judging this check (JUnit's testcase time)
+    # The two layouts a failed placement or layout check compared (grader.array_layout), to draw.
+    expected_layout: ArrayLayout | None = None
+    observed_layout: ArrayLayout | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "category": self.category, "status": self.status,
                 "score": self.score, "max_score": self.max_score, "message": self.message,
                 "hint": self.hint, "counterexample": self.counterexample, "expected": self.expected,
-                "observed": self.observed, "advisory": self.advisory}
+                "observed": self.observed, "advisory": self.advisory,
+                "expected_layout": self.expected_layout.to_dict() if self.expected_layout else None,
+                "observed_layout": self.observed_layout.to_dict() if self.observed_layout else None}
 
     @classmethod
     def from_data(cls, data: object) -> CheckResult:
@@ -66,7 +74,9 @@ class CheckResult:
                 or found["visibility"] not in VISIBILITIES:
             raise ValueError(f"a check's result: category {found['category']!r}, status {found['status']!r}, "
                              f"visibility {found['visibility']!r}")
-        return cls(**found)
+        layouts = {k: None if found[k] is None else ArrayLayout.from_data(found[k])
+                   for k in ("expected_layout", "observed_layout")}
+        return cls(**{**found, **layouts})
 
 
 @dataclass(frozen=True)
