@@ -195,6 +195,12 @@ def test_a_students_install_and_pack_hold_no_key_and_grade_the_visible_checks(wh
         assert "Traceback" not in done.stderr and not (work / "a.zip").exists()
 
 
+def _listed(shown: str) -> list[str]:
+    """The slugs ``jaxgrade list`` shows: its table's rows, up to the note on absent keys."""
+    rows = shown.split("\n\n")[0].splitlines()[1:]
+    return [row.split()[0] for row in rows]
+
+
 def test_a_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
     """An instructor's course beside a jaxgrade installed from the wheel, no checkout
     (docs/course.md): ``new`` outside any course refuses to write into the installed package;
@@ -220,7 +226,7 @@ def test_a_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
         'slug = "named_sharding_replicated"', 'slug = "ring_replicated"'))
     (course / "work").mkdir()
     listed = run("list", cwd=course / "work")
-    slugs = [line.split()[0] for line in listed.stdout.splitlines()[1:]]
+    slugs = _listed(listed.stdout)
     assert slugs[:2] == ["moe_dispatch", "ring_replicated"] and "named_sharding_replicated" in slugs, listed.stdout
     shutil.copy(own / "reference.py", course / "work" / "solution.py")
     done = run("check", "solution.py", "-e", "ring_replicated", cwd=course / "work")
@@ -268,8 +274,8 @@ def test_the_worked_course_with_a_pip_installed_jaxgrade(wheel, tmp_path):
         return subprocess.run([*command, *args], capture_output=True, text=True, timeout=300, cwd=cwd, env=env)
 
     listed = run("list", cwd=course / "exercises")
-    assert [line.split()[0] for line in listed.stdout.splitlines()[1:]] == \
-        ["row_max", "shard_rows", "named_sharding_replicated"], listed.stdout + listed.stderr
+    assert _listed(listed.stdout) == ["row_max", "shard_rows", "named_sharding_replicated"], \
+        listed.stdout + listed.stderr
     done = run("validate", "--seeds", "1")
     assert done.returncode == 0 and "2/2 exercise(s) valid" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
     shutil.copy(course / "exercises" / "row_max" / "reference.py", course / "solution.py")
@@ -305,8 +311,8 @@ def test_the_tracks_keys_beside_a_course_with_a_pip_installed_jaxgrade(wheel, tm
     toml = course / "jaxgrade.toml"
     toml.write_text(toml.read_text() + f'keys = "{REPO / "exercises"}"\n')
     listed = run("list")
-    assert [line.split()[0] for line in listed.stdout.splitlines()[1:]] == \
-        ["row_max", "shard_rows", "named_sharding_replicated"], listed.stdout + listed.stderr
+    assert _listed(listed.stdout) == ["row_max", "shard_rows", "named_sharding_replicated"], \
+        listed.stdout + listed.stderr
     done = run("export", "gradescope", "--all", "-o", "with")
     assert done.returncode == 0 and "Skipped" not in done.stdout, done.stdout[-3000:] + done.stderr[-3000:]
     assert sorted(p.name for p in (course / "with").iterdir()) == \

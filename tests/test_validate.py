@@ -137,15 +137,15 @@ def test_unknown_slugs_are_usage_errors(tmp_path: Path) -> None:
     assert run.returncode == 2 and "unknown exercise 'no_such_exercise'" in run.stderr
 
 
-def test_list_prints_slug_title_points_and_devices() -> None:
+def test_list_prints_slug_title_version_points_devices_and_key() -> None:
     run = _jaxgrade("list", exercises=EXERCISES)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    assert lines[0].split() == ["slug", "title", "points", "devices"]
+    assert lines[0].split() == ["slug", "title", "version", "points", "devices", "key"]
     for exercise in all_exercises():
         line = next(line for line in lines if line.startswith(exercise.slug + " "))
         assert exercise.title in line
-        assert line.split()[-2:] == [f"{exercise.max_score:g}", str(exercise.devices)]
+        assert line.split()[-4:] == [str(exercise.version), f"{exercise.max_score:g}", str(exercise.devices), "present"]
 
 
 @pytest.mark.slow
