@@ -448,12 +448,13 @@ class Session:
         """The call as the witness re-derives it: on a reproduced account, the witness's own
         reading of the programs stands for the child's."""
         tolerance = self.tolerance(arguments) if self.tolerance is not None else None
+        budget = account_budget(returned.seconds)
         if witness is None:
             self.settle_all()  # one account at a time on this grading's witness
             with self._waiting_for_witness():
-                answer = self._witness().check(returned.account, self._named(arguments), account_budget(returned.seconds))
+                answer = self._witness().check(returned.account, self._named(arguments), budget)
         else:  # in a thread of its own, while the child goes on: nobody waits for it yet
-            answer = witness.check(returned.account, self._named(arguments), account_budget(returned.seconds))
+            answer = witness.check(returned.account, self._named(arguments), budget)
         verdict = witnessed(answer, returned.leaves, tolerance)
         if verdict.status == "reproduced":
             paths = [path for name in self.parameters for path, _ in flatten(arguments[name], name)]

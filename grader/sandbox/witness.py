@@ -8,8 +8,9 @@ CPU time, processes and files; without root, the same fallbacks the child gets.
 A witness checks the accounts of one grading and is ended with it: nothing one student's
 accounts make it compile or hold reaches another's. Its compilation cache is filled only by
 witnesses of the instructor's code (the reference and the variants, graded unconfined) and is
-read-only to every other (or not given to it, where nothing would keep it from writing there), so a program compiled for one account is read back for another only
-as that same program, written by XLA for trusted code.
+read-only to every other (or not given to it, where nothing would keep it from writing there),
+so a program compiled for one account is read back for another only as that same program,
+written by XLA for trusted code.
 
 Its silence is never a verdict: a witness that cannot start, crashes, is killed or passes its
 budget answers ``unverifiable``, saying what happened, and every check resting on it fails
