@@ -200,7 +200,7 @@ def programs(events: list[tuple[Any, ...]], ownership: Ownership,
     (id -> (it, facts)) alive across calls, so an id is never another's."""
     made: dict[int, tuple[str, bool]] = {}  # id(executable) -> the jitted function the call made
     for event in events:
-        if event[0] == "jit" and len(event) > 6 and event[6] is not None and len(event[5]) == 3:
+        if event[0] == "jit" and len(event) > 6 and event[6] is not None and len(event[5]) == 4:
             call = event[5][0]
             made[id(event[6])] = ownership.source(event[1], *((call[1], call[2]) if call is not None else ()))
     found: dict[int, ProgramData] = {}

@@ -126,9 +126,9 @@ def joined_argument(made: Any, pieces: list[Any], leaves: list[tuple[str, Any]])
 
 def donated(events: list[tuple[Any, ...]]) -> set[int]:
     """The ids of the arrays the call donated, as the call and the executables said (an eager
-    ``device_put(..., donate=True)``; the operands a jitted call's executable reused): never
-    asked of the arrays, since after a move between devices JAX 0.10 crashes on
-    ``is_deleted()`` or a read of their shards."""
+    ``device_put(..., donate=True)``; the operands a jitted call's executable wrote an output
+    into, read from it: ``grader.child.donation``): never asked of the arrays, since after a
+    move between devices JAX 0.10 crashes on ``is_deleted()`` or a read of their shards."""
     gone = {id(x) for event in events if event[0] == "donated" for x in event[1]}
     gone.update(id(event[2][i]) for event in events if event[0] == "jit" and len(event) > 5
                 for i in event[5][2])

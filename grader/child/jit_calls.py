@@ -4,11 +4,11 @@ that the jit route and the ahead-of-time route push alike.
 For each call: its function and whether it is the submission's own (``ownership``), whether it
 was traced, compiled or served from JAX's caches and how many programs it compiled, why it was
 traced again (``again``: the closest earlier trace of the same function, and what differs),
-the operands it donated and those XLA reused, and the leaves of the result its program computed.
+the operands it donated and those XLA reused (from the executable: ``grader.child.donation``),
+and the leaves of the result its program computed.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from grader.child.dataflow import is_staged
@@ -44,7 +44,7 @@ def jit_calls(events: list[tuple[Any, ...]], ownership: Ownership, traces: dict[
             continue
         # (a forger's events may be shorter: what they lack is unknown, never an error here)
         params, status = event[1], event[4] if len(event) > 4 else "cached"
-        call, compiles, reused = event[5] if len(event) > 5 and len(event[5]) == 3 else (None, 0, ())
+        call, compiles, reused, copied = event[5] if len(event) > 5 and len(event[5]) == 4 else (None, 0, (), ())
         names = _arg_names(call, len(event[2]))
         entry: dict[str, Any] = {"name": str(params.get("name")), "status": status, "compiles": int(compiles)}
         function, own = ownership.source(params, *((call[1], call[2]) if call is not None else ()))
@@ -66,30 +66,12 @@ def jit_calls(events: list[tuple[Any, ...]], ownership: Ownership, traces: dict[
                      computes=[results[id(out)] for out, made in zip(event[3], _computed(params.get("jaxpr")))
                                if made and id(out) in results][:16])
         # a leaf donated as given but kept: JAX placed a copy on the in_shardings and donated that
-        kept = [i for i, d in enumerate(donated) if d and i not in reused and i < len(operands)
-                and id(operands[i]) in given]
-        aliased = _aliased(event[6]) if kept and len(event) > 6 else set()
         copies = [placed[id(operands[i])] for i in reused if i < len(operands) and id(operands[i]) in placed]
-        copies += [given[id(operands[i])] for i in kept if i in aliased]
+        copies += [given[id(operands[i])] for i in copied if i < len(operands) and id(operands[i]) in given]
         if copies:
             entry["placed_reused"] = copies[:16]
         calls.append(entry)
     return calls[:MAX_JIT_CALLS]
-
-
-_ALIAS = re.compile(r"\((\d+), \{[^}]*\}, (?:may|must)-alias\)")
-
-
-def _aliased(executable: Any) -> set[int]:
-    """The operands (by position in the call) whose buffers the compiled program writes its
-    outputs into: its input-output aliases, read from the HLO module's header, mapped through
-    the operands JAX kept (it drops those the program does not read)."""
-    try:
-        header = executable.xla_extension_executable().hlo_modules()[0].to_string().split("\n", 1)[0]
-        kept = sorted(executable._kept_var_idx)
-    except Exception:  # an executable of another kind, or none (a cheap record): nothing aliased is known
-        return set()
-    return {kept[int(n)] for n in _ALIAS.findall(header) if int(n) < len(kept)}
 
 
 def _arg_names(call: Any, count: int) -> list[str]:

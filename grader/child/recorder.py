@@ -35,6 +35,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from grader.child import compiled, route_aot, route_compile, route_eager, route_host, route_jit
+from grader.child.donation import Donations
 from grader.child.jit_calls import jit_calls
 from grader.child.ownership import Ownership
 from grader.child.swap import Swap
@@ -54,10 +55,10 @@ class Recorder:
         self.Swap = Swap  # for the child, which imports nothing from the grader after the fork
         self.ownership = Ownership()
         # Shared by the routes: the compilations counted while recording, which record this is,
-        # the last jitted call's trace, how to read an array.
+        # the last jitted call's trace, what donations gave up, the class of JAX's arrays.
         self.compiles, self.records, self.inferred = [0], [0], [None]
         self.compile_s = [0.0]  # seconds compile_or_get_cached took while recording (grader.timings)
-        self.array_class, self.is_deleted, self.FULL = array_class, array_class.is_deleted, FULL
+        self.array_class, self.donations, self.FULL = array_class, Donations(array_class), FULL
         self.donated: list[Any] = []  # weak references to the arrays an eager device_put donated
         self._caches = (pjit._cpp_pjit_cache_fun_only, pjit._cpp_pjit_cache_explicit_attributes)
         self._host: dict[int, tuple[Any, tuple[str, ...], bool]] = {}  # id(program) -> host callbacks inside
@@ -76,7 +77,7 @@ class Recorder:
     def owner_of(self, event: tuple[Any, ...]) -> tuple[str, bool]:
         """The function a recorded jit event's program compiles, and whether it is the
         submission's own (as ``compiled.programs`` names each program)."""
-        call = event[5][0] if len(event) > 6 and len(event[5]) == 3 else None
+        call = event[5][0] if len(event) > 6 and len(event[5]) == 4 else None
         return self.ownership.source(event[1], *((call[1], call[2]) if call is not None else ()))
 
     @property

@@ -48,7 +48,7 @@ def install(recorder: Any, stages: Any, pxla: Any) -> list[tuple[Any, str, Any]]
     state, push, compiles, records, inferred = (recorder.state, recorder.events.append, recorder.compiles,
                                                 recorder.records, recorder.inferred)
     lower, compile_, call = stages.Traced.lower, stages.Lowered.compile, stages.Compiled.call
-    is_deleted, array_class = recorder.is_deleted, recorder.array_class
+    array_class, donations = recorder.array_class, recorder.donations
     lowered_from: dict[int, tuple[Any, dict[str, Any], Any]] = {}  # id(Lowered) -> (it, params, call)
     made: dict[int, tuple[Any, dict[str, Any], Any, int, int | None]] = {}  # id(executable) -> how it was made
     # id(XLA's loaded executable, as compiled) -> (it, the executable compiled with it), and back
@@ -120,6 +120,10 @@ def install(recorder: Any, stages: Any, pxla: Any) -> list[tuple[Any, str, Any]]
             if how is not None and swap[0] is not None:
                 given, kwargs = fed(how[1], args[0], args[1:], kwargs)
                 args = (args[0], *given)
+            # what a donated operand was, read before the call gives it up (grader.child.donation)
+            donated = how[1].get("donated_invars") or () if how is not None else ()
+            placed = donations.before((*args[0].const_args, *tree_flatten((args[1:], kwargs))[0]), donated,
+                                      len(args[0].const_args)) if any(donated) else None
             ran.clear()
             observing[0] = True
             result = call(*args, **kwargs)
@@ -135,13 +139,11 @@ def install(recorder: Any, stages: Any, pxla: Any) -> list[tuple[Any, str, Any]]
         run_in[id(executable)] = records[0]
         status = "traced" if first and record == records[0] else "cached"
         operands = (*args[0].const_args, *result[2])
-        donated = params.get("donated_invars") or ()
-        reused = tuple(i for i, d in enumerate(donated) if d and i < len(operands)
-                       and type(operands[i]) is array_class and is_deleted(operands[i]))
+        reused, copied = donations.after(executable, placed) if placed else ((), ())
         # in a full record, the executable too: what XLA made of it is the submission's program
         # (its memory, its collectives), whichever route compiled it
         push(("jit", params, operands, result[1], status,
-              (traced_by, compiled if status == "traced" else 0, reused), executable if state[0] == full else None))
+              (traced_by, compiled if status == "traced" else 0, reused, copied), executable if state[0] == full else None))
         if state[0] == full:
             push(("executed", params.get("name"), executable))
         return result

@@ -5,8 +5,8 @@
   for every program traced, the function it was traced from (``Ownership.traced_from``, which
   every route reads to name a program);
 - ``pjit._run_python_pjit``: the call itself: its program, in_shardings and out_shardings,
-  operands and results, whether it was traced, compiled or served from JAX's caches, and the
-  donated buffers XLA reused: a ``jit`` event;
+  operands and results, whether it was traced, compiled or served from JAX's caches, and what
+  its donation gave up (``grader.child.donation``): a ``jit`` event;
 - ``pjit._pjit_call_impl_python``: every XLA program run outside JAX's C++ fast path, at any
   depth (in a full record): an ``executed`` event, read by ``compiled.programs``;
 - ``pjit._get_fastpath_data``: while a call is recorded JAX's C++ dispatch never gets the data
@@ -35,7 +35,7 @@ def install(recorder: Any, pjit: Any) -> list[tuple[Any, str, Any]]:
     state, push, swap, full = recorder.state, recorder.events.append, recorder.swap, recorder.FULL
     run_pjit, call_impl = run_python_pjit(pjit), pjit._pjit_call_impl_python  # JAX 0.8: refused (jax_version)
     fastpath_data, infer_params = pjit._get_fastpath_data, pjit._infer_params
-    array_class, is_deleted = recorder.array_class, recorder.is_deleted
+    donations = recorder.donations
     placing = Placing()
     seen_programs: dict[int, bool] = {}  # id of every jitted program a recorded call ran -> JAX's own?
     kept: list[Any] = []  # those programs, alive (so an id is never reused)
@@ -45,7 +45,7 @@ def install(recorder: Any, pjit: Any) -> list[tuple[Any, str, Any]]:
     read_facts = _read_facts
     inferred = recorder.inferred  # the last jitted call's (params, function, jit info, args, kwargs)
     traced_from = recorder.ownership.traced_from
-    intercepted = interceptor(swap, array_class, host_types()[0])
+    intercepted = interceptor(swap, recorder.array_class, host_types()[0])
     from_host = from_host_pusher(push)
 
     def moves_nothing(executable: Any) -> bool:
@@ -92,15 +92,15 @@ def install(recorder: Any, pjit: Any) -> list[tuple[Any, str, Any]]:
             from_host(args_flat, f"jax.jit function {p.params.get('name')}")
             if swap[0] is not None:
                 args_flat = intercepted(args_flat, placing.inputs(p.params, len(args_flat)))
+            donated = p.params.get("donated_invars") or ()
+            placed = donations.before(args_flat, donated) if any(donated) else None
             result = run_pjit(p, args_flat, fun, args, kwargs)
         finally:
             state[1] -= 1
         status = "traced" if traced else ("compiled" if compiled[0] != before else "cached")
-        donated = p.params.get("donated_invars") or ()
-        # a donated buffer XLA reused is deleted when the call returns
-        reused = tuple(i for i, d in enumerate(donated) if d and i < len(args_flat)
-                       and type(args_flat[i]) is array_class and is_deleted(args_flat[i])) if any(donated) else ()
-        push(("jit", p.params, args_flat, result[1], status, (call, compiled[0] - before, reused),
+        # the program's parameters are its constants, then these operands
+        reused, copied = donations.after(result[5], placed, len(result[7])) if placed else ((), ())
+        push(("jit", p.params, args_flat, result[1], status, (call, compiled[0] - before, reused, copied),
               result[5] if state[0] == full else None))
         last_library[0] = seen_programs[id(program)]  # read next, by the same call's fast-path question
         return result
