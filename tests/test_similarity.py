@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from conftest import REPO, SEED_EXERCISE
-from grader.batch.similarity import THRESHOLD, similar_pairs
+from grader.batch.similarity import EXACT_UP_TO, THRESHOLD, similar_pairs
 
 REFERENCE = (SEED_EXERCISE / "reference.py").read_text()
 STARTER = (SEED_EXERCISE / "starter.py").read_text()
@@ -28,25 +28,42 @@ RENAMED = ('"""My own solution, written from scratch."""\nimport jax\nimport jax
 OTHER = (SEED_EXERCISE / "right" / "set_mesh_jax_p.py").read_text()  # another way to the same answer
 
 
-def test_renamed_variables_and_changed_comments_count_as_the_same():
-    pairs = similar_pairs({"alice": REFERENCE, "bob": RENAMED, "carol": OTHER}, STARTER)
+# every pair compared (a class of up to EXACT_UP_TO), or the index's candidates (a larger one)
+WAYS = pytest.mark.parametrize("exact_up_to", [EXACT_UP_TO, 0], ids=["every_pair", "index"])
+
+
+@WAYS
+def test_renamed_variables_and_changed_comments_count_as_the_same(exact_up_to):
+    pairs = similar_pairs({"alice": REFERENCE, "bob": RENAMED, "carol": OTHER}, STARTER, exact_up_to=exact_up_to)
     assert [(p.students, p.similarity) for p in pairs] == [(("alice", "bob"), 1.0)]
-    assert pairs == similar_pairs({"carol": OTHER, "bob": RENAMED, "alice": REFERENCE}, STARTER)  # deterministic
+    assert pairs == similar_pairs({"carol": OTHER, "bob": RENAMED, "alice": REFERENCE}, STARTER,
+                                  exact_up_to=exact_up_to)  # deterministic
 
 
-def test_the_starter_and_unreadable_code_are_never_flagged():
+@WAYS
+def test_the_starter_and_unreadable_code_are_never_flagged(exact_up_to):
     """Two untouched starters share only what everyone was given; code Python cannot read has no fingerprint."""
     broken = "def replicated_sharding_value(x:\n    return x.sum(\n"
     assert similar_pairs({"dave": STARTER, "frank": STARTER + "\n# done?\n", "gina": broken, "hal": broken},
-                         STARTER) == []
+                         STARTER, exact_up_to=exact_up_to) == []
 
 
-def test_a_changed_line_lowers_the_figure_and_byte_identical_files_are_left_to_their_own_list():
+@WAYS
+def test_a_changed_line_lowers_the_figure_and_byte_identical_files_are_left_to_their_own_list(exact_up_to):
     edited = RENAMED.replace("dtype=jnp.float32", "dtype='float32'")
     pairs = similar_pairs({"alice": REFERENCE, "bob": edited, "erin": REFERENCE}, STARTER,
-                          identical=[["alice", "erin"]])
+                          identical=[["alice", "erin"]], exact_up_to=exact_up_to)
     assert [p.students for p in pairs] == [("alice", "bob"), ("bob", "erin")]
     assert all(THRESHOLD <= p.similarity < 1 for p in pairs) and pairs[0].similarity == pairs[1].similarity
+
+
+def test_a_class_compared_pair_by_pair_never_imports_the_index():
+    """datasketch's import, with SciPy's, costs 0.5-2 s of CPU: more than a small class's grading gains."""
+    code = ("import sys\nfrom grader.batch.similarity import similar_pairs\n"
+            f"pairs = similar_pairs({{'alice': {REFERENCE!r}, 'bob': {RENAMED!r}}}, {STARTER!r})\n"
+            "print(len(pairs), 'datasketch' in sys.modules, 'scipy' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["1", "False", "False"], done.stderr[-2000:]
 
 
 @pytest.mark.slow

@@ -34,8 +34,10 @@ def main() -> None:
         if policy:
             from grader.child.confine import Policy, confine
             protections = confine(Policy.from_json(policy))
+        from grader.child.jax_patches import share_ir_context
         from grader.witness.rerun import rerun, skip_lapack_registration
         skip_lapack_registration()
+        share_ir_context()  # one MLIR context for every program it reads and lowers, as the child has
         jax.devices()  # the backend starts now, confined, before the first account
     except BaseException as error:  # noqa: BLE001 (said to the grader, which then has no witness)
         failed: Failed = {"op": "failed", "error": f"{type(error).__name__}: {error}"}
