@@ -78,7 +78,8 @@ from pathlib import Path
 from grader.observe.session import Session
 from grader.sandbox.limits import Limits
 
-session = Session(Path(sys.argv[1]), "placed_sum", ("x",), 1, Limits(call_s=60, total_s=180))
+from grader.cache import compile_cache_directory
+session = Session(Path(sys.argv[1]), "placed_sum", ("x",), 1, Limits(call_s=60, total_s=180), compile_cache_directory())
 try:
     assert session.load().ok, session.load().detail
     returned = session.call({"x": np.arange(4, dtype=np.float32)}, record="full")
@@ -88,7 +89,7 @@ finally:
     output = session.close()
 print(json.dumps({"ok": returned.ok, "witnessed": session.witnessed.status, "child": child["landlock"],
                   "witness": witness["landlock"], "user": child["user"]["active"],
-                  "printed": output["head"]}))
+                  "witness_cache": witness.get("witness_cache"), "printed": output["head"]}))
 '''
 
 
@@ -105,28 +106,52 @@ def nobodys() -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_a_child_and_witness_of_an_unprivileged_grader_cannot_write_its_files(nobodys: Path) -> None:
-    home = nobodys / "grader-home"
-    runner = home / "_runner_file_commands"
-    runner.mkdir(parents=True)
-    target = runner / "set_output"
-    target.write_text("before\n")
-    (home / "solution.py").write_text(HOSTILE.format(target=str(target), grader=os.getpid()))
+def _grade_as_nobody(home: Path, solution: str, cache: str) -> dict:
+    """``solution`` graded (one full record, witnessed) by a grader running as nobody."""
+    (home / "solution.py").write_text(solution)
     (home / "grade.py").write_text(GRADE)
     temporary = home / "tmp"
-    temporary.mkdir()
-    for path in (home, runner, target, home / "solution.py", home / "grade.py", temporary):
+    temporary.mkdir(exist_ok=True)
+    for path in (home, home / "solution.py", home / "grade.py", temporary):
         os.chown(path, NOBODY, NOBODY)
-    env = {"PATH": os.environ["PATH"], "HOME": str(home), "TMPDIR": str(temporary), "JAXGRADE_CACHE": "off",
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "TMPDIR": str(temporary), "JAXGRADE_CACHE": cache,
            "PYTHONPATH": os.pathsep.join((str(Path(__file__).resolve().parent.parent), sysconfig.get_paths()["purelib"],
                                           sysconfig.get_paths()["platlib"]))}
     done = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", PYTHON,
                            str(home / "grade.py"), str(home / "solution.py")], capture_output=True, text=True,
                           env=env, cwd=home, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_child_and_witness_of_an_unprivileged_grader_cannot_write_its_files(nobodys: Path) -> None:
+    home = nobodys / "grader-home"
+    runner = home / "_runner_file_commands"
+    runner.mkdir(parents=True)
+    target = runner / "set_output"
+    target.write_text("before\n")
+    for path in (runner, target):
+        os.chown(path, NOBODY, NOBODY)
+    found = _grade_as_nobody(home, HOSTILE.format(target=str(target), grader=os.getpid()), "off")
     assert found["ok"] and found["witnessed"] == "reproduced", found
     assert found["child"]["active"] and found["witness"]["active"], found
     assert not found["user"]  # the grader's own user: only Landlock stands between it and the file
     assert "write refused" in found["printed"] and "signal refused" in found["printed"], found["printed"]
     assert target.read_text() == "before\n"
+
+
+def test_a_witness_of_an_unprivileged_grader_reads_its_cache_where_it_cannot_write_there(nobodys: Path) -> None:
+    """Without root a confined witness keeps the witness cache only where its own confinement left
+    it unwritable (here Landlock, or a read-only mount): then it compiles nothing the reference's
+    witnesses compiled, and writes nothing there."""
+    home = nobodys / "grader-home"
+    home.mkdir()
+    cache = nobodys / "cache"
+    cache.mkdir()
+    os.chown(cache, NOBODY, NOBODY)
+    honest = "import jax.numpy as jnp\n\ndef placed_sum(x):\n    return jnp.sum(x)\n"
+    found = _grade_as_nobody(home, honest, str(cache))
+    assert found["ok"] and found["witnessed"] == "reproduced", found
+    assert found["witness_cache"]["active"] and "read-only to it" in found["witness_cache"]["detail"], found
+    written = sorted(p.relative_to(cache) for p in cache.rglob("*") if p.is_file() and "witness" in str(p))
+    assert written == []  # a confined witness wrote nothing (the reference's witnesses, unconfined, fill it)

@@ -24,16 +24,18 @@ def main() -> None:
         import jax
         for fd in (inbox, outbox):
             os.set_inheritable(fd, False)
+        protections = {}
+        if policy:
+            from grader.child.confine import Policy, confine
+            protections = confine(Policy.from_json(policy))
+            if compile_cache:
+                compile_cache = _kept_cache(compile_cache, protections)
         # Set here, not read from the environment: a witness forked from the children's warm process
         # inherits JAX as the children's environment configured it (their cache).
         jax.config.update("jax_compilation_cache_dir", compile_cache or None)
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
         jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
         jax.config.update("jax_persistent_cache_enable_xla_caches", "none")  # else the key holds the cache's path
-        protections = {}
-        if policy:
-            from grader.child.confine import Policy, confine
-            protections = confine(Policy.from_json(policy))
         from grader.child.jax_patches import share_ir_context
         from grader.witness.rerun import rerun, skip_lapack_registration
         skip_lapack_registration()
@@ -60,5 +62,18 @@ def main() -> None:
     os._exit(0)
 
 
+def _kept_cache(cache: str, protections: dict[str, dict[str, object]]) -> str:
+    """``cache``, where the confinement just applied left it unwritable to this process (read-only
+    where it is mounted, as root unwritable to its uid; beneath Landlock, which leaves nothing
+    writable but the scratch), else "": a cache a witness could write would carry one student's
+    programs to the next. Said in ``protections["witness_cache"]``."""
+    kept = bool(protections.get("read_only", {}).get("active") or protections.get("landlock", {}).get("active"))
+    protections["witness_cache"] = {"active": kept, "detail": f"{cache}, read-only to it" if kept else
+                                    "none: nothing here would keep it from writing there, so every grading compiles "
+                                    "its programs anew"}
+    return cache if kept else ""
+
+
 if __name__ == "__main__":
     main()
+
