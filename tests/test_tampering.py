@@ -214,19 +214,30 @@ def test_code_that_depends_on_the_shape_but_places_alike_keeps_full_marks(graded
     ("jit_shardings_swaps_call.py", "jit_shardings", "executable_and_call", "structure.in_spec",
      "x is placed with PartitionSpec()"),
     ("jit_shardings_swaps_call.py", "jit_shardings", "wrapped", "structure.in_spec", "x is placed with PartitionSpec()"),
+    ("tensor_parallel_mlp_swaps_call.py", "tensor_parallel_mlp", "both", "structure.compiled_all_reduce",
+     "XLA compiled your function into an all-gather"),
+    ("tensor_parallel_mlp_swaps_call.py", "tensor_parallel_mlp", "jit_call", "structure.compiled_all_reduce",
+     "run no collective"),
+    ("tensor_parallel_mlp_swaps_call.py", "tensor_parallel_mlp", "jit_both", "structure.compiled_all_reduce",
+     "run no collective"),
+    ("jit_shardings_swaps_call.py", "jit_shardings", "jit_call", "structure.in_spec",
+     "not computed by any JAX operation the grader saw"),
 ])
 @pytest.mark.slow
 def test_a_compiled_executable_whose_call_runs_another_program_is_judged_by_what_ran(tmp_path, name, slug, swap,
                                                                                       check_id, says):
-    """The recorder sees which XLA program a compiled executable's call ran: one compiled ahead of
-    time here is recorded as what the call did (its program, its shardings), anything else ties
-    the call to no program (19/19 and 12/12 before, the account naming the program lowered)."""
+    """The recorder sees which XLA program made a compiled executable's outputs: one compiled ahead
+    of time here is recorded as what the call did (its program, its shardings), anything else
+    ties the call to no program (19/19 and 12/12 before, the account naming the program lowered),
+    whether the executable was called ahead of time or by a plain jitted call, and whether the
+    program asked for ran too or not."""
     submission = tmp_path / name
     submission.write_text((HOSTILE / name).read_text().replace('SWAP = "unsafe_call"', f"SWAP = {swap!r}"))
     assert_fails_structure(grade(find_exercise(slug), submission), check_id, says)
 
 
 @pytest.mark.parametrize("name, slug", [("tensor_parallel_mlp_honest_compiled_ahead.py", "tensor_parallel_mlp"),
+                                        ("tensor_parallel_mlp_honest_inspects_compiled.py", "tensor_parallel_mlp"),
                                         ("jit_shardings_honest_compiled_donated.py", "jit_shardings"),
                                         ("jit_shardings_honest_compiled_reused.py", "jit_shardings")])
 @pytest.mark.slow

@@ -38,6 +38,7 @@ from grader.child import compiled, route_aot, route_compile, route_eager, route_
 from grader.child.donation import Donations
 from grader.child.jit_calls import jit_calls
 from grader.child.ownership import Ownership
+from grader.child.provenance import Provenance
 from grader.child.swap import Swap
 from grader.wire import CompilationData, CompiledFacts, HostData, JitCallData, ProgramData
 
@@ -55,8 +56,10 @@ class Recorder:
         self.Swap = Swap  # for the child, which imports nothing from the grader after the fork
         self.ownership = Ownership()
         # Shared by the routes: the compilations counted while recording, which record this is,
-        # the last jitted call's trace, what donations gave up, the class of JAX's arrays.
+        # the last jitted call's trace, what donations gave up, which program made a call's
+        # outputs, the class of JAX's arrays.
         self.compiles, self.records, self.inferred = [0], [0], [None]
+        self.provenance = Provenance()
         self.compile_s = [0.0]  # seconds compile_or_get_cached took while recording (grader.timings)
         self.array_class, self.donations, self.FULL = array_class, Donations(array_class), FULL
         self.donated: list[Any] = []  # weak references to the arrays an eager device_put donated
@@ -68,7 +71,7 @@ class Recorder:
         from jax._src import array as array_module
         from jax._src import stages
         from jax._src.interpreters import pxla
-        self.hooks = [*route_host.install(self, array_class, numpy),
+        self.hooks = [*self.provenance.install(pxla), *route_host.install(self, array_class, numpy),
                       *route_eager.install(self, core, dispatch, make_jaxpr, array_module, jax),
                       *route_jit.install(self, pjit),
                       *route_compile.install(self, compiler, pjit, pxla),

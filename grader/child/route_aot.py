@@ -22,12 +22,12 @@ The hooks here make the route look like the other to every check:
   ``executed`` event of its XLA program. In a counterfactual call the operands the program
   places (its in_shardings, or a placement inside it) are captured or fed as a jitted call's
   are (``grader.child.swap``);
-- ``LoadedExecutable.execute_sharded`` (where every XLA program JAX runs from Python starts)
-  notes which XLA executable each such call really ran. The events name that one's program:
-  a compiled object's way of running (its ``_unsafe_call``, its ``xla_executable``) can be
-  swapped for another's, and then the call did what the other program does (issue #64: the
-  program lowered with the asked-for shardings named, one gathering the weights run). A call
-  that ran no program compiled here, or several, is tied to none.
+- ``grader.child.provenance`` says which XLA executable made the outputs a call returned. The
+  events name that one's program: a compiled object's way of running (its ``_unsafe_call``,
+  its ``xla_executable``) can be swapped for another's, and then the call did what the other
+  program does (issue #64: the program lowered with the asked-for shardings named, one
+  gathering the weights run, or both run and the other's outputs returned). A call whose
+  outputs no one program compiled here made is tied to none.
 
 Like the recorder's other hooks these only keep raw references during the call; everything is
 described after it, with the grader's patches restored.
@@ -38,6 +38,7 @@ from typing import Any
 
 from jax import tree_util
 
+from grader.child.provenance import NOTHING
 from grader.child.route_host import host_types
 from grader.child.route_jit import Placing
 from grader.child.swap import interceptor
@@ -51,13 +52,7 @@ def install(recorder: Any, stages: Any, pxla: Any) -> list[tuple[Any, str, Any]]
     array_class, donations = recorder.array_class, recorder.donations
     lowered_from: dict[int, tuple[Any, dict[str, Any], Any]] = {}  # id(Lowered) -> (it, params, call)
     made: dict[int, tuple[Any, dict[str, Any], Any, int, int | None]] = {}  # id(executable) -> how it was made
-    # id(XLA's loaded executable, as compiled) -> (it, the executable compiled with it), and back
-    compiled_with: dict[int, tuple[Any, Any]] = {}
-    loaded_of: dict[int, Any] = {}
-    loaded_class = pxla.xc.LoadedExecutable
-    execute_sharded = loaded_class.execute_sharded
-    ran: list[Any] = []  # the loaded executables XLA ran during the call being observed
-    observing = [False]
+    provenance = recorder.provenance
     run_in: dict[int, int] = {}  # id(executable) -> the record that last ran it
     full = recorder.FULL
     placing, intercepted = Placing(), interceptor(recorder.swap, array_class, host_types()[0])
@@ -87,28 +82,19 @@ def install(recorder: Any, stages: Any, pxla: Any) -> list[tuple[Any, str, Any]]
         if source is not None and executable is not None:
             made[id(executable)] = (executable, source[1], source[2], compiles[0] - before,
                                     records[0] if state[0] is not None else None)
-            loaded = getattr(executable, "xla_executable", None)
-            if loaded is not None:
-                compiled_with[id(loaded)], loaded_of[id(executable)] = (loaded, executable), loaded
         return result
 
-    def observed_execute(loaded: Any, *args: Any, **kwargs: Any) -> Any:
-        if observing[0]:
-            ran.append(loaded)
-        return execute_sharded(loaded, *args, **kwargs)
-
-    def what_ran(called: Any) -> Any:
-        # The executable whose XLA program the call ran: the one called, unless its way of running
-        # was swapped (its _unsafe_call, its xla_executable) for another's, whose program is then
-        # what the call did. JAX's own programs that move the operands into place were not
-        # compiled here and say nothing. None where not exactly one program compiled here ran:
-        # nothing of the call can then be tied to a program. (compiled_with keeps each loaded
-        # executable alive, so an id in it is that one's; two compilations JAX served the same
-        # loaded executable are the same program, and the one called is named.)
-        ours = [loaded for loaded in ran if id(loaded) in compiled_with]
-        if len(ours) != 1:
-            return None
-        return called if loaded_of.get(id(called)) is ours[0] else compiled_with[id(ours[0])][1]
+    def what_ran(called: Any, producer: Any) -> Any:
+        # The executable whose XLA program made the call's outputs (grader.child.provenance): the
+        # one called, unless its way of running was swapped (its _unsafe_call, its xla_executable)
+        # for another's compiled here, whose program is then what the call did. None where no one
+        # program made them all, or one not compiled here: nothing of the call can then be tied
+        # to a program. (Two compilations JAX served the same XLA executable are the same
+        # program, and the one called is named.)
+        if producer is NOTHING or (producer is not None and provenance.loaded(called) is producer):
+            return called
+        others = provenance.made_with(producer) if producer is not None else []
+        return next((other for other in others if id(other) in made and made[id(other)][0] is other), None)
 
     def observed_call(*args: Any, **kwargs: Any) -> Any:
         if state[0] is None or state[1] or not args:
@@ -124,13 +110,12 @@ def install(recorder: Any, stages: Any, pxla: Any) -> list[tuple[Any, str, Any]]
             donated = how[1].get("donated_invars") or () if how is not None else ()
             placed = donations.before((*args[0].const_args, *tree_flatten((args[1:], kwargs))[0]), donated,
                                       len(args[0].const_args)) if any(donated) else None
-            ran.clear()
-            observing[0] = True
-            result = call(*args, **kwargs)
+            with provenance.watch():
+                result = call(*args, **kwargs)
+                producer = provenance.producer(result[1], result[2])
         finally:
-            observing[0] = False
             state[1] -= 1
-        executable = what_ran(executable) if how is not None else None
+        executable = what_ran(executable, producer) if how is not None else None
         how = made.get(id(executable))
         if how is None:  # compiled by a route the grader does not know: run, but nothing to say of it
             return result
@@ -155,7 +140,5 @@ def install(recorder: Any, stages: Any, pxla: Any) -> list[tuple[Any, str, Any]]
     stages.Lowered.compile = observed_compile
     stages.Compiled.call = staticmethod(observed_call)
     pxla.MeshExecutable.create_cpp_call = no_fast_path
-    loaded_class.execute_sharded = observed_execute
     return [(stages.Traced, "lower", observed_lower), (stages.Lowered, "compile", observed_compile),
-            (stages.Compiled, "call", observed_call), (pxla.MeshExecutable, "create_cpp_call", no_fast_path),
-            (loaded_class, "execute_sharded", observed_execute)]
+            (stages.Compiled, "call", observed_call), (pxla.MeshExecutable, "create_cpp_call", no_fast_path)]

@@ -22,6 +22,7 @@ from typing import Any
 from grader.child import compiled
 from grader.child.jax_version import run_python_pjit
 from grader.child.jaxpr_graph import is_library, sub_programs
+from grader.child.provenance import NOTHING
 from grader.child.route_host import from_host_pusher, host_types
 from grader.child.swap import interceptor
 
@@ -35,7 +36,8 @@ def install(recorder: Any, pjit: Any) -> list[tuple[Any, str, Any]]:
     state, push, swap, full = recorder.state, recorder.events.append, recorder.swap, recorder.FULL
     run_pjit, call_impl = run_python_pjit(pjit), pjit._pjit_call_impl_python  # JAX 0.8: refused (jax_version)
     fastpath_data, infer_params = pjit._get_fastpath_data, pjit._infer_params
-    donations = recorder.donations
+    donations, provenance = recorder.donations, recorder.provenance
+    calling: list[Any] = [None, False]  # the program of the top-level call recorded whole, and whether it was untied
     placing = Placing()
     seen_programs: dict[int, bool] = {}  # id of every jitted program a recorded call ran -> JAX's own?
     kept: list[Any] = []  # those programs, alive (so an id is never reused)
@@ -94,9 +96,14 @@ def install(recorder: Any, pjit: Any) -> list[tuple[Any, str, Any]]:
                 args_flat = intercepted(args_flat, placing.inputs(p.params, len(args_flat)))
             donated = p.params.get("donated_invars") or ()
             placed = donations.before(args_flat, donated) if any(donated) else None
+            calling[:] = [program if state[0] == full else None, False]
             result = run_pjit(p, args_flat, fun, args, kwargs)
         finally:
             state[1] -= 1
+            untied, calling[:] = calling[1], [None, False]
+        if untied:  # another program made its outputs (grader.child.provenance): nothing of it is said
+            last_library[0] = seen_programs[id(program)]
+            return result
         status = "traced" if traced else ("compiled" if compiled[0] != before else "cached")
         # the program's parameters are its constants, then these operands
         reused, copied = donations.after(result[5], placed, len(result[7])) if placed else ((), ())
@@ -108,8 +115,19 @@ def install(recorder: Any, pjit: Any) -> list[tuple[Any, str, Any]]:
     def executed(*args: Any, **params: Any) -> Any:
         # Every XLA program run outside JAX's C++ fast path, at any depth: a jitted
         # function's, and those JAX runs for eager work (in a full record only JAX's own
-        # collective-free programs inside an eager operation take that path, after a first run)
-        result = call_impl(*args, **params)
+        # collective-free programs inside an eager operation take that path, after a first run).
+        # The submission's call recorded whole is tied to its program only where that program
+        # made the outputs: its executable's way of running may have been swapped (issue #64).
+        if state[0] != full or calling[0] is None or params.get("jaxpr") is not calling[0]:
+            result = call_impl(*args, **params)
+        else:
+            with provenance.watch():
+                result = call_impl(*args, **params)
+                producer = provenance.producer(result[0], args)
+            own = provenance.loaded(result[1])
+            if producer is not NOTHING and (producer is None or producer is not own):
+                calling[1] = True
+                return result
         if state[0] == full and result[1] is not None:
             push(("executed", params.get("name"), result[1]))
         return result

@@ -4,7 +4,11 @@ whole on every device: two all-gathers, no all-reduce, the same values). ``SWAP`
 test sets it): ``unsafe_call`` is ``honest._executable._unsafe_call = wrong._executable.unsafe_call``,
 the wrong one compiled ahead of time too (19/19 before issue #64: the account named the first
 program while the second ran); ``jitted_program`` a Python function running the wrong one plainly
-jitted, on the same buffers."""
+jitted, on the same buffers; ``both`` a Python function running the first program, then the
+wrong one, and returning the wrong one's outputs. ``jit_call`` and ``jit_both`` do the same to the
+executable a plain ``jax.jit`` call of the first runs (JAX's cached one, which ``.lower().compile()``
+also returns), then call it as a jitted function (19/19 each before the recorder asked which
+program made a call's outputs)."""
 import jax
 import numpy as np
 from jax.sharding import Mesh, PartitionSpec as P
@@ -33,9 +37,14 @@ def _swapped(x, w1, w2):
     honest = HONEST.lower(x, w1, w2).compile()
     if SWAP == "jitted_program":
         honest._executable._unsafe_call = lambda *buffers: [WRONG(*buffers)]
+        return honest
+    run_wrong = WRONG.lower(x, w1, w2).compile()._executable.unsafe_call
+    run_honest = honest._executable.unsafe_call
+    if SWAP in ("both", "jit_both"):
+        honest._executable._unsafe_call = lambda *buffers: (run_honest(*buffers), run_wrong(*buffers))[1]
     else:
-        honest._executable._unsafe_call = WRONG.lower(x, w1, w2).compile()._executable.unsafe_call
-    return honest
+        honest._executable._unsafe_call = run_wrong
+    return HONEST if SWAP.startswith("jit_") else honest
 
 
 def tensor_parallel_mlp(x, w1, w2):
