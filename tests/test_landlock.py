@@ -141,8 +141,8 @@ def test_a_child_and_witness_of_an_unprivileged_grader_cannot_write_its_files(no
 
 
 def test_a_witness_of_an_unprivileged_grader_reads_its_cache_where_it_cannot_write_there(nobodys: Path) -> None:
-    """Without root a confined witness keeps the witness cache only where its own confinement left
-    it unwritable (here Landlock, or a read-only mount): then it compiles nothing the reference's
+    """Without root a confined witness keeps the witness cache only where Landlock leaves it, and
+    every child, nothing writable but their scratch: then it compiles nothing the reference's
     witnesses compiled, and writes nothing there."""
     home = nobodys / "grader-home"
     home.mkdir()

@@ -27,6 +27,7 @@ import time
 from typing import Any
 
 from grader.cache import witness_cache_folder
+from grader.child import landlock
 from grader.errors import ChildFailure, SandboxError
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import ChildProcess, Launcher, Role
@@ -68,17 +69,19 @@ def _shared_group() -> int | None:
 
 
 def witness_role(confined: bool, cached: bool) -> Role:
-    """How a witness is started: confined (a student's accounts), handed its cache read-only; or
-    (the instructor's code) unconfined, writing its cache. As root, a witness reads the cache
-    through ``WITNESS_GID`` and its uid cannot write there (the cache's mode), so the group must
-    be free to take; without root, the witness keeps the cache only where its confinement left
-    it unwritable (a read-only mount in a mount namespace of its own, or Landlock), as it says
-    in its greeting (``grader.witness.__main__``). ``cached``: the grading has a cache at all."""
+    """How a witness is started: confined (a student's accounts), reading its cache only where no
+    sandboxed process can write there (as root, a uid of its own that the cache's mode lets read,
+    and every child another uid; else Landlock, which leaves the witness and every child nothing
+    writable but their scratch: a read-only mount in the witness's own namespace would not keep
+    a child, running as the grader's user, from writing the cache for the next student); or (the
+    instructor's code) unconfined, writing its cache. The witness checks again, once confined
+    (``grader.witness.__main__``). ``cached``: the grading has a compilation cache at all."""
     root = os.geteuid() == 0
     gid = _shared_group() if root else None
     if not confined:
         return Role(ENTRY, WITNESS_UIDS, arguments=((witness_cache_folder(gid) if cached else None) or "",))
-    cache = witness_cache_folder(gid) if cached and (gid is not None or not root) else None
+    unwritable = gid is not None if root else landlock.version() >= 1
+    cache = witness_cache_folder(gid) if cached and unwritable else None
     return Role(ENTRY, WITNESS_UIDS, gid, (cache or "",), (cache,) if cache else ())
 
 

@@ -63,17 +63,17 @@ def main() -> None:
 
 
 def _kept_cache(cache: str, protections: dict[str, dict[str, object]]) -> str:
-    """``cache``, where the confinement just applied left it unwritable to this process (read-only
-    where it is mounted, as root unwritable to its uid; beneath Landlock, which leaves nothing
-    writable but the scratch), else "": a cache a witness could write would carry one student's
-    programs to the next. Said in ``protections["witness_cache"]``."""
-    kept = bool(protections.get("read_only", {}).get("active") or protections.get("landlock", {}).get("active"))
-    protections["witness_cache"] = {"active": kept, "detail": f"{cache}, read-only to it" if kept else
-                                    "none: nothing here would keep it from writing there, so every grading compiles "
-                                    "its programs anew"}
+    """``cache``, where the confinement just applied leaves it unwritable to every sandboxed
+    process, this one and the children alike: a uid of its own (the cache is the grader's, 0750
+    to the witnesses' group), or Landlock (all of them write only beneath their scratch); else ""
+    (a read-only mount here alone would not do: a child of the grader's own user could still
+    write it, for the next student's witness to read). Said in ``protections["witness_cache"]``."""
+    kept = bool(protections.get("user", {}).get("active") or protections.get("landlock", {}).get("active"))
+    protections["witness_cache"] = {"active": kept, "detail": f"{cache}, read-only to it and to every child" if kept
+                                    else "none: nothing here would keep a sandboxed process from writing there, so "
+                                    "every grading compiles its programs anew"}
     return cache if kept else ""
 
 
 if __name__ == "__main__":
     main()
-
